@@ -1,0 +1,77 @@
+"""The activate() recorder: a private copy of one filter's FFFilter whose activate
+records every return, installed without touching the library's const data."""
+
+INCLUDES = """
+#include <stdatomic.h>
+#include "libavfilter/filters.h"
+#include "libavutil/mem.h"
+"""
+
+TYPES = """
+#define FFDNN_MAX_RECORDS ...
+"""
+
+FUNCTIONS = """
+int ffdnn_record_activate(AVFilterContext *ctx);
+int ffdnn_record_count(void);
+int ffdnn_record_get(int i, int *ret, int *flushed);
+"""
+
+CUSTOMIZATIONS = """
+#define FFDNN_MAX_RECORDS 1024
+
+static atomic_int ffdnn_flush_calls;
+
+static struct {
+    const FFFilter *orig;
+    FFFilter *copy;
+    int returns[FFDNN_MAX_RECORDS];
+    int flushed[FFDNN_MAX_RECORDS];
+    atomic_int count;
+} recorder;
+
+static int recording_activate(AVFilterContext *ctx)
+{
+    int flushes = atomic_load(&ffdnn_flush_calls);
+    int ret = recorder.orig->activate(ctx);
+    int n = atomic_load(&recorder.count);
+
+    if (n < FFDNN_MAX_RECORDS) {
+        recorder.returns[n] = ret;
+        recorder.flushed[n] = atomic_load(&ffdnn_flush_calls) != flushes;
+        atomic_store(&recorder.count, n + 1);
+    }
+    return ret;
+}
+
+int ffdnn_record_activate(AVFilterContext *ctx)
+{
+    const FFFilter *orig = fffilter(ctx->filter);
+
+    if (recorder.orig)
+        return AVERROR(EBUSY);
+    if (!orig->activate)
+        return AVERROR(ENOSYS);
+    recorder.copy = av_memdup(orig, sizeof(*orig));
+    if (!recorder.copy)
+        return AVERROR(ENOMEM);
+    recorder.orig = orig;
+    recorder.copy->activate = recording_activate;
+    ctx->filter = &recorder.copy->p;
+    return 0;
+}
+
+int ffdnn_record_count(void)
+{
+    return atomic_load(&recorder.count);
+}
+
+int ffdnn_record_get(int i, int *ret, int *flushed)
+{
+    if (i < 0 || i >= atomic_load(&recorder.count))
+        return AVERROR(EINVAL);
+    *ret = recorder.returns[i];
+    *flushed = recorder.flushed[i];
+    return 0;
+}
+"""

@@ -1,0 +1,62 @@
+"""Where things live: the project, the cache outside it, atomic cache entries."""
+
+import contextlib
+import errno
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from .errors import HarnessError
+
+PROJECT = Path(__file__).resolve().parent.parent
+PATCHES = PROJECT / "builds" / "patches"
+MODELS = PROJECT / "models"
+
+
+def cache_root() -> Path:
+    """FFDNN_CACHE, else $XDG_CACHE_HOME/ffmpeg-dnn-fault-harness (~/.cache by default)."""
+    if os.environ.get("FFDNN_CACHE"):
+        return Path(os.environ["FFDNN_CACHE"]).expanduser().resolve()
+    xdg = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(xdg).expanduser().resolve() / "ffmpeg-dnn-fault-harness"
+
+
+def digest(*parts) -> str:
+    """sha256 of a JSON-serialisable description: the content-addressed key."""
+    text = json.dumps(parts, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@contextlib.contextmanager
+def atomic_dir(final: Path):
+    """Yield a temporary directory beside `final`; rename it into place on success.
+
+    On any failure (an exception, Ctrl-C) the temporary directory is removed, so
+    the cache never holds an entry that looks complete but is not.
+    """
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{final.name}-", dir=final.parent))
+    try:
+        yield tmp
+        os.rename(tmp, final)
+    except OSError as e:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if e.errno in (errno.ENOTEMPTY, errno.EEXIST) and final.is_dir():
+            return  # another process finished the same entry first
+        if e.errno == errno.ENOSPC:
+            raise HarnessError(f"disk full while writing {final}: {e.strerror}") from e
+        raise
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

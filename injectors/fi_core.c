@@ -1,0 +1,128 @@
+/*
+ * fi_core: the fault decision shared by all pthread_create() injectors.
+ *
+ * Arming state (err, skip, count, the per-arm call number and the caller
+ * target) lives under one mutex so that a call always sees a consistent
+ * arm; an atomic flag keeps the unarmed path lock-free. Counters are C11
+ * atomics. The caller's object is looked up with dladdr() before the lock
+ * is taken (dladdr takes the loader lock, which a thread in dlopen() may
+ * hold while it creates a thread), and a thread-local guard makes sure a
+ * pthread_create() issued from inside the injector is never failed.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "fi_core.h"
+
+#define FI_TARGET_MAX 256
+
+static pthread_mutex_t fi_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    int err;
+    unsigned skip;
+    unsigned count;             /* 0 = disarmed */
+    unsigned long seen;         /* eligible calls since the last arm */
+    char target[FI_TARGET_MAX]; /* "" = any caller */
+} fi_state;                     /* guarded by fi_lock */
+
+static atomic_int fi_armed;     /* fi_state.count != 0, for the fast path */
+static atomic_ulong fi_calls;
+static atomic_ulong fi_eligible;
+static atomic_ulong fi_failures;
+static _Thread_local int fi_busy;
+
+static int caller_matches(const char *fname)
+{
+    if (!fi_state.target[0])
+        return 1;
+    return fname && strstr(fname, fi_state.target);
+}
+
+int fi_core_decide(void *caller)
+{
+    Dl_info info;
+    const char *fname = NULL;
+    unsigned long n;
+    int err = 0;
+
+    atomic_fetch_add(&fi_calls, 1);
+    if (fi_busy || !atomic_load(&fi_armed))
+        return 0;
+    fi_busy = 1;
+
+    if (dladdr(caller, &info) && info.dli_fname)
+        fname = info.dli_fname;
+    if (pthread_mutex_lock(&fi_lock))
+        goto end;
+    if (!fi_state.count || !caller_matches(fname))
+        goto unlock;
+
+    atomic_fetch_add(&fi_eligible, 1);
+    n = fi_state.seen++;
+    if (n >= fi_state.skip && n - fi_state.skip < fi_state.count) {
+        err = fi_state.err;
+        atomic_fetch_add(&fi_failures, 1);
+    }
+unlock:
+    pthread_mutex_unlock(&fi_lock); /* cannot fail: we hold a default mutex */
+end:
+    fi_busy = 0;
+    return err;
+}
+
+int fi_pthread_create_arm(int err, unsigned skip, unsigned count)
+{
+    if (err <= 0 || pthread_mutex_lock(&fi_lock))
+        return -1;
+    fi_state.err   = err;
+    fi_state.skip  = skip;
+    fi_state.count = count;
+    fi_state.seen  = 0;
+    atomic_store(&fi_armed, count != 0);
+    pthread_mutex_unlock(&fi_lock);
+    return 0;
+}
+
+void fi_pthread_create_disarm(void)
+{
+    atomic_store(&fi_armed, 0);
+    if (pthread_mutex_lock(&fi_lock))
+        return;
+    fi_state.count = 0;
+    pthread_mutex_unlock(&fi_lock);
+}
+
+int fi_pthread_create_target_caller(const char *substr)
+{
+    Dl_info info;
+
+    /* Probe with an address inside this object: if dladdr() cannot name
+     * it, it cannot name any caller either. */
+    if (substr && substr[0] && !dladdr(&fi_state, &info))
+        return -1;
+    if (pthread_mutex_lock(&fi_lock))
+        return -1;
+    fi_state.target[0] = '\0';
+    if (substr)
+        strncat(fi_state.target, substr, FI_TARGET_MAX - 1);
+    pthread_mutex_unlock(&fi_lock);
+    return 0;
+}
+
+unsigned long fi_pthread_create_calls(void)
+{
+    return atomic_load(&fi_calls);
+}
+
+unsigned long fi_pthread_create_eligible(void)
+{
+    return atomic_load(&fi_eligible);
+}
+
+unsigned long fi_pthread_create_failures(void)
+{
+    return atomic_load(&fi_failures);
+}

@@ -1,0 +1,34 @@
+/*
+ * fi_pthread_create: make pthread_create() fail on demand.
+ *
+ * Public API shared by the three injector variants (LD_PRELOAD interposer,
+ * -Wl,--wrap object, macOS DYLD interposer). Usable without the harness:
+ * link the wrap object, or LD_PRELOAD the .so and resolve these functions
+ * with dlsym(RTLD_DEFAULT, ...). All functions are safe from any thread.
+ *
+ * Fault semantics: while armed, each eligible call (one whose caller matches
+ * the target, see below) is numbered 0, 1, 2, ... since the last arm; calls
+ * skip .. skip + count - 1 return `err` without creating a thread, all
+ * others go through to the real pthread_create(). The counters are
+ * cumulative since load; take deltas to measure one scenario.
+ */
+#ifndef FI_PTHREAD_CREATE_H
+#define FI_PTHREAD_CREATE_H
+
+/* Arm: fail `count` calls with error `err` after letting `skip` calls
+ * through. count 0 = disarmed. Returns 0, or -1 if err is not positive. */
+int  fi_pthread_create_arm(int err, unsigned skip, unsigned count);
+void fi_pthread_create_disarm(void);
+
+/* Optional caller targeting: only calls whose caller's object (dladdr on
+ * the return address: dli_fname) contains `substr` are eligible (counted
+ * against skip/count and failed); NULL or "" = any caller. The substring is
+ * copied (truncated to 255 bytes). Returns 0, or -1 when dladdr is
+ * unavailable. */
+int  fi_pthread_create_target_caller(const char *substr);
+
+unsigned long fi_pthread_create_calls(void);    /* calls seen since load (all callers) */
+unsigned long fi_pthread_create_eligible(void); /* calls that matched the target while armed */
+unsigned long fi_pthread_create_failures(void); /* failures injected */
+
+#endif /* FI_PTHREAD_CREATE_H */

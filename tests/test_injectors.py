@@ -1,0 +1,130 @@
+"""Tests for the pthread_create() fault injectors (injectors/, harness/injectors.py)."""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from harness import injectors  # noqa: E402
+
+pytestmark = pytest.mark.injectors
+
+TESTS_DIR = injectors.SRC_DIR / "tests"
+EXPECTED = [
+    "ok unarmed call 1: 0, threads 1",
+    "ok unarmed call 2: 0, threads 1",
+    "ok arm EAGAIN skip 1 count 1: 0",
+    "ok armed call 1: 0, threads 1",
+    "ok armed call 2: EAGAIN, threads 0",
+    "ok armed call 3: 0, threads 1",
+    "ok calls: 5",
+    "ok eligible: 3",
+    "ok failures: 1",
+    "ok disarmed call: 0, threads 1",
+    "ok target libc.so.6: 0",
+    "ok arm EAGAIN skip 0 count 1: 0",
+    "ok call, caller not targeted: 0, threads 1",
+    "ok target self: 0",
+    "ok call, caller targeted: EAGAIN, threads 0",
+    "ok target any: 0",
+    "ok count exhausted call: 0, threads 1",
+    "ok total calls: 9",
+    "ok total eligible: 5",
+    "ok total failures: 2",
+]
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory):
+    return injectors.build(tmp_path_factory.mktemp("injector-cache"))
+
+
+def _cc(*args):
+    """Compile with the injector flags; warnings count as failures."""
+    cmd = [injectors.CC, *injectors.CFLAGS, "-Werror", *map(str, args)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0 and not proc.stderr, proc.stderr
+
+
+def _run(exe, **env):
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, **env})
+    return proc.returncode, proc.stdout.splitlines()
+
+
+def test_preload(built, tmp_path):
+    exe = tmp_path / "test_preload"
+    _cc("-o", exe, TESTS_DIR / "test_preload.c", "-ldl")
+    assert _run(exe, LD_PRELOAD=str(built.preload_so)) == (0, EXPECTED)
+
+
+def test_preload_missing_fails(tmp_path):
+    """Without the injector the C test must fail, not pass vacuously."""
+    exe = tmp_path / "test_preload"
+    _cc("-o", exe, TESTS_DIR / "test_preload.c", "-ldl")
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 1 and proc.stdout.startswith("FAIL resolve")
+
+
+@pytest.mark.parametrize("how", ["object", "sources"])
+def test_wrap(built, tmp_path, how):
+    """Link the prebuilt object, or the sources the way the cffi extension does."""
+    exe = tmp_path / "test_wrap"
+    if how == "object":
+        inputs = [built.wrap_object]
+    else:
+        inputs = [f"-I{injectors.INCLUDE_DIR}", *injectors.WRAP_CFLAGS, *injectors.WRAP_SOURCES]
+    _cc("-o", exe, TESTS_DIR / "test_wrap.c", *inputs, *injectors.WRAP_LDFLAGS)
+    assert _run(exe) == (0, EXPECTED)
+
+
+def test_build_cached_and_atomic(built, monkeypatch):
+    mtime = built.preload_so.stat().st_mtime_ns
+
+    def no_compile(args):
+        raise AssertionError(f"recompiled: {args}")
+
+    monkeypatch.setattr(injectors, "_compile", no_compile)
+    again = injectors.build(built.dir.parent)
+    assert again == built
+    assert built.preload_so.stat().st_mtime_ns == mtime
+    assert [p.name for p in built.dir.parent.iterdir()] == [built.dir.name]
+    assert sorted(p.name for p in built.dir.iterdir()) == [
+        injectors.PRELOAD_SO, injectors.WRAP_OBJECT]
+
+
+def test_build_content_addressed(built, tmp_path):
+    src = shutil.copytree(injectors.SRC_DIR, tmp_path / "src")
+    with open(src / "fi_core.c", "a") as f:
+        f.write("/* changed */\n")
+    other = injectors.build(built.dir.parent, src_dir=src)
+    assert other.dir != built.dir and other.preload_so.is_file()
+
+
+def test_build_error_one_line(tmp_path):
+    src = shutil.copytree(injectors.SRC_DIR, tmp_path / "src")
+    with open(src / "fi_core.c", "a") as f:
+        f.write("int broken(void) { return }\n")
+    cache = tmp_path / "cache"
+    with pytest.raises(injectors.InjectorBuildError) as info:
+        injectors.build(cache, src_dir=src)
+    msg = str(info.value)
+    assert "\n" not in msg and "fi_core.c" in msg and "error" in msg
+    assert list(cache.iterdir()) == []  # no temp dir left behind
+
+
+@pytest.mark.skipif(sys.platform != "darwin", reason="DYLD interposer: macOS only")
+def test_darwin_interpose(tmp_path):
+    lib = tmp_path / "libfi_pthread_create.dylib"
+    _cc("-dynamiclib", "-o", lib, injectors.SRC_DIR / "interpose_pthread_create_darwin.c",
+        injectors.SRC_DIR / "fi_core.c")
+    exe = tmp_path / "test_preload"
+    _cc("-o", exe, TESTS_DIR / "test_preload.c")
+    assert _run(exe, DYLD_INSERT_LIBRARIES=str(lib)) == (0, EXPECTED)
