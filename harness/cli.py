@@ -4,6 +4,7 @@ import argparse
 import sys
 
 from .errors import HarnessError
+from .faults import PR_FAULTS as FAULTS_DEFAULT
 
 
 def _plan(args):
@@ -24,6 +25,31 @@ def cmd_build(args) -> int:
     return 0
 
 
+def cmd_run(args) -> int:
+    from . import matrix, report, runner
+    from .outcome import OK
+    plan = _plan(args)
+    trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
+    scs = matrix.scenarios(trees, args.backend_name, args.filter, args.fault or
+                           list(FAULTS_DEFAULT), model=args.model, expect=args.expect,
+                           injector=args.injector, timeout=args.timeout)
+    preload = matrix.preload_library()
+
+    def progress(r):
+        print(f"{r.outcome.value:8} {r.scenario.id} ({r.seconds:.2f} s)", file=sys.stderr,
+              flush=True)
+    results = runner.run(scs, preload, jobs=args.jobs, progress=progress)
+    title = f"{args.backend_name} / {args.filter}"
+    if args.expect:
+        title += f" (judged against the {args.expect} expectations)"
+    print(report.markdown(results, title))
+    if args.json:
+        open(args.json, "w").write(report.to_json(results))
+    if args.junit:
+        open(args.junit, "w").write(report.junit(results))
+    return 0 if all(r.outcome in OK for r in results) else 1
+
+
 def add_build_options(p) -> None:
     p.add_argument("--backend", default="default",
                    help="backends to configure: onnx, a comma list, or 'default'")
@@ -42,6 +68,25 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--tree", help="only this tree (and its parents)")
     add_build_options(p)
     p.set_defaults(func=cmd_build)
+    p = sub.add_parser("run", help="run the PR #24760 reproduction and print its table")
+    p.add_argument("--build", default="before,after",
+                   help="comma list of tree names (base, before, after) or built-tree paths")
+    p.add_argument("--backend-name", "--dnn-backend", default="onnx", dest="backend_name",
+                   help="the DNN backend the filter uses (default onnx)")
+    p.add_argument("--filter", default="dnn_processing")
+    p.add_argument("--fault", action="append",
+                   help="pthread_create=ENAME, flush=AVERROR(ENAME) or none; repeatable "
+                        "(default: the PR's four rows)")
+    p.add_argument("--model", help="model file (default: a generated identity model)")
+    p.add_argument("--expect", default="", choices=("", "before", "after"),
+                   help="judge every build against this build's expectations")
+    p.add_argument("--injector", default="preload", choices=("preload", "wrap"))
+    p.add_argument("--jobs", "-j", type=int, default=2)
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per scenario")
+    p.add_argument("--json", metavar="FILE")
+    p.add_argument("--junit", metavar="FILE")
+    add_build_options(p)
+    p.set_defaults(func=cmd_run)
     return ap
 
 

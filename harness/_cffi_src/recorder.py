@@ -20,7 +20,7 @@ int ffdnn_record_get(int i, int *ret, int *flushed);
 CUSTOMIZATIONS = """
 #define FFDNN_MAX_RECORDS 1024
 
-static atomic_int ffdnn_flush_calls;
+static atomic_int ffdnn_flushes;
 
 static struct {
     const FFFilter *orig;
@@ -32,13 +32,13 @@ static struct {
 
 static int recording_activate(AVFilterContext *ctx)
 {
-    int flushes = atomic_load(&ffdnn_flush_calls);
+    int flushes = atomic_load(&ffdnn_flushes);
     int ret = recorder.orig->activate(ctx);
     int n = atomic_load(&recorder.count);
 
     if (n < FFDNN_MAX_RECORDS) {
         recorder.returns[n] = ret;
-        recorder.flushed[n] = atomic_load(&ffdnn_flush_calls) != flushes;
+        recorder.flushed[n] = atomic_load(&ffdnn_flushes) != flushes;
         atomic_store(&recorder.count, n + 1);
     }
     return ret;

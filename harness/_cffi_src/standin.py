@@ -47,7 +47,7 @@ static int standin_flush(const DNNModel *model)
 {
     int ret;
 
-    atomic_fetch_add(&ffdnn_flush_calls, 1);
+    atomic_fetch_add(&ffdnn_flushes, 1);
     switch (standin.mode) {
     case FFDNN_FLUSH_ASYNC:
         ret = ff_dnn_start_inference_async(standin.dnnctx, &standin.async);
@@ -87,7 +87,7 @@ int ffdnn_standin_flush(AVFilterContext *ctx, int mode, int value)
 
 int ffdnn_flush_calls(void)
 {
-    return atomic_load(&ffdnn_flush_calls);
+    return atomic_load(&ffdnn_flushes);
 }
 
 int ffdnn_standin_join(void)

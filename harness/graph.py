@@ -1,0 +1,98 @@
+"""A real filter graph, buffer -> description -> buffersink, driven through cffi."""
+
+import numpy as np
+
+from . import errnos
+from .errors import ScenarioError
+
+
+class Graph:
+    def __init__(self, ffi, lib, description: str, width: int, height: int):
+        self.ffi, self.lib = ffi, lib
+        self.width, self.height = width, height
+        self.graph = lib.avfilter_graph_alloc()
+        if self.graph == ffi.NULL:
+            raise ScenarioError("avfilter_graph_alloc failed")
+        src = ffi.new("AVFilterContext **")
+        sink = ffi.new("AVFilterContext **")
+        args = f"video_size={width}x{height}:pix_fmt=rgb24:time_base=1/25:pixel_aspect=1/1"
+        self.check(lib.avfilter_graph_create_filter(
+            src, lib.avfilter_get_by_name(b"buffer"), b"in", args.encode(), ffi.NULL,
+            self.graph), "create buffer")
+        self.check(lib.avfilter_graph_create_filter(
+            sink, lib.avfilter_get_by_name(b"buffersink"), b"out", ffi.NULL, ffi.NULL,
+            self.graph), "create buffersink")
+        self.src, self.sink = src[0], sink[0]
+        outputs = ffi.new("AVFilterInOut **", self._inout(b"in", self.src))
+        inputs = ffi.new("AVFilterInOut **", self._inout(b"out", self.sink))
+        try:
+            self.check(lib.avfilter_graph_parse_ptr(self.graph, description.encode(), inputs,
+                                                    outputs, ffi.NULL), "parse graph")
+            self.check(lib.avfilter_graph_config(self.graph, ffi.NULL), "configure graph")
+        finally:
+            lib.avfilter_inout_free(inputs)
+            lib.avfilter_inout_free(outputs)
+
+    def _inout(self, name: bytes, ctx):
+        io = self.lib.avfilter_inout_alloc()
+        io.name = self.lib.av_strdup(name)
+        io.filter_ctx = ctx
+        io.pad_idx = 0
+        io.next = self.ffi.NULL
+        return io
+
+    def check(self, ret: int, what: str) -> int:
+        if ret < 0:
+            raise ScenarioError(f"{what}: {errnos.describe(ret)} {self.strerror(ret)}")
+        return ret
+
+    def strerror(self, code: int) -> str:
+        buf = self.ffi.new("char[]", 128)
+        self.lib.av_strerror(code, buf, 128)
+        return self.ffi.string(buf).decode()
+
+    def filter(self, name: str):
+        for i in range(self.graph.nb_filters):
+            ctx = self.graph.filters[i]
+            if self.ffi.string(ctx.filter.name).decode() == name:
+                return ctx
+        raise ScenarioError(f"no {name} filter in the graph")
+
+    def frame(self, index: int):
+        """A deterministic rgb24 frame: a gradient that shifts with the frame index."""
+        f = self.lib.av_frame_alloc()
+        f.width, f.height, f.format, f.pts = self.width, self.height, self.lib.AV_PIX_FMT_RGB24, index
+        self.check(self.lib.av_frame_get_buffer(f, 0), "av_frame_get_buffer")
+        y, x = np.mgrid[0:self.height, 0:self.width]
+        rgb = np.stack([(x * 4 + index * 37) % 256, (y * 4) % 256, (x + y + index) % 256], -1)
+        rows = rgb.astype(np.uint8)
+        for r in range(self.height):
+            self.ffi.memmove(f.data[0] + r * f.linesize[0], rows[r].tobytes(), self.width * 3)
+        return f
+
+    def push(self, frame) -> int:
+        ret = self.lib.av_buffersrc_add_frame_flags(self.src, frame, 0)
+        fp = self.ffi.new("AVFrame **", frame)
+        self.lib.av_frame_free(fp)
+        return ret
+
+    def push_eof(self) -> int:
+        return self.lib.av_buffersrc_add_frame_flags(self.src, self.ffi.NULL, 0)
+
+    def pull(self):
+        """One av_buffersink_get_frame(): (return code, bytes of the frame or None)."""
+        f = self.lib.av_frame_alloc()
+        fp = self.ffi.new("AVFrame **", f)
+        try:
+            ret = self.lib.av_buffersink_get_frame(self.sink, f)
+            if ret < 0:
+                return ret, None
+            data = b"".join(self.ffi.buffer(f.data[0] + r * f.linesize[0], f.width * 3)[:]
+                            for r in range(f.height))
+            return ret, data
+        finally:
+            self.lib.av_frame_free(fp)
+
+    def close(self) -> None:
+        gp = self.ffi.new("AVFilterGraph **", self.graph)
+        self.lib.avfilter_graph_free(gp)

@@ -1,0 +1,58 @@
+"""From command-line choices to scenarios: trees, models, injectors, ids."""
+
+import json
+from pathlib import Path
+
+import models
+
+from . import faults as faults_mod
+from . import ffi_build, injectors
+from .errors import HarnessError, ScenarioError
+from .paths import cache_root
+from .scenario import Scenario
+from .trees import Plan, Tree
+
+FILTERS = ("dnn_processing",)
+DEFAULT_MODEL = {"onnx": "onnx-identity"}
+
+
+def resolve_tree(spec: str, plan: Plan, build: bool = True) -> Tree:
+    """A tree name (base, before, after) or the path of a built tree."""
+    path = Path(spec)
+    if spec not in plan.names and (path / "stamp.json").is_file():
+        stamp = json.loads((path / "stamp.json").read_text())
+        return Tree(stamp.get("tree", path.name), path.resolve(), stamp)
+    if spec not in plan.names and ("/" in spec or path.exists()):
+        raise HarnessError(f"{spec}: not a built tree (no stamp.json)")
+    return plan.get(spec, build=build)
+
+
+def model_path(backend: str, model: str | None) -> Path:
+    if model:
+        path = Path(model).expanduser().resolve()
+        if not path.is_file():
+            raise ScenarioError(f"{model}: model file not found")
+        return path
+    return models.path(DEFAULT_MODEL[backend], cache_root() / "models")
+
+
+def scenarios(trees, backend: str, filt: str, fault_specs, model=None, expect="",
+              injector="preload", timeout=60.0) -> list:
+    if filt not in FILTERS:
+        raise ScenarioError(f"unknown filter '{filt}' (known: {', '.join(FILTERS)})")
+    fs = [faults_mod.parse(s) for s in fault_specs]
+    m = model_path(backend, model)
+    out = []
+    for tree in trees:
+        have = [b["name"] for b in tree.stamp["backends"]]
+        if backend not in have:
+            raise HarnessError(f"tree {tree.name} was built without backend {backend} "
+                               f"(it has: {', '.join(have) or 'none'})")
+        ffi_build.build(tree, injector)  # once, here, not in every worker
+        out += [Scenario(tree.name, str(tree.path), backend, filt, f, str(m), expect=expect,
+                         injector=injector, timeout=timeout) for f in fs]
+    return out
+
+
+def preload_library() -> str:
+    return str(injectors.build(cache_root()).preload_so)

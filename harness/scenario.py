@@ -1,0 +1,57 @@
+"""One scenario: which build, backend, filter and fault; its id and its graph."""
+
+import json
+from dataclasses import asdict, dataclass, field
+
+from . import faults
+from .faults import Fault
+
+WIDTH = HEIGHT = 64
+FRAMES = 2
+BACKEND_OPTION = {"onnx": "onnx"}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    build: str               # the build's name: base, before, after, or a label
+    tree: str                # path of the built tree
+    backend: str
+    filter: str
+    fault: Fault
+    model: str               # path of the model file
+    expect: str = ""         # whose expectations apply (default: the build's own)
+    injector: str = "preload"
+    timeout: float = 60.0
+    frames: int = FRAMES
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return scenario_id(self.build, self.backend, self.filter, self.fault)
+
+    @property
+    def expected_build(self) -> str:
+        return self.expect or self.build
+
+    def graph(self) -> str:
+        """The filter description between the buffer source and the sink."""
+        if self.filter != "dnn_processing":
+            raise ValueError(f"filter {self.filter} is not supported yet")
+        return (f"format=rgb24,dnn_processing=dnn_backend={BACKEND_OPTION[self.backend]}"
+                f":model={self.model}:input=x:output=y")
+
+    def to_json(self) -> str:
+        d = asdict(self)
+        d["fault"] = self.fault.spec
+        return json.dumps(d)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Scenario":
+        d = json.loads(text)
+        d["fault"] = faults.parse(d["fault"])
+        return cls(**d)
+
+
+def scenario_id(build: str, backend: str, filt: str, fault: Fault) -> str:
+    """after-onnx-dnn_processing-pthread_create-eagain: lowercase and stable."""
+    return f"{build}-{backend}-{filt}-{fault.slug}".lower()

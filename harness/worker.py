@@ -1,0 +1,108 @@
+"""One scenario in this process: python -m harness.worker --out RESULT.json < SCENARIO.json
+
+Loads the build's module, builds the graph, drains the first frames through real
+inference, installs the recorder and the flush stand-in, arms the injector, sends
+EOF and records activate() and the sink until AVERROR_EOF. The result is JSON.
+"""
+
+import argparse
+import faulthandler
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+from . import errnos, ffi_build
+from .errors import HarnessError
+from .graph import Graph
+from .scenario import HEIGHT, WIDTH, Scenario
+from .trees import Tree
+
+MAX_PULLS = 16
+
+
+def load_tree(name: str, path: str) -> Tree:
+    stamp = json.loads((Path(path) / "stamp.json").read_text())
+    return Tree(name, Path(path), stamp)
+
+
+def drain(g: Graph, until_eof: bool = False) -> tuple[list, list]:
+    """Pull until the sink has nothing more for now, or (until_eof) until AVERROR_EOF:
+    (return codes, md5 of each frame). Errors before EOF are recorded and pulled past."""
+    codes, digests = [], []
+    for _ in range(MAX_PULLS):
+        ret, data = g.pull()
+        codes.append(ret)
+        if ret >= 0:
+            digests.append(hashlib.md5(data).hexdigest())
+        elif ret == errnos.AVERROR_EOF or not until_eof:
+            break
+    return codes, digests
+
+
+def records(ffi, lib, start: int) -> list:
+    ret, flushed = ffi.new("int *"), ffi.new("int *")
+    out = []
+    for i in range(start, lib.ffdnn_record_count()):
+        lib.ffdnn_record_get(i, ret, flushed)
+        out.append({"ret": ret[0], "flushed": bool(flushed[0])})
+    return out
+
+
+def counters(ffi, lib) -> dict:
+    c = [ffi.new("unsigned long *") for _ in range(3)]
+    if lib.ffdnn_inject_counters(*c) < 0:
+        return {}
+    return dict(zip(("calls", "eligible", "failures"), (x[0] for x in c)))
+
+
+def run(sc: Scenario) -> dict:
+    ffi, lib = ffi_build.load(load_tree(sc.build, sc.tree), sc.injector)
+    lib.ffdnn_log_capture(lib.AV_LOG_INFO)
+    result = {"id": sc.id, "build": sc.build, "fault": sc.fault.spec}
+    g = Graph(ffi, lib, sc.graph(), WIDTH, HEIGHT)
+    ctx = g.filter(sc.filter)
+    g.check(lib.ffdnn_record_activate(ctx), "install the activate() recorder")
+    mode = {"flush": lib.FFDNN_FLUSH_RETURN}.get(sc.fault.kind, lib.FFDNN_FLUSH_ASYNC)
+    g.check(lib.ffdnn_standin_flush(ctx, mode, errnos.averror(sc.fault.errno)),
+            "install the stand-in flush")
+    for i in range(sc.frames):
+        g.check(g.push(g.frame(i)), f"push frame {i}")
+    result["drained"], result["frames"] = drain(g)
+    before = counters(ffi, lib)
+    if sc.fault.kind == "pthread_create":
+        g.check(lib.ffdnn_inject_arm(sc.fault.errno, 0, 1, ffi.NULL), "arm the injector")
+    start = lib.ffdnn_record_count()
+    result["eof_push"] = g.push_eof()
+    result["sink"], late_frames = drain(g, until_eof=True)
+    result["frames"] += late_frames
+    lib.ffdnn_inject_disarm()
+    after = counters(ffi, lib)
+    result["counters"] = {k: after[k] - before.get(k, 0) for k in after}
+    result["injector"] = bool(after)
+    result["activate"] = records(ffi, lib, start)
+    flushed = [r["ret"] for r in result["activate"] if r["flushed"]]
+    result["activate_at_eof"] = flushed[-1] if flushed else None
+    result["flush_calls"] = lib.ffdnn_flush_calls()
+    lib.ffdnn_standin_join()
+    g.close()
+    result["log"] = ffi.string(lib.ffdnn_log_text()).decode(errors="replace")
+    return result
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m harness.worker")
+    ap.add_argument("--out", required=True, help="where to write the result JSON")
+    args = ap.parse_args(argv)
+    faulthandler.enable()
+    try:
+        result = run(Scenario.from_json(sys.stdin.read()))
+        status = 0
+    except HarnessError as e:
+        result, status = {"error": str(e)}, 3
+    Path(args.out).write_text(json.dumps(result, indent=1))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
