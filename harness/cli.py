@@ -2,6 +2,7 @@
 
 import argparse
 import sys
+from pathlib import Path
 
 from .errors import HarnessError
 from .faults import PR_FAULTS as FAULTS_DEFAULT
@@ -44,9 +45,9 @@ def cmd_run(args) -> int:
         title += f" (judged against the {args.expect} expectations)"
     print(report.markdown(results, title))
     if args.json:
-        open(args.json, "w").write(report.to_json(results))
+        Path(args.json).write_text(report.to_json(results))
     if args.junit:
-        open(args.junit, "w").write(report.junit(results))
+        Path(args.junit).write_text(report.junit(results))
     return 0 if all(r.outcome in OK for r in results) else 1
 
 

@@ -37,7 +37,7 @@ def model_path(backend: str, model: str | None) -> Path:
 
 
 def scenarios(trees, backend: str, filt: str, fault_specs, model=None, expect="",
-              injector="preload", timeout=60.0) -> list:
+              injector="preload", timeout=60.0, extra=None) -> list:
     if filt not in FILTERS:
         raise ScenarioError(f"unknown filter '{filt}' (known: {', '.join(FILTERS)})")
     fs = [faults_mod.parse(s) for s in fault_specs]
@@ -50,7 +50,8 @@ def scenarios(trees, backend: str, filt: str, fault_specs, model=None, expect=""
                                f"(it has: {', '.join(have) or 'none'})")
         ffi_build.build(tree, injector)  # once, here, not in every worker
         out += [Scenario(tree.name, str(tree.path), backend, filt, f, str(m), expect=expect,
-                         injector=injector, timeout=timeout) for f in fs]
+                         injector=injector, timeout=timeout, extra=dict(extra or {}))
+                for f in fs]
     return out
 
 

@@ -14,6 +14,7 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from . import expected
 from .outcome import Outcome, judge
@@ -58,27 +59,27 @@ def run_one(sc: Scenario, preload: str | None) -> Result:
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="ffdnn-worker-") as tmp:
         out = os.path.join(tmp, "result.json")
-        p = subprocess.Popen([sys.executable, "-m", "harness.worker", "--out", out],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, env=env, text=True,
-                             start_new_session=True)
-        try:
-            output, _ = p.communicate(sc.to_json(), timeout=sc.timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(p)
-            output = p.stdout.read() if p.stdout else ""
-            return Result(sc, Outcome.HANG, {"output": output[-2000:]},
-                          seconds=time.monotonic() - t0,
-                          reason=f"killed after its {sc.timeout:g} s timeout")
+        with subprocess.Popen([sys.executable, "-m", "harness.worker", "--out", out],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, env=env, text=True,
+                              start_new_session=True) as p:
+            try:
+                output, _ = p.communicate(sc.to_json(), timeout=sc.timeout)
+            except subprocess.TimeoutExpired:
+                _kill_group(p)
+                output, _ = p.communicate()
+                return Result(sc, Outcome.HANG, {"output": output[-2000:], "pid": p.pid},
+                              seconds=time.monotonic() - t0,
+                              reason=f"killed after its {sc.timeout:g} s timeout")
         _kill_group(p)  # nothing of the worker's may outlive it
         seconds = time.monotonic() - t0
         tail = output[-2000:]
         if p.returncode < 0:
             name = signal.Signals(-p.returncode).name
-            return Result(sc, Outcome.CRASH, {"output": tail}, seconds=seconds,
+            return Result(sc, Outcome.CRASH, {"output": tail, "pid": p.pid}, seconds=seconds,
                           reason=f"worker died on {name}")
         try:
-            data = json.loads(open(out).read())
+            data = json.loads(Path(out).read_text())
         except (OSError, ValueError):
             return Result(sc, Outcome.ERROR, {"output": tail}, seconds=seconds,
                           reason=f"worker exited {p.returncode} without a result: "

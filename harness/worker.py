@@ -9,7 +9,10 @@ import argparse
 import faulthandler
 import hashlib
 import json
+import os
+import signal
 import sys
+import time
 from pathlib import Path
 
 from . import errnos, ffi_build
@@ -58,6 +61,11 @@ def counters(ffi, lib) -> dict:
 
 def run(sc: Scenario) -> dict:
     ffi, lib = ffi_build.load(load_tree(sc.build, sc.tree), sc.injector)
+    selftest = sc.extra.get("selftest")  # the runner's own containment tests
+    if selftest == "crash":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    elif selftest == "hang":
+        time.sleep(3600)
     lib.ffdnn_log_capture(lib.AV_LOG_INFO)
     result = {"id": sc.id, "build": sc.build, "fault": sc.fault.spec}
     g = Graph(ffi, lib, sc.graph(), WIDTH, HEIGHT)

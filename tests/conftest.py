@@ -1,0 +1,55 @@
+"""Shared fixtures: the built trees (found in the cache, or the test skips naming what
+is missing), the injector library, and one worker run per scenario."""
+
+import pytest
+
+from harness import injectors, matrix
+from harness.errors import HarnessError
+from harness.paths import cache_root
+from harness.runner import run_one
+from harness.trees import Plan
+
+
+@pytest.fixture(scope="session")
+def plan():
+    return Plan("default")
+
+
+@pytest.fixture(scope="session")
+def trees(plan):
+    """name -> Tree for every tree already built; a test that needs a missing one skips."""
+    found, missing = {}, {}
+    for name in plan.names:
+        try:
+            found[name] = plan.get(name, build=False)
+        except HarnessError as e:
+            missing[name] = str(e)
+    return found, missing
+
+
+def need_tree(trees, name):
+    found, missing = trees
+    if name not in found:
+        pytest.skip(f"tree '{name}' missing: {missing.get(name)} (run: make build)")
+    return found[name]
+
+
+@pytest.fixture(scope="session")
+def tree(trees):
+    """tree('after') -> the built Tree, or skip naming what is missing."""
+    return lambda name: need_tree(trees, name)
+
+
+@pytest.fixture(scope="session")
+def preload():
+    return str(injectors.build(cache_root()).preload_so)
+
+
+@pytest.fixture(scope="session")
+def run_scenario(trees, preload):
+    """Run one scenario in a worker: (build, fault spec, **options) -> runner.Result."""
+    def run(build, fault, backend="onnx", filt="dnn_processing", **kw):
+        tree = need_tree(trees, build)
+        (sc,) = matrix.scenarios([tree], backend, filt, [fault], **kw)
+        return run_one(sc, preload)
+    return run

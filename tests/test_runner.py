@@ -1,0 +1,54 @@
+"""The runner contains what a worker does: a hang is killed with its process group,
+a crash is named by its signal, bad input is one ERROR line, and the matrix goes on."""
+
+import os
+
+import pytest
+
+from harness import runner
+from harness.outcome import Outcome
+
+pytestmark = [pytest.mark.base, pytest.mark.onnx]
+
+
+def _gone(pgid):
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_hang_is_killed(run_scenario):
+    r = run_scenario("base", "none", timeout=3, extra={"selftest": "hang"})
+    assert r.outcome is Outcome.HANG
+    assert "3 s timeout" in r.reason
+    assert _gone(r.data["pid"]), "no process of the worker's group is left"
+
+
+def test_crash_names_the_signal(run_scenario):
+    r = run_scenario("base", "none", extra={"selftest": "crash"})
+    assert r.outcome is Outcome.CRASH
+    assert r.reason == "worker died on SIGSEGV"
+    assert "Fatal Python error" in r.data["output"], "faulthandler's dump is kept"
+
+
+def test_bad_model_is_one_error(run_scenario, tmp_path):
+    bad = tmp_path / "broken.onnx"
+    bad.write_bytes(b"not an onnx model")
+    r = run_scenario("base", "none", model=str(bad))
+    assert r.outcome is Outcome.ERROR
+    assert r.reason.startswith("parse graph: ")
+    assert "\n" not in r.reason
+
+
+def test_matrix_goes_on_after_a_crash(trees, preload, run_scenario):
+    from harness import matrix
+    from tests.conftest import need_tree
+    tree = need_tree(trees, "base")
+    crash = matrix.scenarios([tree], "onnx", "dnn_processing", ["none"],
+                             extra={"selftest": "crash"})
+    fine = matrix.scenarios([tree], "onnx", "dnn_processing", ["pthread_create=EAGAIN"])
+    results = runner.run(crash + fine, preload, jobs=2)
+    assert [r.outcome for r in results] == [Outcome.CRASH, Outcome.MEASURED]
+    assert results[1].data["counters"]["failures"] == 1

@@ -1,0 +1,98 @@
+"""Unit tests of the pure-Python parts: errno parsing, faults, expectations, rendering."""
+
+import errno
+
+import pytest
+
+from harness import errnos, expected, faults, report
+from harness.errors import ScenarioError
+from harness.outcome import Outcome
+from harness.runner import Result
+from harness.scenario import Scenario
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.mark.parametrize("name, value", [("EAGAIN", errno.EAGAIN), ("einval", errno.EINVAL),
+                                         ("EPERM", errno.EPERM), ("ENOMEM", errno.ENOMEM)])
+def test_errno_parse(name, value):
+    assert errnos.parse(name) == value
+
+
+@pytest.mark.parametrize("bad", ["EFOO", "", "11", "AGAIN", "errorcode"])
+def test_errno_parse_unknown(bad):
+    with pytest.raises(ScenarioError, match="unknown errno name"):
+        errnos.parse(bad)
+
+
+def test_averror_tags_match_ffmpeg():
+    assert errnos.AVERROR_EXTERNAL == -542398533
+    assert errnos.AVERROR_EOF == -541478725
+    assert errnos.describe(-22) == "AVERROR(EINVAL) (-22)"
+    assert errnos.describe(errnos.AVERROR_EOF) == "AVERROR_EOF"
+
+
+@pytest.mark.parametrize("spec", ["pthread_create=EAGAIN", "flush=AVERROR(EAGAIN)", "none",
+                                  "pthread_create=ENOMEM"])
+def test_fault_round_trip(spec):
+    assert faults.parse(faults.parse(spec).spec) == faults.parse(spec)
+
+
+@pytest.mark.parametrize("bad", ["pthread_create", "flush=EAGAIN", "malloc=ENOMEM",
+                                 "pthread_create=EFOO"])
+def test_fault_parse_errors(bad):
+    with pytest.raises(ScenarioError):
+        faults.parse(bad)
+
+
+def test_expectation_rule():
+    eagain = faults.parse("pthread_create=EAGAIN")
+    enomem = faults.parse("pthread_create=ENOMEM")
+    assert expected.lookup("before", eagain).activate == errno.EAGAIN
+    assert expected.lookup("after", eagain).activate == errnos.AVERROR_EXTERNAL
+    assert expected.lookup("after", enomem).sink == (-errno.ENOMEM, errnos.AVERROR_EOF)
+    assert "Cannot allocate memory" in expected.lookup("after", enomem).log_has
+    flush = faults.parse("flush=AVERROR(EAGAIN)")
+    assert expected.lookup("before", flush).activate == expected.lookup("after", flush).activate
+    assert expected.lookup("base", eagain) is None
+
+
+def test_every_claim_cites_the_pr():
+    from harness.paths import PROJECT
+    mail = (PROJECT.parent / "shared/seed/pr-24760.txt")
+    if not mail.is_file():
+        pytest.skip("the PR mail is not beside the clone")
+    words = " ".join(mail.read_text().split())
+    for c in expected.CLAIMS:
+        if c.cites.startswith("control"):
+            continue
+        for sentence in c.cites.split("; "):
+            assert " ".join(sentence.split()) in words, (c.id, sentence)
+
+
+def _result(build, spec, activate, sink, outcome=Outcome.PASS):
+    sc = Scenario(build, "/x", "onnx", "dnn_processing", faults.parse(spec), "/m.onnx")
+    return Result(sc, outcome, {"activate_at_eof": activate, "sink": sink})
+
+
+def test_markdown_table_like_the_pr():
+    rs = [_result("before", "pthread_create=EAGAIN", 11, [errnos.AVERROR_EOF]),
+          _result("after", "pthread_create=EAGAIN", errnos.AVERROR_EXTERNAL,
+                  [errnos.AVERROR_EXTERNAL, errnos.AVERROR_EOF]),
+          _result("after", "pthread_create=EINVAL", -22, [-22, errnos.AVERROR_EOF],
+                  Outcome.FAIL)]
+    md = report.markdown(rs)
+    lines = md.splitlines()
+    assert lines[0] == ("| injected `pthread_create()` error | before: `activate()` at EOF | "
+                        "before: sink | after: `activate()` at EOF | after: sink |")
+    assert lines[2] == ("| `EAGAIN` (11) | **11** | `AVERROR_EOF` | `AVERROR_EXTERNAL` | "
+                        "`AVERROR_EXTERNAL`, then `AVERROR_EOF` |")
+    assert "`AVERROR(EINVAL)` (-22) ✗" in lines[3]
+    assert "3 runs: 2 PASS, 1 FAIL" in md
+
+
+def test_junit_counts_failures():
+    rs = [_result("after", "pthread_create=EAGAIN", 0, [], Outcome.FAIL),
+          _result("after", "none", 0, [], Outcome.PASS)]
+    xml = report.junit(rs)
+    assert 'tests="2"' in xml and 'failures="1"' in xml
