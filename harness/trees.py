@@ -176,6 +176,8 @@ class Plan:
     def __init__(self, backends="default", source_file=None, repo=None, refs=None):
         self.backend_names = backends_mod.parse(backends)
         self.source_file = source_file
+        if source_file:  # a tarball the user names is checked before anything is fetched
+            source.fetch(source_file)
         self.repo = Path(repo).expanduser().resolve() if repo else None
         self.refs = dict(refs or {})
         self._installed = None
