@@ -127,4 +127,9 @@ def install(name: str) -> Installed:
             text = json.dumps(info, indent=1).replace(str(tmp), str(final))
             (tmp / "backend.json").write_text(text)
     info = json.loads(info_file.read_text())
+    for d in info.get("runtime_dirs", []):
+        libs = [p for p in Path(d).glob("*.so*") if p.exists()]  # exists() follows symlinks
+        if not libs:
+            raise BackendError(f"{spec.package} {spec.version}: no library in {d}; "
+                               f"remove {final} and run make build")
     return Installed(name=name, root=final, **info)

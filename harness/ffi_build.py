@@ -13,6 +13,7 @@ from . import injectors
 from ._cffi_src import MODULES
 from .errors import BuildError, StampError
 from .paths import PROJECT, atomic_dir, cache_root, digest
+from .trees import check_stamp
 
 MODULE_NAME = "_ffdnn"
 VARIANTS = ("preload", "wrap")
@@ -118,6 +119,7 @@ def build(tree, variant: str = "preload") -> Path:
 
 def load(tree, variant: str = "preload"):
     """Import the module for `tree` in this process; check its stamp."""
+    check_stamp(tree)
     directory = build(tree, variant)
     so = next(directory.glob(f"{MODULE_NAME}.*.so"), None)
     if so is None:

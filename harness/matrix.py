@@ -10,7 +10,7 @@ from . import ffi_build, injectors
 from .errors import HarnessError, ScenarioError
 from .paths import cache_root
 from .scenario import Scenario
-from .trees import Plan, Tree
+from .trees import Plan, Tree, check_stamp
 
 FILTERS = ("dnn_processing",)
 DEFAULT_MODEL = {"onnx": "onnx-identity"}
@@ -21,7 +21,9 @@ def resolve_tree(spec: str, plan: Plan, build: bool = True) -> Tree:
     path = Path(spec)
     if spec not in plan.names and (path / "stamp.json").is_file():
         stamp = json.loads((path / "stamp.json").read_text())
-        return Tree(stamp.get("tree", path.name), path.resolve(), stamp)
+        tree = Tree(stamp.get("tree", path.name), path.resolve(), stamp)
+        check_stamp(tree)
+        return tree
     if spec not in plan.names and ("/" in spec or path.exists()):
         raise HarnessError(f"{spec}: not a built tree (no stamp.json)")
     return plan.get(spec, build=build)

@@ -58,6 +58,27 @@ class Tree:
         return self.src / "ffmpeg"
 
 
+STAMP_FIELDS = ("tree", "key", "source", "series", "series_sha256", "configure", "compiler",
+                "backends", "runtime_dirs", "head", "source_tree")
+
+
+def check_stamp(tree: "Tree") -> None:
+    """What the harness checks before it loads a build: the stamp is whole and
+    consistent, and the libraries it names are still there."""
+    s = tree.stamp
+    missing = [f for f in STAMP_FIELDS if f not in s]
+    if missing:
+        raise StampError(f"{tree.path}/stamp.json: missing {', '.join(missing)}")
+    if s["series_sha256"] != digest(s["series"]):
+        raise StampError(f"{tree.path}/stamp.json: series hash does not match its series")
+    if not (tree.src / "libavfilter/libavfilter.a").is_file():
+        raise StampError(f"{tree.path}: no libavfilter/libavfilter.a (a partial tree?)")
+    for d in s["runtime_dirs"]:
+        if not Path(d).is_dir() or not any(Path(d).iterdir()):
+            raise StampError(f"{tree.name}: backend library directory {d} is missing "
+                             "(run: make build)")
+
+
 def patch_files() -> list[Path]:
     series = PATCHES / "series"
     if not series.is_file():
@@ -209,7 +230,7 @@ class Plan:
     def _origin(self, name: str) -> dict:
         if self.repo:
             commit = git(self.repo, "rev-parse", "--verify", self.refs[name] + "^{commit}").stdout
-            return {"kind": "git", "repo": str(self.repo), "commit": commit.strip()}
+            return {"kind": "git", "commit": commit.strip()}  # the repo's path is not content
         return {"kind": "release", "version": source.FFMPEG.version,
                 "sha256": source.FFMPEG.sha256}
 
@@ -254,16 +275,17 @@ class Plan:
         tree = Tree(name, path, json.loads(stamp_file.read_text()))
         if tree.stamp.get("key") != self.key(name):
             raise StampError(f"{stamp_file}: key does not match the tree's recipe")
+        check_stamp(tree)
         return tree
 
     def _fresh_source(self, name: str, src: Path, origin: dict) -> None:
         src.mkdir()
         if origin["kind"] == "git":
             _say(name, "source", f"{self.repo} at {origin['commit'][:10]}")
-            archive = subprocess.Popen(["git", "-C", str(self.repo), "archive", origin["commit"]],
-                                       stdout=subprocess.PIPE)
-            subprocess.run(["tar", "-x", "-C", str(src)], stdin=archive.stdout, check=True)
-            if archive.wait() != 0:
+            with subprocess.Popen(["git", "-C", str(self.repo), "archive", origin["commit"]],
+                                  stdout=subprocess.PIPE) as archive:
+                subprocess.run(["tar", "-x", "-C", str(src)], stdin=archive.stdout, check=True)
+            if archive.returncode != 0:
                 raise BuildError(f"[{name}] git archive {origin['commit']} failed")
         else:
             tarball = source.fetch(self.source_file)
@@ -275,6 +297,7 @@ class Plan:
         git(src, "commit", "-q", "-m", f"FFmpeg {origin.get('version') or origin['commit']}")
 
     def _change_source(self, name: str, src: Path, parent_origin: dict, origin: dict) -> list:
+        git(src, "update-index", "-q", "--refresh", check=False)  # the copy has new inodes
         if origin["kind"] == "git":
             diff = git(self.repo, "diff", "--binary", parent_origin["commit"], origin["commit"]).stdout
             (src.parent / "refs.diff").write_text(diff)
@@ -315,7 +338,8 @@ class Plan:
             times["compile"] = round(time.monotonic() - t, 1)
             warnings = _total_warnings(parent.stamp["warnings"] if parent else {}, own)
             stamp = {
-                "tree": name, "key": self.key(name), "recipe": RECIPE, "source": origin,
+                "tree": name, "key": self.key(name), "recipe": RECIPE,
+                "source": {**origin, **({"repo": str(self.repo)} if self.repo else {})},
                 "parent": parent.stamp["key"] if parent else None,
                 "series": series, "series_sha256": digest(series),
                 "configure": self.configure_args(), "compiler": compiler(),

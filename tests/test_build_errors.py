@@ -1,0 +1,79 @@
+"""Build failures leave the cache as it was and say what went wrong in one line."""
+
+import errno
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from harness.errors import HarnessError
+from harness.paths import PROJECT, atomic_dir, cache_root
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("exc", [RuntimeError("boom"), KeyboardInterrupt()])
+def test_atomic_dir_leaves_nothing_on_failure(tmp_path, exc):
+    final = tmp_path / "entry"
+    with pytest.raises(type(exc)):
+        with atomic_dir(final) as tmp:
+            (tmp / "half-written").write_text("x")
+            raise exc
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.unit
+def test_atomic_dir_disk_full_is_one_line(tmp_path):
+    with pytest.raises(HarnessError, match="disk full while writing"):
+        with atomic_dir(tmp_path / "entry"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.unit
+def test_atomic_dir_publishes_whole(tmp_path):
+    with atomic_dir(tmp_path / "entry") as tmp:
+        (tmp / "done").write_text("x")
+    assert [p.name for p in tmp_path.iterdir()] == ["entry"]
+    assert (tmp_path / "entry" / "done").is_file()
+
+
+def _harness(*args, env):
+    return subprocess.Popen([sys.executable, "-m", "harness", *args], cwd=PROJECT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.fixture
+def scratch_cache(tmp_path, tree):
+    """A cache of its own that shares the real cache's source and backends (read-only use)."""
+    tree("base")  # the real cache has what we link to
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for part in ("src", "backends", "apt"):
+        os.symlink(cache_root() / part, cache / part)
+    return cache
+
+
+@pytest.mark.trees
+def test_missing_compiler(scratch_cache):
+    env = {**os.environ, "FFDNN_CACHE": str(scratch_cache), "PATH": "/nonexistent"}
+    p = _harness("build", "--tree", "base", env=env)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 2
+    assert err.strip() == "error: no C compiler: install gcc (apt-get install build-essential)"
+
+
+@pytest.mark.trees
+def test_interrupted_build_leaves_no_entry(scratch_cache):
+    env = {**os.environ, "FFDNN_CACHE": str(scratch_cache)}
+    p = _harness("build", "--tree", "base", env=env)
+    for line in p.stdout:  # interrupt while it compiles
+        if "[base] configure" in line:
+            break
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 130
+    assert err.strip().splitlines()[-1] == "error: interrupted; nothing half-built was kept"
+    trees = scratch_cache / "trees"
+    assert not trees.exists() or list(trees.iterdir()) == []
