@@ -8,7 +8,7 @@ PY      = $(VENV)/bin/python
 JOBS   ?= 2
 HARNESS = $(PY) -m harness
 
-.PHONY: all help venv deps build run test clean
+.PHONY: all help venv deps build run test unchanged clean
 
 all: run ## set up, build base/before/after, run the reproduction, print the table
 
@@ -33,6 +33,9 @@ run: build ## run the PR #24760 dnn_processing table on ONNX Runtime, before and
 
 test: build ## run the test suite (pytest, -n $(JOBS))
 	$(PY) -m pytest -n $(JOBS) -q
+
+unchanged: build ## ffmpeg CLI output before against after: identity MD5 and a whole clip
+	$(HARNESS) unchanged --build before,after
 
 clean: ## remove the virtualenv (the build cache outside the clone stays)
 	rm -rf $(VENV) .pytest_cache

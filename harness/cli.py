@@ -51,6 +51,38 @@ def cmd_run(args) -> int:
     return 0 if all(r.outcome in OK for r in results) else 1
 
 
+def cmd_unchanged(args) -> int:
+    from . import matrix
+    from . import unchanged as u
+    plan = _plan(args)
+    trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
+    identity, rows = [], [u.Row("(no DNN filter)", "—", "")]
+    for be in args.backend_name.split(","):
+        ident = matrix.model_path(be, None)
+        identity.append(u.Row("identity, `-f md5 -`", f"{be}, identity",
+                              u.processing_chain(be, ident)))
+        conv = matrix.model_path(be, None, matrix.NON_IDENTITY_MODEL)
+        rows.append(u.Row("`dnn_processing`", f"{be}, {matrix.NON_IDENTITY_MODEL[be]}",
+                          u.processing_chain(be, conv)))
+    for row in identity:
+        for t in trees:
+            row.runs[t.name] = u.identity_md5(t, row.chain)
+    clip = u.clip(trees[0], u.SHORT_CLIP if args.short else u.CLIP)
+    for row in rows:
+        for t in trees:
+            row.runs[t.name] = u.showinfo_md5(t, clip, row.chain)
+    print()
+    print(u.markdown(identity, rows, [t.name for t in trees]))
+    for row in identity:
+        got = next(iter(row.runs.values())).md5
+        same = "reproduced" if got == u.PR_IDENTITY_MD5 else "differs from"
+        print(f"{row.backend}: identity MD5 {got} {same} the PR's {u.PR_IDENTITY_MD5}")
+    bad = u.problems(identity, rows)
+    for p in bad:
+        print(f"- {p}")
+    return 1 if bad else 0
+
+
 def add_build_options(p) -> None:
     p.add_argument("--backend", default="default",
                    help="backends to configure: onnx, a comma list, or 'default'")
@@ -88,6 +120,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--junit", metavar="FILE")
     add_build_options(p)
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("unchanged", help="ffmpeg CLI output, before against after")
+    p.add_argument("--build", default="before,after")
+    p.add_argument("--backend-name", default="onnx", dest="backend_name")
+    p.add_argument("--short", action="store_true", help="a 2 s 320x180 clip instead of 24 s 720p")
+    add_build_options(p)
+    p.set_defaults(func=cmd_unchanged)
     return ap
 
 

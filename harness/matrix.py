@@ -14,6 +14,7 @@ from .trees import Plan, Tree, check_stamp
 
 FILTERS = ("dnn_processing",)
 DEFAULT_MODEL = {"onnx": "onnx-identity"}
+NON_IDENTITY_MODEL = {"onnx": "onnx-conv"}
 
 
 def resolve_tree(spec: str, plan: Plan, build: bool = True) -> Tree:
@@ -29,13 +30,14 @@ def resolve_tree(spec: str, plan: Plan, build: bool = True) -> Tree:
     return plan.get(spec, build=build)
 
 
-def model_path(backend: str, model: str | None) -> Path:
+def model_path(backend: str, model: str | None, generated: dict = DEFAULT_MODEL) -> Path:
+    """A model file the user names, or the generated one for the backend."""
     if model:
         path = Path(model).expanduser().resolve()
         if not path.is_file():
             raise ScenarioError(f"{model}: model file not found")
         return path
-    return models.path(DEFAULT_MODEL[backend], cache_root() / "models")
+    return models.path(generated[backend], cache_root() / "models")
 
 
 def scenarios(trees, backend: str, filt: str, fault_specs, model=None, expect="",

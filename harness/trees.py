@@ -25,14 +25,15 @@ RECIPE = 1  # bump when the way a tree is built changes
 TREES = ("base", "before", "after")
 SERIES = {"base": (), "before": tuple(range(1, 9)), "after": (9,)}
 PARENT = {"base": None, "before": "base", "after": "before"}
-FILTERS = ("buffer,buffersink,format,scale,null,fps,showinfo,testsrc,testsrc2,"
-           "dnn_processing,dnn_detect,dnn_classify,derain,sr")
+FILTERS = ("buffer,buffersink,format,scale,null,fps,trim,setpts,showinfo,testsrc,testsrc2,"
+           "mandelbrot,dnn_processing,dnn_detect,dnn_classify,derain,sr")
 CONFIGURE = (
     "--disable-everything", "--disable-doc", "--disable-ffplay", "--disable-ffprobe",
     "--enable-pic", "--disable-x86asm", "--disable-autodetect",
     f"--enable-filter={FILTERS}", "--enable-indev=lavfi",
-    "--enable-decoder=rawvideo", "--enable-encoder=rawvideo,wrapped_avframe",
-    "--enable-demuxer=rawvideo", "--enable-muxer=md5,framemd5,null,rawvideo",
+    # the ffmpeg program's unchanged-output checks: md5 of frames, a cached clip in nut
+    "--enable-decoder=rawvideo,mpeg4,wrapped_avframe", "--enable-encoder=rawvideo,wrapped_avframe,mpeg4",
+    "--enable-demuxer=rawvideo,nut", "--enable-muxer=md5,framemd5,null,rawvideo,nut",
     "--enable-protocol=file,pipe",
 )
 GIT_ID = {"GIT_AUTHOR_NAME": "ffdnn", "GIT_AUTHOR_EMAIL": "ffdnn@localhost",
