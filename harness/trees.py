@@ -6,10 +6,12 @@ A child tree starts as a copy of its parent's entry, objects included, so applyi
 a patch recompiles only the files it touches.
 """
 
+import contextlib
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -117,11 +119,28 @@ def _say(name: str, stage: str, text: str) -> None:
     print(f"[{name}] {stage}: {text}", flush=True)
 
 
-def _run_logged(cmd: list, cwd: Path, log: Path, env=None) -> subprocess.CompletedProcess:
+@contextlib.contextmanager
+def _group(cmd: list, cwd: Path, stdout, env=None):
+    """Popen in a process group of its own; on any exception (Ctrl-C included) the whole
+    group is killed before the caller's cleanup removes the directory it writes to."""
+    with subprocess.Popen(cmd, cwd=cwd, env=env, text=True, stdout=stdout,
+                          stderr=subprocess.STDOUT, start_new_session=True) as p:
+        try:
+            yield p
+            p.wait()
+        except BaseException:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            raise
+
+
+def _run_logged(cmd: list, cwd: Path, log: Path, env=None) -> int:
     with open(log, "a") as f:
         f.write(f"$ {' '.join(cmd)}\n")
         f.flush()
-        return subprocess.run(cmd, cwd=cwd, env=env, stdout=f, stderr=subprocess.STDOUT)
+        with _group(cmd, cwd, f, env) as p:
+            pass
+    return p.returncode
 
 
 WARNING = re.compile(r"^(?P<file>[^:\s]+):\d+:(\d+:)? warning: ")
@@ -134,9 +153,7 @@ def _make(name: str, src: Path, log: Path) -> tuple[int, dict]:
     warnings, current, count = {}, None, 0
     with open(log, "a") as f:
         f.write(f"$ make -j{jobs} -Otarget\n")
-        p = subprocess.Popen(["make", f"-j{jobs}", "-Otarget"], cwd=src, text=True,
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        try:
+        with _group(["make", f"-j{jobs}", "-Otarget"], src, subprocess.PIPE) as p:
             for line in p.stdout:
                 f.write(line)
                 m = TARGET.match(line)
@@ -149,8 +166,7 @@ def _make(name: str, src: Path, log: Path) -> tuple[int, dict]:
                     _say(name, "link", line.split("\t", 1)[1].strip())
                 elif WARNING.match(line) and current:
                     warnings.setdefault(current, []).append(line.rstrip())
-        finally:
-            rc = p.wait()
+        rc = p.returncode
     if rc != 0:
         text = log.read_text(errors="replace")
         if "No space left on device" in text:
@@ -179,7 +195,7 @@ def _configure(name: str, src: Path, args: list, pkg_config_path: str, log: Path
             raise BuildError("pkg-config is not installed (apt-get install pkgconf)")
         env["PKG_CONFIG_PATH"] = pkg_config_path
     _say(name, "configure", " ".join(args))
-    if _run_logged(["./configure", *args], src, log, env).returncode != 0:
+    if _run_logged(["./configure", *args], src, log, env) != 0:
         cfg = (src / "ffbuild/config.log")
         text = log.read_text(errors="replace")
         raise BuildError(f"[{name}] configure failed: {first_error(text)} (see {cfg})")

@@ -68,8 +68,8 @@ def test_missing_compiler(scratch_cache):
 def test_interrupted_build_leaves_no_entry(scratch_cache):
     env = {**os.environ, "FFDNN_CACHE": str(scratch_cache)}
     p = _harness("build", "--tree", "base", env=env)
-    for line in p.stdout:  # interrupt while it compiles
-        if "[base] configure" in line:
+    for line in p.stdout:  # interrupt while make runs
+        if "[base] compile: 50 objects" in line:
             break
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=120)
@@ -77,3 +77,15 @@ def test_interrupted_build_leaves_no_entry(scratch_cache):
     assert err.strip().splitlines()[-1] == "error: interrupted; nothing half-built was kept"
     trees = scratch_cache / "trees"
     assert not trees.exists() or list(trees.iterdir()) == []
+    assert _working_in(scratch_cache) == [], "make and its compilers were stopped"
+
+
+def _working_in(root):
+    pids = []
+    for proc in os.listdir("/proc"):
+        try:
+            if proc.isdigit() and os.readlink(f"/proc/{proc}/cwd").startswith(str(root)):
+                pids.append(int(proc))
+        except OSError:
+            continue
+    return pids
