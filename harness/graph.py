@@ -80,18 +80,39 @@ class Graph:
         return self.lib.av_buffersrc_add_frame_flags(self.src, self.ffi.NULL, 0)
 
     def pull(self):
-        """One av_buffersink_get_frame(): (return code, bytes of the frame or None)."""
+        """One av_buffersink_get_frame(): (return code, the frame's bytes, its boxes)."""
         f = self.lib.av_frame_alloc()
         fp = self.ffi.new("AVFrame **", f)
         try:
             ret = self.lib.av_buffersink_get_frame(self.sink, f)
             if ret < 0:
-                return ret, None
+                return ret, None, []
             data = b"".join(self.ffi.buffer(f.data[0] + r * f.linesize[0], f.width * 3)[:]
                             for r in range(f.height))
-            return ret, data
+            return ret, data, self.boxes(f)
         finally:
             self.lib.av_frame_free(fp)
+
+    def boxes(self, frame) -> list:
+        """The frame's detection boxes as dicts (dnn_detect, dnn_classify side data)."""
+        lib, ffi = self.lib, self.ffi
+        sd = lib.av_frame_get_side_data(frame, lib.AV_FRAME_DATA_DETECTION_BBOXES)
+        if sd == ffi.NULL:
+            return []
+        header = ffi.cast("AVDetectionBBoxHeader *", sd.data)
+        out = []
+        for i in range(header.nb_bboxes):
+            b = lib.av_get_detection_bbox(header, i)
+            out.append({
+                "box": f"{b.w}x{b.h}+{b.x}+{b.y}",
+                "label": ffi.string(b.detect_label).decode(errors="replace"),
+                "confidence": f"{b.detect_confidence.num}/{b.detect_confidence.den}",
+                "classify": [{"label": ffi.string(b.classify_labels[j]).decode(errors="replace"),
+                              "confidence": f"{b.classify_confidences[j].num}/"
+                                            f"{b.classify_confidences[j].den}"}
+                             for j in range(b.classify_count)],
+            })
+        return out
 
     def close(self) -> None:
         gp = self.ffi.new("AVFilterGraph **", self.graph)

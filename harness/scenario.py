@@ -19,6 +19,7 @@ class Scenario:
     filter: str
     fault: Fault
     model: str               # path of the model file
+    route: str = "flush"     # flush: the PR's stand-in at EOF; frame: the backend's own start
     expect: str = ""         # whose expectations apply (default: the build's own)
     injector: str = "preload"
     timeout: float = 60.0
@@ -27,7 +28,7 @@ class Scenario:
 
     @property
     def id(self) -> str:
-        return scenario_id(self.build, self.backend, self.filter, self.fault)
+        return scenario_id(self.build, self.backend, self.filter, self.fault, self.route)
 
     @property
     def expected_build(self) -> str:
@@ -52,6 +53,8 @@ class Scenario:
         return cls(**d)
 
 
-def scenario_id(build: str, backend: str, filt: str, fault: Fault) -> str:
-    """after-onnx-dnn_processing-pthread_create-eagain: lowercase and stable."""
-    return f"{build}-{backend}-{filt}-{fault.slug}".lower()
+def scenario_id(build: str, backend: str, filt: str, fault: Fault, route: str = "flush") -> str:
+    """after-onnx-dnn_processing-pthread_create-eagain (the PR's flush route), or
+    after-torch-dnn_processing-frame-pthread_create-eagain: lowercase and stable."""
+    route = "" if route == "flush" else f"{route}-"
+    return f"{build}-{backend}-{filt}-{route}{fault.slug}".lower()

@@ -22,6 +22,7 @@ from .scenario import HEIGHT, WIDTH, Scenario
 from .trees import Tree
 
 MAX_PULLS = 16
+CALLER = b"_ffdnn."  # the module's file name: the libavfilter code linked into it
 
 
 def load_tree(name: str, path: str) -> Tree:
@@ -31,16 +32,17 @@ def load_tree(name: str, path: str) -> Tree:
 
 def drain(g: Graph, until_eof: bool = False) -> tuple[list, list]:
     """Pull until the sink has nothing more for now, or (until_eof) until AVERROR_EOF:
-    (return codes, md5 of each frame). Errors before EOF are recorded and pulled past."""
-    codes, digests = [], []
+    (return codes, one entry per frame: its md5 and boxes). Errors before EOF are
+    recorded and pulled past."""
+    codes, frames = [], []
     for _ in range(MAX_PULLS):
-        ret, data = g.pull()
+        ret, data, boxes = g.pull()
         codes.append(ret)
         if ret >= 0:
-            digests.append(hashlib.md5(data).hexdigest())
+            frames.append({"md5": hashlib.md5(data).hexdigest(), "boxes": boxes})
         elif ret == errnos.AVERROR_EOF or not until_eof:
             break
-    return codes, digests
+    return codes, frames
 
 
 def records(ffi, lib, start: int) -> list:
@@ -59,7 +61,16 @@ def counters(ffi, lib) -> dict:
     return dict(zip(("calls", "eligible", "failures"), (x[0] for x in c)))
 
 
+def arm(g: Graph, ffi, lib, sc: Scenario) -> None:
+    """Fail the scenario's pthread_create() call, only from the module's own code (the
+    static libavfilter linked into it), never from a backend's own threads."""
+    if sc.fault.kind == "pthread_create":
+        g.check(lib.ffdnn_inject_arm(sc.fault.errno, 0, 1, CALLER), "arm the injector")
+
+
 def run(sc: Scenario) -> dict:
+    """route "flush": the PR's stand-in flush at EOF; route "frame": the backend's own
+    per-frame start, with the last frame's thread start failed."""
     ffi, lib = ffi_build.load(load_tree(sc.build, sc.tree), sc.injector)
     selftest = sc.extra.get("selftest")  # the runner's own containment tests
     if selftest == "crash":
@@ -67,23 +78,30 @@ def run(sc: Scenario) -> dict:
     elif selftest == "hang":
         time.sleep(3600)
     lib.ffdnn_log_capture(lib.AV_LOG_INFO)
-    result = {"id": sc.id, "build": sc.build, "fault": sc.fault.spec}
+    result = {"id": sc.id, "build": sc.build, "fault": sc.fault.spec, "route": sc.route}
     g = Graph(ffi, lib, sc.graph(), WIDTH, HEIGHT)
     ctx = g.filter(sc.filter)
     g.check(lib.ffdnn_record_activate(ctx), "install the activate() recorder")
-    mode = {"flush": lib.FFDNN_FLUSH_RETURN}.get(sc.fault.kind, lib.FFDNN_FLUSH_ASYNC)
+    if sc.route == "flush":
+        mode = {"flush": lib.FFDNN_FLUSH_RETURN}.get(sc.fault.kind, lib.FFDNN_FLUSH_ASYNC)
+    else:
+        mode = lib.FFDNN_FLUSH_COUNT  # the backend's own flush, counted
     g.check(lib.ffdnn_standin_flush(ctx, mode, errnos.averror(sc.fault.errno)),
             "install the stand-in flush")
-    for i in range(sc.frames):
+    drained = sc.frames if sc.route == "flush" else sc.frames - 1
+    for i in range(drained):
         g.check(g.push(g.frame(i)), f"push frame {i}")
     result["drained"], result["frames"] = drain(g)
     before = counters(ffi, lib)
-    if sc.fault.kind == "pthread_create":
-        g.check(lib.ffdnn_inject_arm(sc.fault.errno, 0, 1, ffi.NULL), "arm the injector")
+    arm(g, ffi, lib, sc)
     start = lib.ffdnn_record_count()
+    if sc.route == "frame":
+        g.check(g.push(g.frame(drained)), f"push frame {drained}")
+        result["frame_sink"], frames = drain(g)
+        result["frames"] += frames
     result["eof_push"] = g.push_eof()
-    result["sink"], late_frames = drain(g, until_eof=True)
-    result["frames"] += late_frames
+    result["sink"], frames = drain(g, until_eof=True)
+    result["frames"] += frames
     lib.ffdnn_inject_disarm()
     after = counters(ffi, lib)
     result["counters"] = {k: after[k] - before.get(k, 0) for k in after}
@@ -91,6 +109,8 @@ def run(sc: Scenario) -> dict:
     result["activate"] = records(ffi, lib, start)
     flushed = [r["ret"] for r in result["activate"] if r["flushed"]]
     result["activate_at_eof"] = flushed[-1] if flushed else None
+    failed = [r["ret"] for r in result["activate"] if r["ret"] != 0]
+    result["activate_first_error"] = failed[0] if failed else None
     result["flush_calls"] = lib.ffdnn_flush_calls()
     lib.ffdnn_standin_join()
     g.close()

@@ -5,4 +5,5 @@ pyca/cryptography: declarations only, structs partial (`...;`) so the build's
 own headers supply every layout.
 """
 
-MODULES = ("avutil", "avfilter", "dnn", "recorder", "standin", "logshim", "inject")
+MODULES = ("avutil", "detection", "avfilter", "dnn", "recorder", "standin", "logshim",
+           "inject")
