@@ -8,11 +8,24 @@ import hashlib
 import os
 from pathlib import Path
 
-from . import onnx_models
+from . import onnx_models, ov_models, tf_models, torch_models
 
 GENERATORS = {
     "onnx-identity": onnx_models.identity,
     "onnx-conv": onnx_models.conv,
+    # TensorFlow frozen GraphDefs, encoded by hand (models/protobuf.py); NHWC.
+    "tf-identity": tf_models.identity,
+    "tf-scale": tf_models.scale,
+    "tf-det": tf_models.det,
+    # ONNX for the OpenVINO backend: static 64x64 shapes (9.0.2 needs them).
+    "ov-identity": ov_models.identity,
+    "ov-scale": ov_models.scale,
+    "ov-classify": ov_models.classify,
+    "ov-classify-labels": ov_models.classify_labels,
+    "ov-detect": ov_models.detect,
+    # TorchScript; these need torch (==2.13.0) importable, imported only when called.
+    "torch-identity": torch_models.identity,
+    "torch-scale": torch_models.scale,
 }
 
 
