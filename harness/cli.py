@@ -52,18 +52,16 @@ def cmd_run(args) -> int:
 
 
 def cmd_unchanged(args) -> int:
-    from . import matrix
+    from . import graphs, matrix
     from . import unchanged as u
     plan = _plan(args)
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
     identity, rows = [], [u.Row("(no DNN filter)", "—", "")]
     for be in args.backend_name.split(","):
-        ident = matrix.model_path(be, None)
         identity.append(u.Row("identity, `-f md5 -`", f"{be}, identity",
-                              u.processing_chain(be, ident)))
-        conv = matrix.model_path(be, None, matrix.NON_IDENTITY_MODEL)
-        rows.append(u.Row("`dnn_processing`", f"{be}, {matrix.NON_IDENTITY_MODEL[be]}",
-                          u.processing_chain(be, conv)))
+                              u.processing_chain(be)))
+        rows.append(u.Row("`dnn_processing`", f"{be}, {graphs.NON_IDENTITY[be]}",
+                          u.processing_chain(be, identity=False)))
     for row in identity:
         for t in trees:
             row.runs[t.name] = u.identity_md5(t, row.chain)

@@ -3,18 +3,13 @@
 import json
 from pathlib import Path
 
-import models
-
 from . import faults as faults_mod
-from . import ffi_build, injectors
+from . import ffi_build, graphs, injectors
 from .errors import HarnessError, ScenarioError
 from .paths import cache_root
 from .scenario import Scenario
 from .trees import Plan, Tree, check_stamp
 
-FILTERS = ("dnn_processing",)
-DEFAULT_MODEL = {"onnx": "onnx-identity"}
-NON_IDENTITY_MODEL = {"onnx": "onnx-conv"}
 
 
 def resolve_tree(spec: str, plan: Plan, build: bool = True) -> Tree:
@@ -30,31 +25,29 @@ def resolve_tree(spec: str, plan: Plan, build: bool = True) -> Tree:
     return plan.get(spec, build=build)
 
 
-def model_path(backend: str, model: str | None, generated: dict = DEFAULT_MODEL) -> Path:
-    """A model file the user names, or the generated one for the backend."""
-    if model:
-        path = Path(model).expanduser().resolve()
-        if not path.is_file():
-            raise ScenarioError(f"{model}: model file not found")
-        return path
-    return models.path(generated[backend], cache_root() / "models")
+def model_path(model: str) -> Path:
+    """A model file the user names: it must exist."""
+    path = Path(model).expanduser().resolve()
+    if not path.is_file():
+        raise ScenarioError(f"{model}: model file not found")
+    return path
 
 
 def scenarios(trees, backend: str, filt: str, fault_specs, model=None, expect="",
-              injector="preload", timeout=60.0, extra=None) -> list:
-    if filt not in FILTERS:
-        raise ScenarioError(f"unknown filter '{filt}' (known: {', '.join(FILTERS)})")
+              injector="preload", timeout=60.0, extra=None, route="flush") -> list:
     fs = [faults_mod.parse(s) for s in fault_specs]
-    m = model_path(backend, model)
+    desc = graphs.description(backend, filt, model_path(model) if model else None)
     out = []
     for tree in trees:
-        have = [b["name"] for b in tree.stamp["backends"]]
-        if backend not in have:
-            raise HarnessError(f"tree {tree.name} was built without backend {backend} "
-                               f"(it has: {', '.join(have) or 'none'})")
+        have = {b["name"] for b in tree.stamp["backends"]}
+        if not graphs.needs(backend, filt) <= have:
+            raise HarnessError(f"tree {tree.name} was built without backend "
+                               f"{', '.join(sorted(graphs.needs(backend, filt) - have))} "
+                               f"(it has: {', '.join(sorted(have)) or 'none'})")
         ffi_build.build(tree, injector)  # once, here, not in every worker
-        out += [Scenario(tree.name, str(tree.path), backend, filt, f, str(m), expect=expect,
-                         injector=injector, timeout=timeout, extra=dict(extra or {}))
+        out += [Scenario(tree.name, str(tree.path), backend, filt, f, desc, route=route,
+                         expect=expect, injector=injector, timeout=timeout,
+                         extra=dict(extra or {}))
                 for f in fs]
     return out
 

@@ -8,7 +8,6 @@ from .faults import Fault
 
 WIDTH = HEIGHT = 64
 FRAMES = 2
-BACKEND_OPTION = {"onnx": "onnx"}
 
 
 @dataclass(frozen=True)
@@ -18,7 +17,7 @@ class Scenario:
     backend: str
     filter: str
     fault: Fault
-    model: str               # path of the model file
+    description: str         # the filters between buffer and buffersink (harness.graphs)
     route: str = "flush"     # flush: the PR's stand-in at EOF; frame: the backend's own start
     expect: str = ""         # whose expectations apply (default: the build's own)
     injector: str = "preload"
@@ -33,13 +32,6 @@ class Scenario:
     @property
     def expected_build(self) -> str:
         return self.expect or self.build
-
-    def graph(self) -> str:
-        """The filter description between the buffer source and the sink."""
-        if self.filter != "dnn_processing":
-            raise ValueError(f"filter {self.filter} is not supported yet")
-        return (f"format=rgb24,dnn_processing=dnn_backend={BACKEND_OPTION[self.backend]}"
-                f":model={self.model}:input=x:output=y")
 
     def to_json(self) -> str:
         d = asdict(self)

@@ -11,6 +11,9 @@ import shlex
 import subprocess
 from dataclasses import dataclass, field
 
+import models
+
+from . import graphs
 from .errors import HarnessError
 from .paths import atomic_dir, cache_root, digest
 
@@ -89,9 +92,10 @@ class Row:
     runs: dict = field(default_factory=dict)   # build name -> Run
 
 
-def processing_chain(backend: str, model) -> str:
-    opts = {"onnx": "dnn_backend=onnx:input=x:output=y"}[backend]
-    return f"format=rgb24,dnn_processing={opts}:model={model}"
+def processing_chain(backend: str, identity: bool = True) -> str:
+    """dnn_processing on `backend` with its identity model, or its non-identity one."""
+    model = None if identity else models.path(graphs.NON_IDENTITY[backend], cache_root() / "models")
+    return graphs.description(backend, "dnn_processing", model)
 
 
 def problems(identity: list, clip_rows: list) -> list:

@@ -45,6 +45,20 @@ def drain(g: Graph, until_eof: bool = False) -> tuple[list, list]:
     return codes, frames
 
 
+def settle(g: Graph, want: int, seconds: float = 10.0) -> tuple[list, list]:
+    """Pull until `want` frames came out (async backends finish on their own threads),
+    polling every 5 ms: (return codes, repeats collapsed; frames)."""
+    codes, frames = [], []
+    deadline = time.monotonic() + seconds
+    while len(frames) < want and time.monotonic() < deadline:
+        c, f = drain(g)
+        frames += f
+        codes += [x for x in c if not codes or x != codes[-1]]
+        if len(frames) < want:
+            time.sleep(0.005)
+    return codes, frames
+
+
 def records(ffi, lib, start: int) -> list:
     ret, flushed = ffi.new("int *"), ffi.new("int *")
     out = []
@@ -79,7 +93,7 @@ def run(sc: Scenario) -> dict:
         time.sleep(3600)
     lib.ffdnn_log_capture(lib.AV_LOG_INFO)
     result = {"id": sc.id, "build": sc.build, "fault": sc.fault.spec, "route": sc.route}
-    g = Graph(ffi, lib, sc.graph(), WIDTH, HEIGHT)
+    g = Graph(ffi, lib, sc.description, WIDTH, HEIGHT)
     ctx = g.filter(sc.filter)
     g.check(lib.ffdnn_record_activate(ctx), "install the activate() recorder")
     if sc.route == "flush":
@@ -89,9 +103,12 @@ def run(sc: Scenario) -> dict:
     g.check(lib.ffdnn_standin_flush(ctx, mode, errnos.averror(sc.fault.errno)),
             "install the stand-in flush")
     drained = sc.frames if sc.route == "flush" else sc.frames - 1
-    for i in range(drained):
+    result["drained"], result["frames"] = [], []
+    for i in range(drained):  # one at a time: Torch has a single request
         g.check(g.push(g.frame(i)), f"push frame {i}")
-    result["drained"], result["frames"] = drain(g)
+        codes, frames = settle(g, i + 1 - len(result["frames"]))
+        result["drained"] += codes
+        result["frames"] += frames
     before = counters(ffi, lib)
     arm(g, ffi, lib, sc)
     start = lib.ffdnn_record_count()
