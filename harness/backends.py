@@ -141,6 +141,7 @@ def _install_openvino(dest: Path, version: str) -> dict:
         "prefix=${pcfiledir}/..\nName: openvino\nDescription: OpenVINO C API (wheel)\n"
         f"Version: {version}\nCflags: -I${{prefix}}/wheel/openvino/include\n"
         "Libs: -L${prefix}/lib -lopenvino_c -Wl,-rpath,${prefix}/wheel/openvino/libs\n")
+    files.append(dest / "pkgconfig/openvino.pc")  # the binary's rpath runs through it
     return {"versions": versions, "configure": ["--enable-libopenvino"],
             "pkg_config_path": str(dest / "pkgconfig"),
             "runtime_dirs": [str(ov / "libs")], "files": [str(f) for f in files]}

@@ -33,14 +33,14 @@ def cmd_run(args) -> int:
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
     scs = matrix.scenarios(trees, args.backend_name, args.filter, args.fault or
                            list(FAULTS_DEFAULT), model=args.model, expect=args.expect,
-                           injector=args.injector, timeout=args.timeout)
+                           injector=args.injector, timeout=args.timeout, route=args.route)
     preload = matrix.preload_library()
 
     def progress(r):
         print(f"{r.outcome.value:8} {r.scenario.id} ({r.seconds:.2f} s)", file=sys.stderr,
               flush=True)
     results = runner.run(scs, preload, jobs=args.jobs, progress=progress)
-    title = f"{args.backend_name} / {args.filter}"
+    title = f"{args.backend_name} / {args.filter}" + (" / frame route" if args.route == "frame" else "")
     if args.expect:
         title += f" (judged against the {args.expect} expectations)"
     print(report.markdown(results, title))
@@ -104,7 +104,11 @@ def parser() -> argparse.ArgumentParser:
                    help="comma list of tree names (base, before, after) or built-tree paths")
     p.add_argument("--backend-name", "--dnn-backend", default="onnx", dest="backend_name",
                    help="the DNN backend the filter uses (default onnx)")
-    p.add_argument("--filter", default="dnn_processing")
+    p.add_argument("--filter", default="dnn_processing",
+                   help="dnn_processing, dnn_detect or dnn_classify")
+    p.add_argument("--route", default="flush", choices=("flush", "frame"),
+                   help="flush: the PR's stand-in flush at EOF; frame: fail the backend's "
+                        "own thread start for the last frame")
     p.add_argument("--fault", action="append",
                    help="pthread_create=ENAME, flush=AVERROR(ENAME) or none; repeatable "
                         "(default: the PR's four rows)")

@@ -1,9 +1,10 @@
 """The PR's claims as one data table: what each build must do under each fault.
 
 Every row quotes the sentence of PR #24760 (../shared/seed/pr-24760.txt) it comes
-from. Values are computed from the platform's errno, so any errno name follows the
-fix's rule: before, activate() returns e; after, AVERROR(e), with EAGAIN mapped to
-AVERROR_EXTERNAL.
+from, or says "measured here" where the PR claims nothing (the Torch backend's own
+route, which the PR never ran). Values are computed from the platform's errno, so any
+errno name follows the fix's rule: before, activate() returns e; after, AVERROR(e),
+with EAGAIN mapped to AVERROR_EXTERNAL.
 """
 
 import errno
@@ -14,76 +15,109 @@ from .faults import Fault
 
 LOG_BEFORE = "Unable to start async inference.\n"
 LOG_AFTER = "Unable to start async inference: "
+EOF_ONLY = (errnos.AVERROR_EOF,)
+ANY = None  # a claim that holds for every backend or filter
+PR_BACKENDS = ("onnx", "openvino", "tf", "torch")  # the stand-in route is the same code
 
 
 @dataclass(frozen=True)
 class Claim:
     id: str
-    build: str
+    builds: tuple
     fault_kind: str
     cites: str
-    activate: object   # fault -> expected activate() return at EOF
+    activate: object   # fault -> expected activate() return (at EOF, or first error)
     sink: object       # fault -> expected sink sequence
-    log: object        # fault -> (must contain, must not contain)
+    log: object        # (fault, build) -> (must contain, must not contain)
     failures: int      # pthread_create() failures injected
+    route: str = "flush"
+    backends: tuple = ANY
+    activate_field: str = "activate_at_eof"
 
 
 def _after_code(f: Fault) -> int:
     return errnos.AVERROR_EXTERNAL if f.errno == errno.EAGAIN else errnos.averror(f.errno)
 
 
-EOF_ONLY = (errnos.AVERROR_EOF,)
+def _clean_log(f: Fault, build: str):
+    return ("", "Unable to start async inference")
+
+
+def _thread_log(f: Fault, build: str):
+    """(must contain, must not contain): before the fix the bare line, after it the cause."""
+    if build == "before":
+        return LOG_BEFORE, LOG_AFTER
+    return f"{LOG_AFTER}{errnos.strerror(f.errno)}", LOG_BEFORE
+
 
 CLAIMS = (
-    Claim("before-thread-start-lost", "before", "pthread_create",
+    # The PR's tables 1 and 2: the stand-in flush at EOF, any backend, any DNN filter.
+    Claim("before-thread-start-lost", ("before",), "pthread_create",
           "before the fix `activate()` returned 11, 22 and 1 and the sink returned only "
           "`AVERROR_EOF`; Before the fix, the log says only \"Unable to start async inference.\"",
-          activate=lambda f: f.errno,
-          sink=lambda f: EOF_ONLY,
-          log=lambda f: (LOG_BEFORE, LOG_AFTER),
-          failures=1),
-    Claim("after-thread-start-surfaces", "after", "pthread_create",
+          activate=lambda f: f.errno, sink=lambda f: EOF_ONLY,
+          log=_thread_log, failures=1),
+    Claim("after-thread-start-surfaces", ("after",), "pthread_create",
           "after it, `activate()` and then the sink returned `AVERROR_EXTERNAL` (-542398533), "
           "-22 and -1, followed by `AVERROR_EOF`; After it, the log names the cause, e.g. "
           "\"Unable to start async inference: Resource temporarily unavailable\"",
-          activate=_after_code,
-          sink=lambda f: (_after_code(f), errnos.AVERROR_EOF),
-          log=lambda f: (f"{LOG_AFTER}{errnos.strerror(f.errno)}", LOG_BEFORE),
-          failures=1),
-    *(Claim(f"{b}-eagain-flush-lost", b, "flush",
-            "the raw `AVERROR(EAGAIN)` flush returned -11 and was lost behind EOF in both builds",
-            activate=lambda f: errnos.averror(f.errno),
-            sink=lambda f: EOF_ONLY,
-            log=lambda f: ("", "Unable to start async inference"),
-            failures=0) for b in ("before", "after")),
-    *(Claim(f"{b}-clean-flush", b, "none",
-            "control, not a PR sentence: with no fault the stand-in flush starts its thread "
-            "and the run ends in a plain EOF",
-            activate=lambda f: 0,
-            sink=lambda f: EOF_ONLY,
-            log=lambda f: ("", "Unable to start async inference"),
-            failures=0) for b in ("before", "after")),
+          activate=_after_code, sink=lambda f: (_after_code(f), errnos.AVERROR_EOF),
+          log=_thread_log, failures=1),
+    Claim("eagain-flush-lost", ("before", "after"), "flush",
+          "the raw `AVERROR(EAGAIN)` flush returned -11 and was lost behind EOF in both builds",
+          activate=lambda f: errnos.averror(f.errno), sink=lambda f: EOF_ONLY,
+          log=_clean_log, failures=0),
+    Claim("clean-flush", ("before", "after"), "none",
+          "control, not a PR sentence: with no fault the stand-in flush starts its thread "
+          "and the run ends in a plain EOF",
+          activate=lambda f: 0, sink=lambda f: EOF_ONLY, log=_clean_log, failures=0),
+    # The backends' own per-frame start (route "frame").
+    Claim("no-thread-no-fault", ("before", "after"), "pthread_create",
+          "ONNX Runtime and OpenVINO do not use it.",
+          activate=lambda f: None, sink=lambda f: EOF_ONLY, log=_clean_log, failures=0,
+          route="frame", backends=("onnx", "openvino"), activate_field="activate_first_error"),
+    Claim("torch-frame-start-fails-as-eio", ("before", "after"), "pthread_create",
+          "measured here, not claimed by the PR: 9.0.2's execute_model_th() returns "
+          "ff_dnn_start_inference_async()'s result per frame, and dnn_processing turns any "
+          "nonzero execute result into AVERROR(EIO), so both builds fail the frame",
+          activate=lambda f: errnos.averror(errno.EIO),
+          sink=lambda f: (errnos.averror(errno.EIO), errnos.AVERROR_EOF),
+          log=_thread_log, failures=1, route="frame", backends=("torch",), activate_field="activate_first_error"),
 )
+
+# Side data of the frames drained before the fault: the PR's table 2 graphs.
+BOXES = {
+    "dnn_detect": ({"box": "32x32+16+16", "confidence": "9000/10000"},
+                   "Each frame came out with one 32x32+16+16 box, confidence 9000/10000."),
+    "dnn_classify": ({"box": "32x32+16+16", "classified": 1},
+                     "With `confidence=0`, each frame's box got one classification label "
+                     "from the model."),
+}
 
 
 @dataclass(frozen=True)
 class Expectation:
     claim: str
     cites: str
-    activate: int
+    activate: object
+    activate_field: str
     sink: tuple
     log_has: str
     log_lacks: str
     failures: int
+    boxes: object = None   # per drained frame: the one box it must carry
 
 
-def lookup(build: str, fault: Fault):
-    """The Expectation for this build and fault, or None where the PR claims nothing."""
+def lookup(build: str, fault: Fault, backend: str = "onnx", filt: str = "dnn_processing",
+           route: str = "flush"):
+    """The Expectation for this run, or None where nothing is claimed or measured."""
     if fault.kind == "flush" and fault.errno != errno.EAGAIN:
         return None  # the PR's flush row is AVERROR(EAGAIN) only
     for c in CLAIMS:
-        if c.build == build and c.fault_kind == fault.kind:
-            has, lacks = c.log(fault)
-            return Expectation(c.id, c.cites, c.activate(fault), tuple(c.sink(fault)),
-                               has, lacks, c.failures)
+        if (build in c.builds and c.fault_kind == fault.kind and c.route == route
+                and (c.backends is ANY or backend in c.backends)):
+            has, lacks = c.log(fault, build)
+            boxes = BOXES.get(filt, (None,))[0]
+            return Expectation(c.id, c.cites, c.activate(fault), c.activate_field,
+                               tuple(c.sink(fault)), has, lacks, c.failures, boxes)
     return None

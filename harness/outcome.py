@@ -2,7 +2,11 @@
 
 import enum
 
+import errno
+
 from . import errnos
+
+EAGAIN = -errno.EAGAIN
 
 
 class Outcome(str, enum.Enum):
@@ -23,12 +27,15 @@ def judge(result: dict, expectation) -> tuple[Outcome, list]:
     if expectation is None:
         return Outcome.MEASURED, []
     diffs = []
-    got = result.get("activate_at_eof")
+    got = result.get(expectation.activate_field)
     if got != expectation.activate:
-        diffs.append(f"activate() at EOF: got {_d(got)}, expected {_d(expectation.activate)}")
-    if tuple(result.get("sink", ())) != expectation.sink:
-        diffs.append(f"sink: got {_seq(result.get('sink', ()))}, "
-                     f"expected {_seq(expectation.sink)}")
+        what = "at EOF" if expectation.activate_field == "activate_at_eof" else "first error"
+        diffs.append(f"activate() {what}: got {_d(got)}, expected {_d(expectation.activate)}")
+    sink = tuple(sink_sequence(result))
+    if sink != expectation.sink:
+        diffs.append(f"sink: got {_seq(sink)}, expected {_seq(expectation.sink)}")
+    if expectation.boxes:
+        diffs += _box_diffs(result.get("frames", []), expectation.boxes)
     log = result.get("log", "")
     if expectation.log_has and expectation.log_has not in log:
         diffs.append(f"log lacks {expectation.log_has.strip()!r}")
@@ -39,6 +46,28 @@ def judge(result: dict, expectation) -> tuple[Outcome, list]:
         diffs.append(f"pthread_create() failures injected: got {failures}, "
                      f"expected {expectation.failures}")
     return (Outcome.FAIL if diffs else Outcome.PASS), diffs
+
+
+def sink_sequence(result: dict) -> list:
+    """The sink's codes from the fault on: on the frame route, the errors the failed
+    frame's pulls returned (a frame is 0, EAGAIN is "not yet"), then the codes until EOF."""
+    frame = [c for c in result.get("frame_sink", []) if c < 0 and c != EAGAIN]
+    return frame + list(result.get("sink", []))
+
+
+def _box_diffs(frames: list, want: dict) -> list:
+    diffs = []
+    for i, f in enumerate(frames[:2]):
+        boxes = f.get("boxes", [])
+        if len(boxes) != 1:
+            diffs.append(f"frame {i}: {len(boxes)} boxes, expected 1")
+            continue
+        b = boxes[0]
+        for key, value in want.items():
+            got = len(b["classify"]) if key == "classified" else b.get(key)
+            if got != value:
+                diffs.append(f"frame {i}: box {key} {got}, expected {value}")
+    return diffs
 
 
 def _d(code) -> str:

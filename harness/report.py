@@ -5,7 +5,7 @@ import platform
 import xml.etree.ElementTree as ET
 
 from . import errnos
-from .outcome import OK
+from .outcome import OK, sink_sequence
 
 
 def fault_label(fault) -> str:
@@ -37,7 +37,8 @@ def _cell(result, what: str) -> str:
     if result.outcome.value in ("CRASH", "HANG", "ERROR", "SKIP"):
         return result.outcome.value
     d = result.data
-    text = code_cell(d.get("activate_at_eof")) if what == "activate" else sink_cell(d.get("sink", []))
+    field = "activate_first_error" if result.scenario.route == "frame" else "activate_at_eof"
+    text = code_cell(d.get(field)) if what == "activate" else sink_cell(sink_sequence(d))
     return text if result.outcome in OK else f"{text} ✗"
 
 
@@ -47,8 +48,10 @@ def markdown(results, title: str = "") -> str:
     faults = list(dict.fromkeys(r.scenario.fault for r in results))
     by = {(r.scenario.build, r.scenario.fault): r for r in results}
     head = ["injected `pthread_create()` error"]
+    at = "first failing" if any(r.scenario.route == "frame" for r in results) else "at EOF"
     for b in builds:
-        head += [f"{b}: `activate()` at EOF", f"{b}: sink"]
+        head += [f"{b}: `activate()` {at}" if at == "at EOF" else f"{b}: {at} `activate()`",
+                 f"{b}: sink"]
     lines = [f"### {title}", ""] if title else []
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for f in faults:

@@ -86,7 +86,8 @@ def run_one(sc: Scenario, preload: str | None) -> Result:
                                  f"{(tail.strip().splitlines() or ['no output'])[-1]}")
     if "error" in data:
         return Result(sc, Outcome.ERROR, data, seconds=seconds, reason=data["error"])
-    outcome, diffs = judge(data, expected.lookup(sc.expected_build, sc.fault))
+    outcome, diffs = judge(data, expected.lookup(sc.expected_build, sc.fault, sc.backend,
+                                                 sc.filter, sc.route))
     return Result(sc, outcome, data, diffs, seconds)
 
 
