@@ -52,7 +52,7 @@ def _pip_wheel(spec: str, work: Path) -> Path:
 
 def _unzip(wheel: Path, dest: Path, *prefixes: str) -> None:
     """Unpack the wheel, or only the members under `prefixes` (the C parts of a wheel
-    whose Python part would be hundreds of MB more)."""
+    whose Python part would be 140-180 MB more)."""
     with zipfile.ZipFile(wheel) as z:
         names = [n for n in z.namelist() if n.startswith(prefixes)] if prefixes else None
         z.extractall(dest, members=names)
@@ -149,7 +149,7 @@ def _install_openvino(dest: Path, version: str) -> dict:
 
 def _install_tf(dest: Path, version: str) -> dict:
     """TensorFlow's C API from the tensorflow-cpu wheel, without its Python dependencies
-    and unpacking only headers and the two libraries (the rest is ~400 MB of Python).
+    and unpacking only headers and the two libraries (the rest, 140 MB, is Python's).
     libtensorflow_cc.so.2 exports TF_*, so a libtensorflow.so symlink to it satisfies
     configure's -ltensorflow; it needs libtensorflow_framework.so.2 beside it."""
     _need_system_lib("z", "zlib1g-dev")

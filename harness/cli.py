@@ -83,7 +83,8 @@ def cmd_unchanged(args) -> int:
 
 def add_build_options(p) -> None:
     p.add_argument("--backend", default="default",
-                   help="backends to configure: onnx, a comma list, or 'default'")
+                   help="backends to configure: onnx, openvino, tf, torch, a comma list, "
+                        "'default' (onnx) or 'all'")
     p.add_argument("--source", metavar="TARBALL",
                    help="FFmpeg release tarball to use (checked against the pinned sha256)")
     p.add_argument("--git-dir", metavar="DIR",

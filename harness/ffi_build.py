@@ -93,8 +93,8 @@ def build(tree, variant: str = "preload") -> Path:
     source += f'\nconst char *ffdnn_build_stamp(void)\n{{\n    return "{stamp}";\n}}\n'
     libs = [str(src / f"lib{n}/lib{n}.a") for n in LIBS if (src / f"lib{n}/lib{n}.a").is_file()]
     link = shlex.split(mak.get("LDFLAGS", ""))
-    for n in LIBS:
-        link += [a for a in shlex.split(mak.get(f"EXTRALIBS-{n}", "")) if a not in link]
+    for var in [f"EXTRALIBS-{n}" for n in LIBS] + ["EXTRALIBS"]:
+        link += [a for a in shlex.split(mak.get(var, "")) if a not in link]
     sources, macros, includes = [], _has_flags(src), [str(src)]
     if variant == "wrap":
         sources = list(injectors.WRAP_SOURCES)
