@@ -6,7 +6,11 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
 JOBS   ?= 2
-HARNESS = $(PY) -m harness
+# the DNN backends of the trees: all (ONNX Runtime, OpenVINO, TensorFlow, LibTorch),
+# or default (ONNX Runtime alone, the PR's Linux run)
+BACKENDS ?= all
+EXTRAS  = $(if $(filter default onnx,$(BACKENDS)),test,test,torch)
+HARNESS = FFDNN_BACKENDS=$(BACKENDS) $(PY) -m harness
 
 .PHONY: all help venv deps build run test unchanged clean
 
@@ -15,27 +19,27 @@ all: run ## set up, build base/before/after, run the reproduction, print the tab
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed-$(BACKENDS): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -e '.[$(EXTRAS)]'
 	touch $@
 
-venv: $(VENV)/.installed ## create the virtualenv with the Python dependencies
+venv: $(VENV)/.installed-$(BACKENDS) ## create the virtualenv with the Python dependencies
 
 deps: ## check (and as root install) the C build tools
 	@sh builds/deps.sh
 
-build: venv deps ## build (or find cached) base, before and after with ONNX Runtime
-	$(HARNESS) build
+build: venv deps ## build (or find cached) base, before and after with $(BACKENDS) backends
+	$(HARNESS) build --backend $(BACKENDS)
 
-run: build ## run the PR #24760 dnn_processing table on ONNX Runtime, before and after
-	$(HARNESS) run --build before,after --jobs $(JOBS)
+run: build ## run the PR #24760 table, before and after, on every backend built
+	$(HARNESS) table --backend $(BACKENDS) --jobs $(JOBS)
 
 test: build ## run the test suite (pytest, -n $(JOBS))
-	$(PY) -m pytest -n $(JOBS) -q
+	FFDNN_BACKENDS=$(BACKENDS) TF_CPP_MIN_LOG_LEVEL=1 $(PY) -m pytest -n $(JOBS) -q
 
 unchanged: build ## ffmpeg CLI output before against after: identity MD5 and a whole clip
-	$(HARNESS) unchanged --build before,after
+	$(HARNESS) unchanged --build before,after --backend $(BACKENDS)
 
 clean: ## remove the virtualenv (the build cache outside the clone stays)
 	rm -rf $(VENV) .pytest_cache

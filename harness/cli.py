@@ -1,6 +1,7 @@
 """python -m harness: sub-commands, and the one place exceptions become exit statuses."""
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -51,6 +52,54 @@ def cmd_run(args) -> int:
     return 0 if all(r.outcome in OK for r in results) else 1
 
 
+TABLES = {  # what `table` runs: the PR's table 1, its table 2, and the backends' own route
+    "Table 1: dnn_processing, stand-in flush": [("onnx", "dnn_processing"),
+                                                ("openvino", "dnn_processing"),
+                                                ("tf", "dnn_processing"),
+                                                ("torch", "dnn_processing")],
+    "Table 2: dnn_detect and dnn_classify, stand-in flush": [
+        ("tf", "dnn_detect"), ("openvino", "dnn_detect"), ("openvino", "dnn_classify"),
+        ("onnx", "dnn_detect")],
+    "LibTorch's own route: the last frame's thread start fails (measured here)": [
+        ("torch", "dnn_processing")],
+}
+
+
+def cmd_table(args) -> int:
+    from . import graphs, matrix, report, runner
+    from .outcome import OK
+    plan = _plan(args)
+    trees = [matrix.resolve_tree(b, plan) for b in ("before", "after")]
+    have = {b["name"] for b in trees[0].stamp["backends"]}
+    groups, notes = [], []
+    for title, pairs in TABLES.items():
+        route = "frame" if "own route" in title else "flush"
+        faults = ["pthread_create=EAGAIN", "pthread_create=EINVAL"] if route == "frame" \
+            else list(FAULTS_DEFAULT)
+        for backend, filt in pairs:
+            key = f"{backend} / {filt}"
+            if (backend, filt) in graphs.NOT_ON_THIS_BASE:
+                notes.append(f"{title}: {key}: {graphs.ON_THIS_BASE}: "
+                             f"{graphs.NOT_ON_THIS_BASE[(backend, filt)]}")
+            elif not graphs.needs(backend, filt) <= have:
+                notes.append(f"{title}: {key}: not built (backends: {', '.join(sorted(have))})")
+            else:
+                groups.append((f"{title}: {key}", matrix.scenarios(
+                    trees, backend, filt, faults, timeout=args.timeout, route=route)))
+    results = runner.run([sc for _, scs in groups for sc in scs], matrix.preload_library(),
+                         jobs=args.jobs)
+    by_id = {r.scenario.id: r for r in results}
+    for title, scs in groups:
+        print(report.markdown([by_id[sc.id] for sc in scs], title))
+    for n in notes:
+        print(f"- {n}")
+    if args.json:
+        Path(args.json).write_text(report.to_json(results))
+    if args.junit:
+        Path(args.junit).write_text(report.junit(results))
+    return 0 if all(r.outcome in OK for r in results) else 1
+
+
 def cmd_unchanged(args) -> int:
     from . import graphs, matrix
     from . import unchanged as u
@@ -82,7 +131,7 @@ def cmd_unchanged(args) -> int:
 
 
 def add_build_options(p) -> None:
-    p.add_argument("--backend", default="default",
+    p.add_argument("--backend", default=os.environ.get("FFDNN_BACKENDS", "default"),
                    help="backends to configure: onnx, openvino, tf, torch, a comma list, "
                         "'default' (onnx) or 'all'")
     p.add_argument("--source", metavar="TARBALL",
@@ -123,6 +172,15 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--junit", metavar="FILE")
     add_build_options(p)
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("table", help="the PR's tables on every backend and filter built")
+    p.add_argument("--all", action="store_true", help="every table (the default)")
+    p.add_argument("--jobs", "-j", type=int, default=2)
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per scenario")
+    p.add_argument("--json", metavar="FILE")
+    p.add_argument("--junit", metavar="FILE")
+    add_build_options(p)
+    p.set_defaults(func=cmd_table)
 
     p = sub.add_parser("unchanged", help="ffmpeg CLI output, before against after")
     p.add_argument("--build", default="before,after")

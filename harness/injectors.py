@@ -1,8 +1,9 @@
-"""Build the pthread_create() fault injectors in ../injectors/ with the system C compiler.
+"""Build the fault injectors in ../injectors/ with the system C compiler.
 
-build(cache_dir) compiles the LD_PRELOAD interposer (libfi_pthread_create.so) and
-the link-time wrap object (wrap_pthread_create.o, wrapper + core, for links with
--Wl,--wrap=pthread_create) into <cache_dir>/injectors-<hash16>/, where the hash
+build(cache_dir) compiles the pthread_create() LD_PRELOAD interposer
+(libfi_pthread_create.so), its link-time wrap object (wrap_pthread_create.o, wrapper +
+core, for links with -Wl,--wrap=pthread_create) and the malloc() family LD_PRELOAD
+interposer (libfi_malloc.so) into <cache_dir>/injectors-<hash16>/, where the hash
 covers the sources, compiler and flags. The directory is built under a temporary
 name next to it and renamed into place, so it either exists complete or not at all.
 
@@ -24,9 +25,10 @@ INCLUDE_DIR = str(SRC_DIR)
 CC = os.environ.get("CC", "cc")
 CFLAGS = ("-std=c11", "-Wall", "-Wextra", "-O2", "-fPIC", "-pthread")
 LDLIBS = ("-ldl",)
-HEADERS = ("fi_pthread_create.h", "fi_core.h")
+HEADERS = ("fi_pthread_create.h", "fi_core.h", "fi_malloc.h")
 PRELOAD_NAMES = ("preload_pthread_create.c", "fi_core.c")
 WRAP_NAMES = ("wrap_pthread_create.c", "fi_core.c")
+MALLOC_NAMES = ("preload_malloc.c",)
 
 WRAP_SOURCES = tuple(str(SRC_DIR / name) for name in WRAP_NAMES)
 WRAP_CFLAGS = ("-pthread",)  # the sources set _GNU_SOURCE; need C11 (gcc's default gnu17 is fine)
@@ -34,6 +36,7 @@ WRAP_LDFLAGS = ("-Wl,--wrap=pthread_create", "-pthread", "-ldl")
 
 PRELOAD_SO = "libfi_pthread_create.so"
 WRAP_OBJECT = "wrap_pthread_create.o"
+MALLOC_SO = "libfi_malloc.so"
 
 
 class InjectorBuildError(RuntimeError):
@@ -45,6 +48,7 @@ class Injectors:
     dir: Path
     preload_so: Path
     wrap_object: Path
+    malloc_so: Path  # LD_PRELOAD it with preload_so: LD_PRELOAD="preload_so malloc_so"
 
 
 def _first_error(stderr: str) -> str:
@@ -68,7 +72,7 @@ def _digest(src_dir: Path, cc: str) -> str:
     h = hashlib.sha256()
     for part in (cc, *CFLAGS, *LDLIBS):
         h.update(part.encode() + b"\0")
-    for name in sorted({*HEADERS, *PRELOAD_NAMES, *WRAP_NAMES}):
+    for name in sorted({*HEADERS, *PRELOAD_NAMES, *WRAP_NAMES, *MALLOC_NAMES}):
         h.update(name.encode() + b"\0" + (src_dir / name).read_bytes() + b"\0")
     return h.hexdigest()[:16]
 
@@ -77,6 +81,8 @@ def _build_into(out: Path, src_dir: Path, cc: str) -> None:
     base = [cc, *CFLAGS, f"-I{src_dir}"]
     _compile([*base, "-shared", "-o", str(out / PRELOAD_SO),
               *(str(src_dir / n) for n in PRELOAD_NAMES), *LDLIBS])
+    _compile([*base, "-shared", "-o", str(out / MALLOC_SO),
+              *(str(src_dir / n) for n in MALLOC_NAMES), *LDLIBS])
     objects = []
     for name in WRAP_NAMES:
         obj = out / (Path(name).stem + ".pic.o")
@@ -93,7 +99,7 @@ def build(cache_dir: str | os.PathLike, src_dir: str | os.PathLike = SRC_DIR,
     cc = cc or CC
     src_dir, cache_dir = Path(src_dir), Path(cache_dir)
     final = cache_dir / f"injectors-{_digest(src_dir, cc)}"
-    result = Injectors(final, final / PRELOAD_SO, final / WRAP_OBJECT)
+    result = Injectors(final, final / PRELOAD_SO, final / WRAP_OBJECT, final / MALLOC_SO)
     if final.is_dir():
         return result
     cache_dir.mkdir(parents=True, exist_ok=True)

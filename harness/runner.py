@@ -52,7 +52,8 @@ def _kill_group(p: subprocess.Popen) -> None:
 
 
 def run_one(sc: Scenario, preload: str | None) -> Result:
-    env = dict(os.environ, PYTHONPATH=str(PROJECT))
+    # TF_CPP_MIN_LOG_LEVEL: libtensorflow's start-up banner would otherwise reach the log
+    env = dict(os.environ, PYTHONPATH=str(PROJECT), TF_CPP_MIN_LOG_LEVEL="1")
     env.pop("LD_PRELOAD", None)
     if preload and sc.injector == "preload":
         env["LD_PRELOAD"] = preload

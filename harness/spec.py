@@ -2,11 +2,14 @@
 
     spec     = "none" | site "=" terms { "," selector }
     site     = "pthread_create" | "malloc" | "av_malloc" | "flush" | "wrap:" ident
-    terms    = term { "->" term }         (only the last term may omit its count)
-    term     = [ count "*" ] ( "off" | "return(" value ")" )
-    value    = ENAME | integer                  (pthread_create, malloc: positive errno)
-             | "AVERROR(" ENAME ")" | AVERROR_TAG | integer    (flush, wrap:)
-    selector = "caller=" substring | "start=" ident | "after=" ( "arm" | "load" )
+    terms    = term { "->" term }          (only the last term may omit its count)
+             | value                       (the old shorthand: pthread_create and flush only)
+    term     = [ count "*" ] ( "off" | "return(" value ")" )          count >= 1
+    value    = ENAME | integer > 0         (pthread_create, malloc: a positive errno)
+             | "AVERROR(" ENAME ")" | AVERROR_EOF | ... | integer    (flush, wrap:)
+    selector = "caller=" substring         (pthread_create, malloc; no ',' or space)
+             | "start=" ident              (pthread_create)
+             | "after=" ( "arm" | "load" )
 
 Each term applies to the next `count` eligible calls (forever without a count); once the
 terms run out every call goes through. `pthread_create=2*off->1*return(EAGAIN)` fails the
@@ -14,7 +17,8 @@ third call only; `malloc=3*off->return(ENOMEM)` every call from the fourth on. T
 forms stay valid: `pthread_create=EAGAIN` is `pthread_create=1*return(EAGAIN)`,
 `flush=AVERROR(EAGAIN)` is `flush=return(AVERROR(EAGAIN))`, `none` injects nothing.
 `av_malloc` is an alias of `malloc`; `after=arm` (count from the worker's arm) is the
-default and is left out of the canonical text. Columns in errors are 1-based.
+default and is left out of the canonical text. Spaces may stand between tokens; the
+canonical text (format) has none. Columns in errors are 1-based.
 """
 from __future__ import annotations
 
@@ -85,7 +89,7 @@ class Spec:
     def plan(self) -> Plan:
         """The (skip, count, errno) of the single arm call that the injectors take."""
         def cannot(what):
-            return SpecError(f"fault spec '{self}' cannot be armed: the {self.kind} "
+            return SpecError(f"fault spec '{self}' cannot be armed: the {self.site} "
                              f"injector {what} yet")
         if "start" in self.selectors:
             raise cannot("does not select calls by start routine (start=)")
@@ -128,7 +132,7 @@ class _Parser:
         raise SpecError(f"bad fault spec '{self.text}' at column {col}: {msg}")
 
     def ws(self) -> None:
-        while self.pos < len(self.text) and self.text[self.pos] in " \t":
+        while self.pos < len(self.text) and self.text[self.pos] == " ":
             self.pos += 1
 
     def peek(self, s: str) -> bool:
@@ -183,6 +187,9 @@ class _Parser:
             if site not in ("pthread_create", "flush"):
                 self.fail(f"the shorthand SITE={text} is only for pthread_create and "
                           f"flush: write 1*return({text}) or return({text})", start)
+            if self.peek("->"):
+                self.fail(f"the shorthand SITE={text} takes no more terms: write "
+                          f"{'1*' if site == 'pthread_create' else ''}return({text})->...")
             return (Term(1 if site == "pthread_create" else None, "return", value, text),)
         terms = [self.term(site)]
         while True:

@@ -6,6 +6,7 @@ generated clip, as the PR did over puppies.ogv.
 """
 
 import hashlib
+import os
 import re
 import shlex
 import subprocess
@@ -39,7 +40,8 @@ def ffmpeg(tree, args: list, timeout: float = 600) -> tuple[subprocess.Completed
     text = shlex.join(cmd)
     print(f"$ {text}", flush=True)
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                           env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "1"})
     except subprocess.TimeoutExpired:
         raise HarnessError(f"ffmpeg timed out after {timeout:g} s: {text}") from None
     return r, text

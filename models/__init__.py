@@ -1,11 +1,13 @@
 """Generators for the small test models, written on demand and cached by content hash.
 
 Nothing is downloaded: each model is built here from a fixed description (and a
-fixed seed where it has weights), so its bytes, and its hash, are reproducible.
+fixed seed where it has weights), so its bytes are reproducible; the cache names a
+file by the hash of its recipe (the generator's source).
 """
 
 import hashlib
 import os
+import sys
 from pathlib import Path
 
 from . import onnx_models, ov_models, tf_models, torch_models
@@ -29,16 +31,30 @@ GENERATORS = {
 }
 
 
+def recipe(name: str) -> str:
+    """A hash of what makes the model: its generator module's source and this file's.
+    Generating is skipped when the file for this recipe is already in the cache (the
+    TorchScript ones need torch, which a cached model then does not)."""
+    gen = GENERATORS[name]
+    module = Path(sys.modules[gen.__module__].__file__)
+    h = hashlib.sha256(name.encode())
+    for f in (module, Path(__file__), module.with_name("protobuf.py")):
+        h.update(f.read_bytes() if f.is_file() else b"")
+    return h.hexdigest()[:16]
+
+
 def path(name: str, cache: Path) -> Path:
     """The model file for `name`, generated into `cache` if it is not there yet."""
     if name not in GENERATORS:
         raise KeyError(f"unknown model '{name}' (known: {', '.join(sorted(GENERATORS))})")
+    key = recipe(name)
+    found = sorted(cache.glob(f"{name}-{key}.*")) if cache.is_dir() else []
+    if found:
+        return found[0]
     data, suffix = GENERATORS[name]()
-    digest = hashlib.sha256(data).hexdigest()[:16]
-    out = cache / f"{name}-{digest}{suffix}"
-    if not out.is_file():
-        cache.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(f".tmp-{os.getpid()}-{out.name}")
-        tmp.write_bytes(data)
-        os.replace(tmp, out)
+    out = cache / f"{name}-{key}{suffix}"
+    cache.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".tmp-{os.getpid()}-{out.name}")
+    tmp.write_bytes(data)
+    os.replace(tmp, out)
     return out

@@ -1,18 +1,24 @@
 """Shared fixtures: the built trees (found in the cache, or the test skips naming what
 is missing), the injector library, and one worker run per scenario."""
 
+import os
+
 import pytest
 
-from harness import injectors, matrix
+from harness import graphs, injectors, matrix
 from harness.errors import HarnessError
 from harness.paths import cache_root
 from harness.runner import run_one
 from harness.trees import Plan
 
 
+BACKENDS = os.environ.get("FFDNN_BACKENDS", "default")
+
+
 @pytest.fixture(scope="session")
 def plan():
-    return Plan("default")
+    """The trees of the backend set `make` built (FFDNN_BACKENDS, default ONNX only)."""
+    return Plan(BACKENDS)
 
 
 @pytest.fixture(scope="session")
@@ -50,6 +56,11 @@ def run_scenario(trees, preload):
     """Run one scenario in a worker: (build, fault spec, **options) -> runner.Result."""
     def run(build, fault, backend="onnx", filt="dnn_processing", **kw):
         tree = need_tree(trees, build)
+        have = {b["name"] for b in tree.stamp["backends"]}
+        missing = graphs.needs(backend, filt) - have if (backend, filt) in graphs.GRAPHS else ()
+        if missing:
+            pytest.skip(f"{filt} on {backend}: tree built without {', '.join(sorted(missing))} "
+                        f"(FFDNN_BACKENDS={BACKENDS}; run: make test BACKENDS=all)")
         (sc,) = matrix.scenarios([tree], backend, filt, [fault], **kw)
         return run_one(sc, preload)
     return run
