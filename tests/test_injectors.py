@@ -96,8 +96,8 @@ def test_build_cached_and_atomic(built, monkeypatch):
     assert again == built
     assert built.preload_so.stat().st_mtime_ns == mtime
     assert [p.name for p in built.dir.parent.iterdir()] == [built.dir.name]
-    assert sorted(p.name for p in built.dir.iterdir()) == [
-        injectors.PRELOAD_SO, injectors.WRAP_OBJECT]
+    assert sorted(p.name for p in built.dir.iterdir()) == sorted(
+        [injectors.PRELOAD_SO, injectors.WRAP_OBJECT, injectors.MALLOC_SO])
 
 
 def test_build_content_addressed(built, tmp_path):

@@ -1,0 +1,437 @@
+/*
+ * preload_malloc: LD_PRELOAD interposer for malloc(), calloc(), realloc()
+ * and posix_memalign() on Linux/ELF (libfiu-style). Build it as a shared
+ * object on its own and run the target with LD_PRELOAD=libfi_malloc.so;
+ * arm it through the API in fi_malloc.h (dlsym(RTLD_DEFAULT, ...)).
+ *
+ * The real functions come from dlsym(RTLD_NEXT). dlsym() may itself
+ * allocate, so allocations made while resolving (on the resolving thread,
+ * or on any thread before the resolution is complete) come from a small
+ * static arena that is never reused; free() ignores arena blocks and
+ * realloc() moves them out. free() is interposed only for that.
+ *
+ * The unarmed path is an atomic add and a load. Caller targeting compares
+ * the return address with address ranges taken once by dl_iterate_phdr()
+ * when the target is set (no dladdr() per call); the ranges are published
+ * under a sequence lock so that readers never block. Only a call that is
+ * armed and targeted takes the mutex that keeps the arm consistent.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fi_malloc.h"
+
+#define FI_TARGET_MAX 256
+#define FI_RANGES_MAX 256
+#define FI_ARENA_SIZE (256 * 1024)
+#define FI_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+
+typedef void *(*malloc_fn)(size_t size);
+typedef void *(*calloc_fn)(size_t nmemb, size_t size);
+typedef void *(*realloc_fn)(void *ptr, size_t size);
+typedef int   (*posix_memalign_fn)(void **memptr, size_t alignment, size_t size);
+typedef void  (*free_fn)(void *ptr);
+
+enum { REAL_UNRESOLVED, REAL_RESOLVING, REAL_RESOLVED, REAL_FAILED };
+
+static struct {
+    malloc_fn         malloc;
+    calloc_fn         calloc;
+    realloc_fn        realloc;
+    posix_memalign_fn posix_memalign;
+    free_fn           free;
+} real;                         /* written once, before real_state = REAL_RESOLVED */
+static atomic_int real_state;
+
+static alignas(64) unsigned char arena[FI_ARENA_SIZE];
+static atomic_size_t arena_used;
+
+static pthread_mutex_t fi_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    int err;
+    unsigned skip;
+    unsigned count;             /* 0 = disarmed */
+    unsigned long seen;         /* eligible calls since the last arm */
+} fi_state;                     /* guarded by fi_lock */
+
+/* The caller target, written under fi_lock and read lock-free: seq is odd
+ * while a writer updates it. any = no target; otherwise a caller matches
+ * when it lies in one of the n ranges [lo, lo + len). */
+static struct {
+    atomic_uint seq;
+    atomic_int any;
+    atomic_uint n;
+    atomic_uintptr_t lo[FI_RANGES_MAX];
+    atomic_uintptr_t len[FI_RANGES_MAX];
+} fi_target = { .any = 1 };
+
+static atomic_int fi_armed;     /* fi_state.count != 0, for the fast path */
+static atomic_ulong fi_calls;
+static atomic_ulong fi_eligible;
+static atomic_ulong fi_failures;
+static FI_TLS int fi_busy;      /* inside the injector on this thread */
+
+/* ---- bootstrap arena ---- */
+
+static int in_arena(const void *ptr)
+{
+    return (const unsigned char *)ptr >= arena &&
+           (const unsigned char *)ptr < arena + FI_ARENA_SIZE;
+}
+
+/* Each block is preceded by its size, for realloc(). Zeroed: never reused. */
+static void *arena_alloc(size_t size, size_t align)
+{
+    uintptr_t base = (uintptr_t)arena, start;
+    size_t used = atomic_load(&arena_used), end;
+
+    if (align < alignof(max_align_t))
+        align = alignof(max_align_t);
+    do {
+        start = (base + used + sizeof(size_t) + align - 1) & ~(uintptr_t)(align - 1);
+        if (start - base > FI_ARENA_SIZE || size > FI_ARENA_SIZE - (start - base)) {
+            errno = ENOMEM;
+            return NULL;
+        }
+        end = start - base + size;
+    } while (!atomic_compare_exchange_weak(&arena_used, &used, end));
+    memcpy((void *)(start - sizeof(size_t)), &size, sizeof(size));
+    return (void *)start;
+}
+
+static size_t arena_size(const void *ptr)
+{
+    size_t size;
+
+    memcpy(&size, (const unsigned char *)ptr - sizeof(size_t), sizeof(size));
+    return size;
+}
+
+/* ---- the real functions ---- */
+
+#ifdef FI_MALLOC_TEST_ARENA
+/* Test build: allocate while resolving, as dlsym() does on some C libraries
+ * (glibc 2.36's does not), and check in the constructor that the block
+ * came from the arena and moves out of it intact. */
+#include <unistd.h>
+
+static char *arena_probe;
+
+static void *next_sym(const char *name)
+{
+    void *volatile scratch;     /* volatile: keep the malloc()/free() pair */
+
+    if (!arena_probe && (arena_probe = calloc(1, 16))) {
+        memcpy(arena_probe, "arena", 6);
+        arena_probe = realloc(arena_probe, 32);
+        scratch = malloc(8);
+        free(scratch);
+    }
+    return dlsym(RTLD_NEXT, name);
+}
+
+static void arena_check(void)
+{
+    int ok = in_arena(arena_probe) && !strcmp(arena_probe, "arena");
+    char *p = ok ? realloc(arena_probe, 4096) : NULL;
+    static const char msg[2][24] = { "fi_malloc: arena FAIL\n", "fi_malloc: arena ok\n" };
+
+    ok = p && !in_arena(p) && !strcmp(p, "arena");
+    free(p);
+    if (write(2, msg[ok], strlen(msg[ok])) < 0)
+        return;
+}
+#else
+static void *next_sym(const char *name)
+{
+    return dlsym(RTLD_NEXT, name);
+}
+#endif
+
+/* 1 when real.* can be used; 0 while they are being resolved (by this or
+ * another thread) or could not be: then the caller uses the arena. */
+static int have_real(void)
+{
+    int state = atomic_load_explicit(&real_state, memory_order_acquire);
+
+    if (state == REAL_RESOLVED)
+        return 1;
+    if (state != REAL_UNRESOLVED ||
+        !atomic_compare_exchange_strong(&real_state, &state, REAL_RESOLVING))
+        return 0;
+    fi_busy++;
+    real.malloc         = (malloc_fn)next_sym("malloc");
+    real.calloc         = (calloc_fn)next_sym("calloc");
+    real.realloc        = (realloc_fn)next_sym("realloc");
+    real.posix_memalign = (posix_memalign_fn)next_sym("posix_memalign");
+    real.free           = (free_fn)next_sym("free");
+    fi_busy--;
+    state = real.malloc && real.calloc && real.realloc && real.posix_memalign && real.free ?
+            REAL_RESOLVED : REAL_FAILED;
+    atomic_store_explicit(&real_state, state, memory_order_release);
+    return state == REAL_RESOLVED;
+}
+
+__attribute__((constructor))
+static void fi_malloc_init(void)
+{
+    have_real();
+#ifdef FI_MALLOC_TEST_ARENA
+    arena_check();
+#endif
+}
+
+/* ---- the fault decision ---- */
+
+static int caller_matches(uintptr_t pc)
+{
+    unsigned seq, n;
+    int hit;
+
+    do {
+        while ((seq = atomic_load_explicit(&fi_target.seq, memory_order_acquire)) & 1)
+            ;
+        hit = atomic_load_explicit(&fi_target.any, memory_order_relaxed);
+        n   = atomic_load_explicit(&fi_target.n, memory_order_relaxed);
+        for (unsigned i = 0; !hit && i < n && i < FI_RANGES_MAX; i++)
+            hit = pc - atomic_load_explicit(&fi_target.lo[i], memory_order_relaxed) <
+                  atomic_load_explicit(&fi_target.len[i], memory_order_relaxed);
+        atomic_thread_fence(memory_order_acquire);
+    } while (atomic_load_explicit(&fi_target.seq, memory_order_relaxed) != seq);
+    return hit;
+}
+
+/* Count the call and decide its fate: 0 = call through, otherwise the
+ * error number to fail with. */
+static int fi_decide(void *caller)
+{
+    unsigned long n;
+    int err = 0;
+
+    atomic_fetch_add_explicit(&fi_calls, 1, memory_order_relaxed);
+    if (!atomic_load_explicit(&fi_armed, memory_order_acquire) || fi_busy ||
+        !caller_matches((uintptr_t)caller))
+        return 0;
+    fi_busy++;
+    if (pthread_mutex_lock(&fi_lock))
+        goto end;
+    if (fi_state.count) {
+        atomic_fetch_add(&fi_eligible, 1);
+        n = fi_state.seen++;
+        if (n >= fi_state.skip && n - fi_state.skip < fi_state.count) {
+            err = fi_state.err;
+            atomic_fetch_add(&fi_failures, 1);
+        }
+    }
+    pthread_mutex_unlock(&fi_lock);
+end:
+    fi_busy--;
+    return err;
+}
+
+/* ---- the interposed functions ---- */
+
+void *malloc(size_t size)
+{
+    int err = fi_decide(__builtin_return_address(0));
+
+    if (err) {
+        errno = err;
+        return NULL;
+    }
+    if (!have_real())
+        return arena_alloc(size, 0);
+    return real.malloc(size);
+}
+
+void *calloc(size_t nmemb, size_t size)
+{
+    int err = fi_decide(__builtin_return_address(0));
+
+    if (err) {
+        errno = err;
+        return NULL;
+    }
+    if (!have_real()) {
+        if (size && nmemb > SIZE_MAX / size) {
+            errno = ENOMEM;
+            return NULL;
+        }
+        return arena_alloc(nmemb * size, 0);
+    }
+    return real.calloc(nmemb, size);
+}
+
+void *realloc(void *ptr, size_t size)
+{
+    int err = fi_decide(__builtin_return_address(0));
+    void *out;
+
+    if (err) {
+        errno = err;
+        return NULL;
+    }
+    if (in_arena(ptr)) {        /* move it out (or to a bigger arena block) */
+        size_t old = arena_size(ptr);
+
+        out = have_real() ? real.malloc(size ? size : 1) : arena_alloc(size, 0);
+        if (out)
+            memcpy(out, ptr, old < size ? old : size);
+        return out;
+    }
+    if (!have_real())
+        return ptr ? NULL : arena_alloc(size, 0);
+    return real.realloc(ptr, size);
+}
+
+int posix_memalign(void **memptr, size_t alignment, size_t size)
+{
+    int err = fi_decide(__builtin_return_address(0));
+
+    if (err)
+        return err;
+    if (!have_real()) {
+        if (alignment < sizeof(void *) || alignment & (alignment - 1))
+            return EINVAL;
+        if (!(*memptr = arena_alloc(size, alignment)))
+            return ENOMEM;
+        return 0;
+    }
+    return real.posix_memalign(memptr, alignment, size);
+}
+
+void free(void *ptr)
+{
+    if (!ptr || in_arena(ptr))
+        return;
+    if (have_real())
+        real.free(ptr);
+}
+
+/* ---- the API ---- */
+
+int fi_malloc_arm(int err, unsigned skip, unsigned count)
+{
+    if (err <= 0 || pthread_mutex_lock(&fi_lock))
+        return -1;
+    fi_state.err   = err;
+    fi_state.skip  = skip;
+    fi_state.count = count;
+    fi_state.seen  = 0;
+    atomic_store(&fi_armed, count != 0);
+    pthread_mutex_unlock(&fi_lock);
+    return 0;
+}
+
+void fi_malloc_disarm(void)
+{
+    atomic_store(&fi_armed, 0);
+    if (pthread_mutex_lock(&fi_lock))
+        return;
+    fi_state.count = 0;
+    pthread_mutex_unlock(&fi_lock);
+}
+
+typedef struct Ranges {
+    const char *substr;
+    unsigned n;
+    int overflow;
+    uintptr_t lo[FI_RANGES_MAX];
+    uintptr_t len[FI_RANGES_MAX];
+} Ranges;
+
+static int add_object(struct dl_phdr_info *info, size_t size, void *opaque)
+{
+    Ranges *r = opaque;
+    const char *name = info->dlpi_name;
+
+    (void)size;
+    if (!name || !name[0])      /* the main program: dladdr() names it argv[0] */
+        name = program_invocation_name;
+    if (!name || !strstr(name, r->substr))
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+            continue;
+        if (r->n == FI_RANGES_MAX) {
+            r->overflow = 1;
+            return 1;
+        }
+        r->lo[r->n]  = info->dlpi_addr + ph->p_vaddr;
+        r->len[r->n] = ph->p_memsz;
+        r->n++;
+    }
+    return 0;
+}
+
+int fi_malloc_target_caller(const char *substr)
+{
+    char target[FI_TARGET_MAX] = "";
+    Ranges *r = NULL;
+    unsigned seq;
+    int any = !substr || !substr[0], ret = 0;
+
+    fi_busy++;
+    if (!any) {
+        static Ranges ranges;   /* big; only filled under fi_lock */
+
+        strncat(target, substr, FI_TARGET_MAX - 1);
+        if (pthread_mutex_lock(&fi_lock)) {
+            fi_busy--;
+            return -1;
+        }
+        r = &ranges;
+        r->substr   = target;
+        r->n        = 0;
+        r->overflow = 0;
+        dl_iterate_phdr(add_object, r);
+        if (!r->n || r->overflow) {
+            r->n = 0;           /* match nothing */
+            ret  = -1;
+        }
+    } else if (pthread_mutex_lock(&fi_lock)) {
+        fi_busy--;
+        return -1;
+    }
+
+    seq = atomic_load_explicit(&fi_target.seq, memory_order_relaxed);
+    atomic_store_explicit(&fi_target.seq, seq + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    atomic_store_explicit(&fi_target.any, any, memory_order_relaxed);
+    atomic_store_explicit(&fi_target.n, r ? r->n : 0, memory_order_relaxed);
+    for (unsigned i = 0; r && i < r->n; i++) {
+        atomic_store_explicit(&fi_target.lo[i], r->lo[i], memory_order_relaxed);
+        atomic_store_explicit(&fi_target.len[i], r->len[i], memory_order_relaxed);
+    }
+    atomic_store_explicit(&fi_target.seq, seq + 2, memory_order_release);
+
+    pthread_mutex_unlock(&fi_lock);
+    fi_busy--;
+    return ret;
+}
+
+unsigned long fi_malloc_calls(void)
+{
+    return atomic_load(&fi_calls);
+}
+
+unsigned long fi_malloc_eligible(void)
+{
+    return atomic_load(&fi_eligible);
+}
+
+unsigned long fi_malloc_failures(void)
+{
+    return atomic_load(&fi_failures);
+}

@@ -1,0 +1,182 @@
+/*
+ * test_malloc: checks the malloc() family injector. Like test_preload, the
+ * program has no link dependency on it: run it with
+ * LD_PRELOAD=libfi_malloc.so and it finds the API with
+ * dlsym(RTLD_DEFAULT, ...); without it, it fails. Each check prints one
+ * deterministic line, "ok ..." or "FAIL ...". stdout gets a static buffer
+ * so that printing allocates nothing between the armed calls.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct FIMallocAPI {
+    int (*arm)(int err, unsigned skip, unsigned count);
+    void (*disarm)(void);
+    int (*target_caller)(const char *substr);
+    unsigned long (*calls)(void);
+    unsigned long (*eligible)(void);
+    unsigned long (*failures)(void);
+} FIMallocAPI;
+
+static char out_buf[1 << 16];
+static int failed;
+
+static const char *err_name(int err)
+{
+    static char buf[16];
+
+    switch (err) {
+    case 0:      return "0";
+    case ENOMEM: return "ENOMEM";
+    case EAGAIN: return "EAGAIN";
+    }
+    snprintf(buf, sizeof(buf), "%d", err);
+    return buf;
+}
+
+static void report(const char *name, int ok, const char *what, int err)
+{
+    failed += !ok;
+    printf("%s %s: %s %s\n", ok ? "ok" : "FAIL", name, what, err_name(err));
+}
+
+/* want_fail: the call must return NULL with errno ENOMEM; otherwise a
+ * usable block. */
+static void check_malloc(const char *name, int want_fail)
+{
+    char *p;
+
+    errno = 0;
+    p = malloc(64);
+    if (p)
+        memset(p, 0x5a, 64);
+    report(name, want_fail ? !p && errno == ENOMEM : p != NULL, p ? "ptr" : "NULL",
+           p ? 0 : errno);
+    free(p);
+}
+
+static void check_strdup(const char *name, int want_fail)
+{
+    char *p;
+
+    errno = 0;
+    p = strdup("allocated by libc");
+    report(name, want_fail ? !p && errno == ENOMEM : p && !strcmp(p, "allocated by libc"),
+           p ? "ptr" : "NULL", p ? 0 : errno);
+    free(p);
+}
+
+static void check_value(const char *name, long got, long want)
+{
+    failed += got != want;
+    printf("%s %s: %ld\n", got == want ? "ok" : "FAIL", name, got);
+}
+
+static int resolve(void **fn, const char *name)
+{
+    *fn = dlsym(RTLD_DEFAULT, name);
+    if (!*fn)
+        printf("FAIL resolve %s: not found (LD_PRELOAD not set?)\n", name);
+    return *fn ? 0 : -1;
+}
+
+static int run(const FIMallocAPI *fi, const char *self)
+{
+    unsigned long calls = fi->calls(), eligible = fi->eligible();
+    unsigned long failures = fi->failures();
+    void *block = (void *)1, *q;
+    char *p;
+    int ret;
+
+    check_malloc("unarmed malloc 1", 0);
+    check_malloc("unarmed malloc 2", 0);
+    check_value("arm ENOMEM skip 1 count 1", fi->arm(ENOMEM, 1, 1), 0);
+    check_malloc("armed malloc 1", 0);
+    check_malloc("armed malloc 2", 1);
+    check_malloc("armed malloc 3", 0);
+    check_value("calls", fi->calls() - calls, 5);
+    check_value("eligible", fi->eligible() - eligible, 3);
+    check_value("failures", fi->failures() - failures, 1);
+
+    /* each of the family fails with the armed error, leaving its inputs alone */
+    check_value("arm ENOMEM skip 0 count 3", fi->arm(ENOMEM, 0, 3), 0);
+    ret = posix_memalign(&block, 64, 128);
+    report("armed posix_memalign", ret == ENOMEM && block == (void *)1, "returns", ret);
+    errno = 0;
+    q = calloc(4, 16);
+    report("armed calloc", !q && errno == ENOMEM, q ? "ptr" : "NULL", q ? 0 : errno);
+    free(q);
+    fi->disarm();
+    p = malloc(8);
+    if (p)
+        strcpy(p, "kept");
+    check_value("arm ENOMEM skip 0 count 1", fi->arm(ENOMEM, 0, 1), 0);
+    errno = 0;
+    q = p ? realloc(p, 4096) : NULL;
+    report("armed realloc", p && !q && errno == ENOMEM && !strcmp(p, "kept"),
+           q ? "ptr" : "NULL", q ? 0 : errno);
+    free(q ? q : p);
+    ret = posix_memalign(&block, 64, 128);
+    report("posix_memalign, count exhausted",
+           !ret && block != (void *)1 && !((size_t)block & 63), "returns", ret);
+    if (!ret)
+        free(block);
+    check_value("arm EAGAIN skip 0 count 1", fi->arm(EAGAIN, 0, 1), 0);
+    ret = posix_memalign(&block, 64, 128);
+    report("posix_memalign returns the armed error", ret == EAGAIN, "returns", ret);
+    fi->disarm();
+    check_malloc("disarmed malloc", 0);
+
+    /* caller targeting: the caller is the object that calls malloc(),
+     * here this program or libc (strdup) */
+    check_value("target libc.so.6", fi->target_caller("libc.so.6"), 0);
+    check_value("arm ENOMEM skip 0 count 1", fi->arm(ENOMEM, 0, 1), 0);
+    check_malloc("malloc, caller not targeted", 0);
+    check_strdup("strdup, libc targeted", 1);
+    check_value("target self", fi->target_caller(self), 0);
+    check_value("arm ENOMEM skip 0 count 1", fi->arm(ENOMEM, 0, 1), 0);
+    check_strdup("strdup, libc not targeted", 0);
+    check_malloc("malloc, caller targeted", 1);
+    check_value("target no such object", fi->target_caller("no-such-object.so"), -1);
+    check_value("arm ENOMEM skip 0 count 1", fi->arm(ENOMEM, 0, 1), 0);
+    check_malloc("malloc, unmatched target", 0);
+    check_value("target any", fi->target_caller(NULL), 0);
+    check_malloc("malloc, any caller", 1);
+    check_malloc("count exhausted malloc", 0);
+    fi->disarm();
+    check_value("arm error 0", fi->arm(0, 0, 1), -1);
+
+    check_value("total calls", fi->calls() - calls, 19);
+    check_value("total eligible", fi->eligible() - eligible, 12);
+    check_value("total failures", fi->failures() - failures, 8);
+    return failed;
+}
+
+int main(int argc, char **argv)
+{
+    void *fn[6];
+    FIMallocAPI api;
+    const char *self = strrchr(argv[0], '/');
+
+    (void)argc;
+    setvbuf(stdout, out_buf, _IOFBF, sizeof(out_buf));
+    if (resolve(&fn[0], "fi_malloc_arm") < 0 ||
+        resolve(&fn[1], "fi_malloc_disarm") < 0 ||
+        resolve(&fn[2], "fi_malloc_target_caller") < 0 ||
+        resolve(&fn[3], "fi_malloc_calls") < 0 ||
+        resolve(&fn[4], "fi_malloc_eligible") < 0 ||
+        resolve(&fn[5], "fi_malloc_failures") < 0)
+        return 1;
+    api.arm           = (int (*)(int, unsigned, unsigned))fn[0];
+    api.disarm        = (void (*)(void))fn[1];
+    api.target_caller = (int (*)(const char *))fn[2];
+    api.calls         = (unsigned long (*)(void))fn[3];
+    api.eligible      = (unsigned long (*)(void))fn[4];
+    api.failures      = (unsigned long (*)(void))fn[5];
+
+    return run(&api, self ? self + 1 : argv[0]) ? 1 : 0;
+}
