@@ -1,47 +1,68 @@
-"""What a scenario injects: `pthread_create=EAGAIN`, `flush=AVERROR(EAGAIN)` or `none`."""
+"""What a scenario injects, from a fault spec (harness/spec.py): the sites a worker can
+arm today are pthread_create (any window `[N*]off->M*return(E)`, optional
+`caller=`), the stand-in flush (`flush=AVERROR(E)`) and `none`."""
 
-import re
 from dataclasses import dataclass
 
-from . import errnos
+from . import errnos, spec
 from .errors import ScenarioError
 
 KINDS = ("none", "pthread_create", "flush")
+CALLER = "_ffdnn."  # the cffi module's file: the libavfilter code linked into it
 
 
 @dataclass(frozen=True)
 class Fault:
     kind: str
-    errno: int = 0  # pthread_create: the positive errno it returns; flush: AVERROR(errno)
+    errno: int = 0       # pthread_create: the positive errno it returns; flush: AVERROR(errno)
+    skip: int = 0        # pthread_create: eligible calls let through first
+    count: int = 1       # ... then failed
+    caller: str = CALLER
+
+    @property
+    def simple(self) -> bool:
+        """The PR's form: the first eligible call fails, from FFmpeg's own code."""
+        return self.skip == 0 and self.count == 1 and self.caller == CALLER
 
     @property
     def spec(self) -> str:
-        if self.kind == "pthread_create":
-            return f"pthread_create={errnos.name(self.errno)}"
         if self.kind == "flush":
             return f"flush=AVERROR({errnos.name(self.errno)})"
-        return "none"
+        if self.kind == "none":
+            return "none"
+        if self.simple:
+            return f"pthread_create={errnos.name(self.errno)}"
+        text = f"{self.skip}*off->" if self.skip else ""
+        count = "" if self.count == spec.FOREVER else f"{self.count}*"
+        text += f"{count}return({errnos.name(self.errno)})"
+        caller = "" if self.caller == CALLER else f",caller={self.caller}"
+        return f"pthread_create={text}{caller}"
 
     @property
     def slug(self) -> str:
         """Lowercase and stable, for scenario ids: pthread_create-eagain."""
         if self.kind == "none":
             return "none"
-        return f"{self.kind}-{errnos.name(self.errno).lower()}"
+        if self.kind == "flush" or self.simple:
+            return f"{self.kind}-{errnos.name(self.errno).lower()}"
+        tail = f"-skip{self.skip}" + (f"-count{self.count}" if self.count != spec.FOREVER else "")
+        return f"{self.kind}-{errnos.name(self.errno).lower()}{tail}"
 
 
-def parse(spec: str) -> Fault:
-    spec = spec.strip()
-    if spec == "none":
+def parse(text: str) -> Fault:
+    s = spec.parse(text)
+    if s.kind == "none":
         return Fault("none")
-    m = re.fullmatch(r"pthread_create=(\w+)", spec)
-    if m:
-        return Fault("pthread_create", errnos.parse(m.group(1)))
-    m = re.fullmatch(r"flush=AVERROR\((\w+)\)", spec)
-    if m:
-        return Fault("flush", errnos.parse(m.group(1)))
-    raise ScenarioError(f"bad fault '{spec}' (expected pthread_create=ENAME, "
-                        "flush=AVERROR(ENAME) or none)")
+    if s.kind not in KINDS:
+        raise ScenarioError(f"bad fault '{text}': the {s.kind} family is not armed by "
+                            f"scenarios yet (they take {', '.join(KINDS)})")
+    plan = s.plan()
+    if s.kind == "flush":
+        if plan.skip or plan.count != spec.FOREVER or plan.errno >= 0 or plan.errno in errnos.TAGGED:
+            raise ScenarioError(f"bad fault '{text}': the stand-in flush can only always "
+                                "return one AVERROR(ENAME)")
+        return Fault("flush", -plan.errno)
+    return Fault("pthread_create", plan.errno, plan.skip, plan.count, s.caller or CALLER)
 
 
 # The four rows of the PR's tables, in its order.

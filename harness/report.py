@@ -10,6 +10,8 @@ from .outcome import OK, sink_sequence
 
 def fault_label(fault) -> str:
     if fault.kind == "pthread_create":
+        if not fault.simple:
+            return f"`{fault.spec}`"
         return f"`{errnos.name(fault.errno)}` ({fault.errno})"
     if fault.kind == "flush":
         return f"none; the flush returns `AVERROR({errnos.name(fault.errno)})`"

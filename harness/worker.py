@@ -22,7 +22,6 @@ from .scenario import HEIGHT, WIDTH, Scenario
 from .trees import Tree
 
 MAX_PULLS = 16
-CALLER = b"_ffdnn."  # the module's file name: the libavfilter code linked into it
 
 
 def load_tree(name: str, path: str) -> Tree:
@@ -76,10 +75,12 @@ def counters(ffi, lib) -> dict:
 
 
 def arm(g: Graph, ffi, lib, sc: Scenario) -> None:
-    """Fail the scenario's pthread_create() call, only from the module's own code (the
-    static libavfilter linked into it), never from a backend's own threads."""
-    if sc.fault.kind == "pthread_create":
-        g.check(lib.ffdnn_inject_arm(sc.fault.errno, 0, 1, CALLER), "arm the injector")
+    """Fail the scenario's pthread_create() calls, by default only from the module's own
+    code (the static libavfilter linked into it), never a backend's own threads."""
+    f = sc.fault
+    if f.kind == "pthread_create":
+        g.check(lib.ffdnn_inject_arm(f.errno, f.skip, f.count, f.caller.encode()),
+                "arm the injector")
 
 
 def run(sc: Scenario) -> dict:

@@ -29,7 +29,7 @@ def test_unknown_errno():
 
 @pytest.mark.unit
 def test_bad_fault():
-    one_error_line(harness("run", "--build", "base", "--fault", "read=EIO"), "bad fault 'read=EIO'")
+    one_error_line(harness("run", "--build", "base", "--fault", "read=EIO"), "bad fault spec 'read=EIO' at column 1")
 
 
 @pytest.mark.unit

@@ -1,6 +1,7 @@
 """Unit tests of the pure-Python parts: errno parsing, faults, expectations, rendering."""
 
 import errno
+import re
 
 import pytest
 
@@ -38,11 +39,26 @@ def test_fault_round_trip(spec):
     assert faults.parse(faults.parse(spec).spec) == faults.parse(spec)
 
 
-@pytest.mark.parametrize("bad", ["pthread_create", "flush=EAGAIN", "malloc=ENOMEM",
-                                 "pthread_create=EFOO"])
-def test_fault_parse_errors(bad):
-    with pytest.raises(ScenarioError):
+@pytest.mark.parametrize("bad, says", [
+    ("pthread_create", "bad fault spec"), ("flush=EAGAIN", "bad fault spec"),
+    ("malloc=3*off->return(ENOMEM)", "the malloc family is not armed by scenarios yet"),
+    ("pthread_create=EFOO", "unknown errno name 'EFOO'"),
+    ("flush=AVERROR_EOF", "the stand-in flush can only always return one AVERROR(ENAME)")])
+def test_fault_parse_errors(bad, says):
+    with pytest.raises(ScenarioError, match=re.escape(says)):
         faults.parse(bad)
+
+
+@pytest.mark.parametrize("text, skip, count, spec", [
+    ("pthread_create=EAGAIN", 0, 1, "pthread_create=EAGAIN"),
+    ("pthread_create=1*return(EAGAIN)", 0, 1, "pthread_create=EAGAIN"),
+    ("pthread_create=2*off->1*return(EINVAL)", 2, 1, "pthread_create=2*off->1*return(EINVAL)"),
+    ("pthread_create=return(EPERM)", 0, 2**32 - 1, "pthread_create=return(EPERM)")])
+def test_fault_windows(text, skip, count, spec):
+    f = faults.parse(text)
+    assert (f.skip, f.count, f.spec) == (skip, count, spec)
+    assert faults.parse(f.spec) == f
+    assert (expected.lookup("after", f) is None) == ((skip, count) != (0, 1))
 
 
 def test_expectation_rule():
