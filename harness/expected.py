@@ -33,6 +33,7 @@ class Claim:
     route: str = "flush"
     backends: tuple = ANY
     activate_field: str = "activate_at_eof"
+    outcome: str = "PASS"  # HANG: the run must hang (judged on what it did before)
 
 
 def _after_code(f: Fault) -> int:
@@ -76,13 +77,14 @@ CLAIMS = (
           "ONNX Runtime and OpenVINO do not use it.",
           activate=lambda f: None, sink=lambda f: EOF_ONLY, log=_clean_log, failures=0,
           route="frame", backends=("onnx", "openvino"), activate_field="activate_first_error"),
-    Claim("torch-frame-start-fails-as-eio", ("before", "after"), "pthread_create",
+    Claim("torch-frame-start-fails-then-hangs", ("before", "after"), "pthread_create",
           "measured here, not claimed by the PR: 9.0.2's execute_model_th() returns "
-          "ff_dnn_start_inference_async()'s result per frame, and dnn_processing turns any "
-          "nonzero execute result into AVERROR(EIO), so both builds fail the frame",
-          activate=lambda f: errnos.averror(errno.EIO),
-          sink=lambda f: (errnos.averror(errno.EIO), errnos.AVERROR_EOF),
-          log=_thread_log, failures=1, route="frame", backends=("torch",), activate_field="activate_first_error"),
+          "ff_dnn_start_inference_async()'s result per frame, so dnn_processing's activate() "
+          "returns AVERROR(EIO) in both builds; the failed task stays queued, never "
+          "completes, and flush_frame() waits for it at EOF forever",
+          activate=lambda f: errnos.averror(errno.EIO), sink=lambda f: (),
+          log=_thread_log, failures=1, route="frame", backends=("torch",),
+          activate_field="activate_first_error", outcome="HANG"),
 )
 
 # Side data of the frames drained before the fault: the PR's table 2 graphs.
@@ -106,6 +108,7 @@ class Expectation:
     log_lacks: str
     failures: int
     boxes: object = None   # per drained frame: the one box it must carry
+    outcome: str = "PASS"
 
 
 def lookup(build: str, fault: Fault, backend: str = "onnx", filt: str = "dnn_processing",
@@ -121,5 +124,5 @@ def lookup(build: str, fault: Fault, backend: str = "onnx", filt: str = "dnn_pro
             has, lacks = c.log(fault, build)
             boxes = BOXES.get(filt, (None,))[0]
             return Expectation(c.id, c.cites, c.activate(fault), c.activate_field,
-                               tuple(c.sink(fault)), has, lacks, c.failures, boxes)
+                               tuple(c.sink(fault)), has, lacks, c.failures, boxes, c.outcome)
     return None

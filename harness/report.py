@@ -41,6 +41,8 @@ def _cell(result, what: str) -> str:
     d = result.data
     field = "activate_first_error" if result.scenario.route == "frame" else "activate_at_eof"
     text = code_cell(d.get(field)) if what == "activate" else sink_cell(sink_sequence(d))
+    if what == "sink" and d.get("hung"):
+        text += ", then hangs at EOF"
     return text if result.outcome in OK else f"{text} ✗"
 
 

@@ -51,6 +51,30 @@ def _kill_group(p: subprocess.Popen) -> None:
             continue
 
 
+def _partial(out: str) -> dict:
+    """What the worker checkpointed before the EOF phase, if it got that far."""
+    try:
+        return json.loads(Path(out).with_suffix(".partial.json").read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _expectation(sc: Scenario):
+    return expected.lookup(sc.expected_build, sc.fault, sc.backend, sc.filter, sc.route)
+
+
+def _hung(sc: Scenario, data: dict, seconds: float) -> Result:
+    """HANG, unless the table says this run hangs: then it is judged on what it did
+    before (the checkpoint) and passes or fails like any other."""
+    reason = f"killed after its {sc.timeout:g} s timeout"
+    exp = _expectation(sc)
+    if exp is None or exp.outcome != "HANG":
+        return Result(sc, Outcome.HANG, data, seconds=seconds, reason=reason)
+    outcome, diffs = judge(data, exp, hung=True)
+    return Result(sc, outcome, {**data, "hung": True}, diffs, seconds,
+                  reason=f"{reason}, as expected")
+
+
 def run_one(sc: Scenario, preload: str | None) -> Result:
     # TF_CPP_MIN_LOG_LEVEL: libtensorflow's start-up banner would otherwise reach the log
     env = dict(os.environ, PYTHONPATH=str(PROJECT), TF_CPP_MIN_LOG_LEVEL="1")
@@ -69,16 +93,15 @@ def run_one(sc: Scenario, preload: str | None) -> Result:
             except subprocess.TimeoutExpired:
                 _kill_group(p)
                 output, _ = p.communicate()
-                return Result(sc, Outcome.HANG, {"output": output[-2000:], "pid": p.pid},
-                              seconds=time.monotonic() - t0,
-                              reason=f"killed after its {sc.timeout:g} s timeout")
+                data = {**_partial(out), "output": output[-2000:], "pid": p.pid}
+                return _hung(sc, data, time.monotonic() - t0)
         _kill_group(p)  # nothing of the worker's may outlive it
         seconds = time.monotonic() - t0
         tail = output[-2000:]
         if p.returncode < 0:
             name = signal.Signals(-p.returncode).name
-            return Result(sc, Outcome.CRASH, {"output": tail, "pid": p.pid}, seconds=seconds,
-                          reason=f"worker died on {name}")
+            return Result(sc, Outcome.CRASH, {**_partial(out), "output": tail, "pid": p.pid},
+                          seconds=seconds, reason=f"worker died on {name}")
         try:
             data = json.loads(Path(out).read_text())
         except (OSError, ValueError):
@@ -87,8 +110,7 @@ def run_one(sc: Scenario, preload: str | None) -> Result:
                                  f"{(tail.strip().splitlines() or ['no output'])[-1]}")
     if "error" in data:
         return Result(sc, Outcome.ERROR, data, seconds=seconds, reason=data["error"])
-    outcome, diffs = judge(data, expected.lookup(sc.expected_build, sc.fault, sc.backend,
-                                                 sc.filter, sc.route))
+    outcome, diffs = judge(data, _expectation(sc))
     return Result(sc, outcome, data, diffs, seconds)
 
 

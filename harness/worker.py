@@ -83,7 +83,7 @@ def arm(g: Graph, ffi, lib, sc: Scenario) -> None:
                 "arm the injector")
 
 
-def run(sc: Scenario) -> dict:
+def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
     """route "flush": the PR's stand-in flush at EOF; route "frame": the backend's own
     per-frame start, with the last frame's thread start failed."""
     ffi, lib = ffi_build.load(load_tree(sc.build, sc.tree), sc.injector)
@@ -117,10 +117,21 @@ def run(sc: Scenario) -> dict:
         g.check(g.push(g.frame(drained)), f"push frame {drained}")
         result["frame_sink"], frames = drain(g)
         result["frames"] += frames
+    snapshot(ffi, lib, result, start, before)
+    checkpoint(result)  # what a run that then hangs or crashes did so far
     result["eof_push"] = g.push_eof()
     result["sink"], frames = drain(g, until_eof=True)
     result["frames"] += frames
     lib.ffdnn_inject_disarm()
+    snapshot(ffi, lib, result, start, before)
+    lib.ffdnn_standin_join()
+    g.close()
+    result["log"] = ffi.string(lib.ffdnn_log_text()).decode(errors="replace")
+    return result
+
+
+def snapshot(ffi, lib, result: dict, start: int, before: dict) -> None:
+    """The counters, activate() records and log so far, into `result`."""
     after = counters(ffi, lib)
     result["counters"] = {k: after[k] - before.get(k, 0) for k in after}
     result["injector"] = bool(after)
@@ -130,10 +141,7 @@ def run(sc: Scenario) -> dict:
     failed = [r["ret"] for r in result["activate"] if r["ret"] != 0]
     result["activate_first_error"] = failed[0] if failed else None
     result["flush_calls"] = lib.ffdnn_flush_calls()
-    lib.ffdnn_standin_join()
-    g.close()
     result["log"] = ffi.string(lib.ffdnn_log_text()).decode(errors="replace")
-    return result
 
 
 def main(argv=None) -> int:
@@ -141,8 +149,14 @@ def main(argv=None) -> int:
     ap.add_argument("--out", required=True, help="where to write the result JSON")
     args = ap.parse_args(argv)
     faulthandler.enable()
+    out = Path(args.out)
+
+    def checkpoint(result):
+        partial = out.with_suffix(".partial.json")
+        partial.write_text(json.dumps(result, indent=1))
+
     try:
-        result = run(Scenario.from_json(sys.stdin.read()))
+        result = run(Scenario.from_json(sys.stdin.read()), checkpoint)
         status = 0
     except HarnessError as e:
         result, status = {"error": str(e)}, 3
