@@ -105,29 +105,18 @@ def cmd_table(args) -> int:
 
 
 def cmd_unchanged(args) -> int:
-    from . import graphs, matrix
+    from . import matrix
     from . import unchanged as u
     plan = _plan(args)
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
-    identity, rows = [], [u.Row("(no DNN filter)", "—", "")]
-    for be in args.backend_name.split(","):
-        identity.append(u.Row("identity, `-f md5 -`", f"{be}, identity",
-                              u.processing_chain(be)))
-        rows.append(u.Row("`dnn_processing`", f"{be}, {graphs.NON_IDENTITY[be]}",
-                          u.processing_chain(be, identity=False)))
-    for row in identity:
-        for t in trees:
-            row.runs[t.name] = u.identity_md5(t, row.chain)
-    clip = u.clip(trees[0], u.SHORT_CLIP if args.short else u.CLIP)
-    for row in rows:
-        for t in trees:
-            row.runs[t.name] = u.showinfo_md5(t, clip, row.chain)
+    identity, rows = u.plan_rows({b["name"] for b in trees[0].stamp["backends"]})
+    u.run_rows(trees, identity, rows, u.clip(trees[0], u.SHORT_CLIP if args.short else u.CLIP))
     print()
     print(u.markdown(identity, rows, [t.name for t in trees]))
     for row in identity:
         got = next(iter(row.runs.values())).md5
-        same = "reproduced" if got == u.PR_IDENTITY_MD5 else "differs from"
-        print(f"{row.backend}: identity MD5 {got} {same} the PR's {u.PR_IDENTITY_MD5}")
+        same = "reproduces" if got == u.PR_IDENTITY_MD5 else "differs from"
+        print(f"- {row.backend}: identity MD5 {got} {same} the PR's {u.PR_IDENTITY_MD5}")
     bad = u.problems(identity, rows)
     for p in bad:
         print(f"- {p}")
@@ -188,7 +177,6 @@ def parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("unchanged", help="ffmpeg CLI output, before against after")
     p.add_argument("--build", default="before,after")
-    p.add_argument("--backend-name", default="onnx", dest="backend_name")
     p.add_argument("--short", action="store_true", help="a 2 s 320x180 clip instead of 24 s 720p")
     add_build_options(p)
     p.set_defaults(func=cmd_unchanged)

@@ -95,9 +95,39 @@ class Row:
 
 
 def processing_chain(backend: str, identity: bool = True) -> str:
-    """dnn_processing on `backend` with its identity model, or its non-identity one."""
+    """dnn_processing on `backend` with its identity model, or its non-identity one.
+    OpenVINO's models have fixed 64x64 shapes (9.0.2 needs them): frames are scaled."""
     model = None if identity else models.path(graphs.NON_IDENTITY[backend], cache_root() / "models")
-    return graphs.description(backend, "dnn_processing", model)
+    chain = graphs.description(backend, "dnn_processing", model)
+    return chain if identity or backend != "openvino" else f"scale=64:64,{chain}"
+
+
+ANALYTICS = [("`dnn_detect`", "tf", "dnn_detect", "TensorFlow, `tf-det` (constant, not trained)"),
+             ("`dnn_detect`", "openvino", "dnn_detect", "OpenVINO, `ov-detect` (constant)"),
+             ("`dnn_detect,dnn_classify`", "openvino", "dnn_classify",
+              "TensorFlow `tf-det` + OpenVINO `ov-classify`")]
+
+
+def plan_rows(backends) -> tuple[list, list]:
+    """The identity rows and the whole-clip rows for the backends a tree was built with."""
+    identity, clip_rows = [], [Row("(no DNN filter)", "—", "")]
+    for be in [b for b in graphs.BACKENDS if b in backends]:
+        identity.append(Row("identity, `-f md5 -`", f"{be}, identity", processing_chain(be)))
+        clip_rows.append(Row("`dnn_processing`", f"{be}, {graphs.NON_IDENTITY[be]}",
+                             processing_chain(be, identity=False)))
+    for label, be, filt, what in ANALYTICS:
+        if graphs.needs(be, filt) <= set(backends):
+            clip_rows.append(Row(label, what, graphs.description(be, filt)))
+    return identity, clip_rows
+
+
+def run_rows(trees, identity: list, clip_rows: list, clip_path) -> None:
+    for row in identity:
+        for t in trees:
+            row.runs[t.name] = identity_md5(t, row.chain)
+    for row in clip_rows:
+        for t in trees:
+            row.runs[t.name] = showinfo_md5(t, clip_path, row.chain)
 
 
 def problems(identity: list, clip_rows: list) -> list:

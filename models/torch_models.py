@@ -17,7 +17,7 @@ import io
 import linecache
 import warnings
 
-GAIN, BIAS = 0.5, 0.25
+GAIN, BIAS = 0.75, 0.125  # unlike tf-scale, so the two whole-clip rows differ
 
 # The module's source, compiled under a fixed pseudo file name registered in
 # linecache: torch.jit.script() reads a method's source through inspect and writes
@@ -71,5 +71,5 @@ def identity():
 
 
 def scale():
-    """y = 0.5 * x + 0.25: a non-identity model whose output stays in [0.25, 0.75]."""
+    """y = 0.75 * x + 0.125: a non-identity model whose output stays in [0.125, 0.875]."""
     return _save(GAIN, BIAS), ".pt"

@@ -693,7 +693,7 @@ def test_torch_same_bytes_in_a_new_process(torch):
 
 @pytest.mark.filterwarnings(r"ignore:.*torch\.jit:DeprecationWarning")
 @pytest.mark.parametrize("name,want", [("torch-identity", lambda x: x),
-                                       ("torch-scale", lambda x: 0.5 * x + 0.25)])
+                                       ("torch-scale", lambda x: 0.75 * x + 0.125)])
 def test_torch_runs(torch, name, want):
     m = torch.jit.load(io.BytesIO(models.GENERATORS[name]()[0]))
     params = list(m.parameters())

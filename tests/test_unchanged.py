@@ -28,15 +28,27 @@ def test_identity_md5_same_before_and_after(builds):
     assert plain.md5 == runs[0].md5, "an identity model changes no pixel"
 
 
+def test_identity_md5_every_backend(builds):
+    """The PR: the same MD5, exit 0, for both builds on each backend (identity models)."""
+    identity, _ = u.plan_rows({b["name"] for b in builds[0].stamp["backends"]})
+    u.run_rows(builds, identity, [], None)
+    assert u.problems(identity, []) == []
+    assert {r.md5 for row in identity for r in row.runs.values()} == {u.PR_IDENTITY_MD5}
+
+
 def test_whole_clip_same_before_and_after(builds, short_clip):
-    rows = [u.Row("(no DNN filter)", "—", ""),
-            u.Row("`dnn_processing`", "onnx, conv", u.processing_chain("onnx", identity=False))]
-    for row in rows:
-        for t in builds:
-            row.runs[t.name] = u.showinfo_md5(t, short_clip, row.chain)
+    """Every row: before == after, exit 0; every filtered MD5 differs from the no-filter
+    one and from each other; the constant detector gives one box a frame, classify a
+    label a box."""
+    _, rows = u.plan_rows({b["name"] for b in builds[0].stamp["backends"]})
+    u.run_rows(builds, [], rows, short_clip)
     assert u.problems([], rows) == []
-    frames = {r.frames for row in rows for r in row.runs.values()}
-    assert frames == {4}, "fps=2 over 50 frames at 25 fps"
+    first = {row.label + row.backend: next(iter(row.runs.values())) for row in rows}
+    assert {r.frames for r in first.values()} == {4}, "fps=2 over 50 frames at 25 fps"
+    for key, r in first.items():
+        if "dnn_detect" in key:
+            assert r.boxes == r.frames
+        assert r.labels == (r.boxes if "dnn_classify" in key else 0)
 
 
 def test_the_check_can_fail(builds, short_clip):
