@@ -12,7 +12,7 @@ BACKENDS ?= all
 EXTRAS  = $(if $(filter default onnx,$(BACKENDS)),test,test,torch)
 HARNESS = FFDNN_BACKENDS=$(BACKENDS) $(PY) -m harness
 
-.PHONY: all help venv deps build run test unchanged clean
+.PHONY: all help venv deps build run test unchanged sweep clean
 
 all: run ## set up, build base/before/after, run the reproduction, print the table
 
@@ -40,6 +40,11 @@ test: build ## run the test suite (pytest, -n $(JOBS))
 
 unchanged: build ## ffmpeg CLI output before against after: identity MD5 and a whole clip
 	$(HARNESS) unchanged --build before,after --backend $(BACKENDS)
+
+sweep: build ## fail every pthread_create() site in turn (TensorFlow, LibTorch, ONNX Runtime)
+	mkdir -p results
+	$(HARNESS) sweep --build before,after --backend-name tf,torch,onnx --jobs $(JOBS) \
+		--json results/sweep.json
 
 clean: ## remove the virtualenv (the build cache outside the clone stays)
 	rm -rf $(VENV) .pytest_cache

@@ -34,7 +34,8 @@ def cmd_run(args) -> int:
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
     scs = matrix.scenarios(trees, args.backend_name, args.filter, args.fault or
                            list(FAULTS_DEFAULT), model=args.model, expect=args.expect,
-                           injector=args.injector, timeout=args.timeout, route=args.route)
+                           injector=args.injector, timeout=args.timeout, route=args.route,
+                           frames=args.frames)
     preload = matrix.preload_library()
 
     def progress(r):
@@ -104,6 +105,34 @@ def cmd_table(args) -> int:
     return 0 if all(r.outcome in OK for r in results) else 1
 
 
+def cmd_sweep(args) -> int:
+    import json
+
+    from . import matrix, sweep
+    plan = _plan(args)
+    trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
+    fault = args.fault if "=" in args.fault else f"{args.fault}=EAGAIN"
+    if not fault.startswith("pthread_create="):
+        raise HarnessError(f"bad sweep family '{args.fault}' (only pthread_create is swept yet)")
+    found = {}
+    for backend in args.backend_name.split(","):
+        scs = matrix.scenarios(trees, backend, args.filter, [fault], route="sweep")
+
+        def progress(r):
+            print(f"{r.outcome.value:8} {r.scenario.id} ({r.seconds:.2f} s)", file=sys.stderr,
+                  flush=True)
+        found[backend] = sweep.sweep(scs, matrix.preload_library(), args.jobs, progress)
+        print(sweep.markdown(found[backend], f"{backend} / {args.filter}: every "
+                             f"pthread_create() site failed with {fault.split('=')[1]}"))
+    if args.json:
+        Path(args.json).write_text(json.dumps({
+            be: {b: {"sites": n, "runs": [{"call": s.index + 1, "class": s.cls.value,
+                                            "reproduce": s.command, **s.result.to_dict()}
+                                           for s in sites]}
+                 for b, (n, sites) in f.items()} for be, f in found.items()}, indent=1))
+    return 0
+
+
 def cmd_unchanged(args) -> int:
     from . import matrix
     from . import unchanged as u
@@ -149,7 +178,7 @@ def parser() -> argparse.ArgumentParser:
                    help="the DNN backend the filter uses (default onnx)")
     p.add_argument("--filter", default="dnn_processing",
                    help="dnn_processing, dnn_detect or dnn_classify")
-    p.add_argument("--route", default="flush", choices=("flush", "frame"),
+    p.add_argument("--route", default="flush", choices=("flush", "frame", "sweep"),
                    help="flush: the PR's stand-in flush at EOF; frame: fail the backend's "
                         "own thread start for the last frame")
     p.add_argument("--fault", action="append",
@@ -161,6 +190,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--injector", default="preload", choices=("preload", "wrap"))
     p.add_argument("--jobs", "-j", type=int, default=2)
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per scenario")
+    p.add_argument("--frames", type=int, default=2, help="frames pushed (default 2, as the PR)")
     p.add_argument("--json", metavar="FILE")
     p.add_argument("--junit", metavar="FILE")
     add_build_options(p)
@@ -174,6 +204,18 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--junit", metavar="FILE")
     add_build_options(p)
     p.set_defaults(func=cmd_table)
+
+    p = sub.add_parser("sweep", help="fail every pthread_create() site in turn, classify each")
+    p.add_argument("--build", default="before,after")
+    p.add_argument("--backend-name", default="tf", dest="backend_name",
+                   help="comma list of the backends the filter uses (default tf)")
+    p.add_argument("--filter", default="dnn_processing")
+    p.add_argument("--fault", default="pthread_create",
+                   help="the family, with the errno to fail with: pthread_create[=ENAME]")
+    p.add_argument("--jobs", "-j", type=int, default=2)
+    p.add_argument("--json", metavar="FILE")
+    add_build_options(p)
+    p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser("unchanged", help="ffmpeg CLI output, before against after")
     p.add_argument("--build", default="before,after")

@@ -7,7 +7,7 @@ from . import faults as faults_mod
 from . import ffi_build, graphs, injectors
 from .errors import HarnessError, ScenarioError
 from .paths import cache_root
-from .scenario import Scenario
+from .scenario import FRAMES, Scenario
 from .trees import Plan, Tree, check_stamp
 
 
@@ -34,7 +34,8 @@ def model_path(model: str) -> Path:
 
 
 def scenarios(trees, backend: str, filt: str, fault_specs, model=None, expect="",
-              injector="preload", timeout=60.0, extra=None, route="flush") -> list:
+              injector="preload", timeout=60.0, extra=None, route="flush",
+              frames=FRAMES) -> list:
     fs = [faults_mod.parse(s) for s in fault_specs]
     desc = graphs.description(backend, filt, model_path(model) if model else None)
     out = []
@@ -47,7 +48,7 @@ def scenarios(trees, backend: str, filt: str, fault_specs, model=None, expect=""
         ffi_build.build(tree, injector)  # once, here, not in every worker
         out += [Scenario(tree.name, str(tree.path), backend, filt, f, desc, route=route,
                          expect=expect, injector=injector, timeout=timeout,
-                         extra=dict(extra or {}))
+                         frames=frames, extra=dict(extra or {}))
                 for f in fs]
     return out
 

@@ -85,7 +85,8 @@ def arm(g: Graph, ffi, lib, sc: Scenario) -> None:
 
 def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
     """route "flush": the PR's stand-in flush at EOF; route "frame": the backend's own
-    per-frame start, with the last frame's thread start failed."""
+    per-frame start, with the last frame's thread start failed; route "sweep": armed
+    before the first frame, the backend's own code throughout."""
     ffi, lib = ffi_build.load(load_tree(sc.build, sc.tree), sc.injector)
     selftest = sc.extra.get("selftest")  # the runner's own containment tests
     if selftest == "crash":
@@ -103,16 +104,20 @@ def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
         mode = lib.FFDNN_FLUSH_COUNT  # the backend's own flush, counted
     g.check(lib.ffdnn_standin_flush(ctx, mode, errnos.averror(sc.fault.errno)),
             "install the stand-in flush")
-    drained = sc.frames if sc.route == "flush" else sc.frames - 1
+    sweep = sc.route == "sweep"
+    if sweep:  # every call from the first frame on is a site of the sweep
+        before, start = counters(ffi, lib), lib.ffdnn_record_count()
+        arm(g, ffi, lib, sc)
+    drained = sc.frames - 1 if sc.route == "frame" else sc.frames
     result["drained"], result["frames"] = [], []
     for i in range(drained):  # one at a time: Torch has a single request
         g.check(g.push(g.frame(i)), f"push frame {i}")
-        codes, frames = settle(g, i + 1 - len(result["frames"]))
+        codes, frames = settle(g, i + 1 - len(result["frames"]), 2.0 if sweep else 10.0)
         result["drained"] += codes
         result["frames"] += frames
-    before = counters(ffi, lib)
-    arm(g, ffi, lib, sc)
-    start = lib.ffdnn_record_count()
+    if not sweep:
+        before, start = counters(ffi, lib), lib.ffdnn_record_count()
+        arm(g, ffi, lib, sc)
     if sc.route == "frame":
         g.check(g.push(g.frame(drained)), f"push frame {drained}")
         result["frame_sink"], frames = drain(g)

@@ -1,0 +1,100 @@
+"""Sweep every pthread_create() site: count the calls FFmpeg's own code makes in a clean
+run, then fail each one in turn, one scenario per call, and classify what each run did.
+After LFI and wiredtiger's faultinject: enumerate the sites, then fail each."""
+
+import enum
+import shlex
+from dataclasses import dataclass, replace
+
+from . import errnos
+from .faults import Fault
+from .outcome import Outcome
+from .runner import run as run_all
+from .spec import FOREVER
+
+FRAMES = 4
+TIMEOUT = 10.0
+
+
+class Class(str, enum.Enum):
+    SURFACED = "SURFACED"  # a negative AVERROR reached activate() or the sink
+    LOST = "LOST"          # a positive code was returned and dropped, the run ended in EOF
+    DROPPED = "DROPPED"    # fewer frames out than in, no error anywhere
+    HANG = "HANG"          # killed after its timeout
+    CRASH = "CRASH"        # died on a signal
+    CLEAN = "CLEAN"        # every frame came out and nothing was lost
+    ERROR = "ERROR"        # the scenario could not run
+
+
+@dataclass
+class Site:
+    build: str
+    index: int
+    cls: Class
+    result: object
+    command: str
+
+
+def census(scenario) -> object:
+    """A clean run with the injector armed but letting every call through: its
+    eligible counter is the number of sites."""
+    return replace(scenario, fault=Fault("pthread_create", scenario.fault.errno, FOREVER, 1),
+                   route="sweep", frames=FRAMES, timeout=TIMEOUT)
+
+
+def classify(r) -> Class:
+    if r.outcome in (Outcome.HANG, Outcome.CRASH, Outcome.ERROR):
+        return Class(r.outcome.value)
+    d = r.data
+    codes = [a["ret"] for a in d.get("activate", [])] + list(d.get("sink", []))
+    if any(c < 0 and c not in (errnos.AVERROR_EOF, -11) for c in codes):
+        return Class.SURFACED
+    if any(c > 0 for c in codes):
+        return Class.LOST
+    if len(d.get("frames", [])) < FRAMES:
+        return Class.DROPPED
+    return Class.CLEAN
+
+
+def reproducer(sc) -> str:
+    return shlex.join(["python", "-m", "harness", "run", "--build", sc.tree,
+                       "--backend-name", sc.backend, "--filter", sc.filter, "--route", "sweep",
+                       "--fault", sc.fault.spec, "--frames", str(sc.frames),
+                       "--timeout", f"{sc.timeout:g}"])
+
+
+def sweep(base_scenarios, preload: str, jobs: int = 2, progress=None) -> dict:
+    """build -> (number of sites, [Site]) for each scenario (one per build)."""
+    clean = run_all([census(sc) for sc in base_scenarios], preload, jobs=jobs)
+    plans, counts = [], {}
+    for sc, r in zip(base_scenarios, clean):
+        n = r.data.get("counters", {}).get("eligible", 0) if r.outcome in (
+            Outcome.PASS, Outcome.MEASURED) else 0
+        counts[sc.build] = n
+        plans += [replace(census(sc), fault=Fault("pthread_create", sc.fault.errno, i, 1))
+                  for i in range(n)]
+    results = run_all(plans, preload, jobs=jobs, progress=progress)
+    out = {b: (n, []) for b, n in counts.items()}
+    for sc, r in zip(plans, results):
+        out[sc.build][1].append(Site(sc.build, sc.fault.skip, classify(r), r, reproducer(sc)))
+    return out
+
+
+def markdown(found: dict, title: str) -> str:
+    """One row per call index, a column per build; a class that differs is bold."""
+    builds = list(found)
+    n = max((count for count, _ in found.values()), default=0)
+    by = {(s.build, s.index): s for _, sites in found.values() for s in sites}
+    lines = [f"### {title}", "", "| call | " + " | ".join(builds) + " |",
+             "|---|" + "---|" * len(builds)]
+    for i in range(n):
+        cells = [by[(b, i)].cls.value if (b, i) in by else "—" for b in builds]
+        if len(set(cells)) > 1:
+            cells = [f"**{c}**" for c in cells]
+        lines.append(f"| {i + 1} | " + " | ".join(cells) + " |")
+    lines += ["", "Sites: " + ", ".join(f"{b} {found[b][0]}" for b in builds), ""]
+    for b in builds:
+        for s in found[b][1]:
+            if s.cls is not Class.CLEAN:
+                lines.append(f"- {b} call {s.index + 1}: {s.cls.value}: `{s.command}`")
+    return "\n".join(lines) + "\n"

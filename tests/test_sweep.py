@@ -1,0 +1,56 @@
+"""The sweep: every pthread_create() site FFmpeg's own code reaches is failed in turn.
+TensorFlow's async start failures hang the run in both builds (the PR leaves them);
+ONNX Runtime has no site."""
+
+import pytest
+
+from harness import expected, matrix, sweep
+
+pytestmark = pytest.mark.dnn_processing
+
+
+def run_sweep(tree, preload, backend):
+    have = {b["name"] for b in tree("after").stamp["backends"]}
+    if backend not in have:
+        pytest.skip(f"tree built without {backend} (run: make test BACKENDS=all)")
+    trees = [tree("before"), tree("after")]
+    scs = matrix.scenarios(trees, backend, "dnn_processing", ["pthread_create=EAGAIN"],
+                           route="sweep")
+    return sweep.sweep(scs, preload, jobs=2)
+
+
+@pytest.mark.tensorflow
+def test_tensorflow_async_start_failure_hangs(tree, preload, monkeypatch):
+    monkeypatch.setattr(sweep, "FRAMES", 2)  # two sites are enough to show it
+    monkeypatch.setattr(sweep, "TIMEOUT", 6.0)
+    found = run_sweep(tree, preload, "tf")
+    want, _ = expected.SWEEP[("tf", "dnn_processing")]
+    for build in ("before", "after"):
+        count, sites = found[build]
+        assert count == 2, "one thread per frame in async mode"
+        assert [s.cls.value for s in sites] == [want] * 2
+        assert all(s.result.data.get("counters", {}).get("failures") == 1 for s in sites), \
+            "the checkpoint before EOF shows the one failed call"
+        assert all("--route sweep" in s.command for s in sites)
+
+
+@pytest.mark.onnx
+def test_onnx_has_no_site(tree, preload):
+    found = run_sweep(tree, preload, "onnx")
+    assert {b: n for b, (n, _) in found.items()} == {"before": 0, "after": 0}
+    assert expected.SWEEP[("onnx", "dnn_processing")][0] is None
+
+
+@pytest.mark.unit
+def test_classes():
+    from harness.outcome import Outcome
+    from harness.runner import Result
+    r = Result(None, Outcome.MEASURED, {"activate": [{"ret": 11}], "sink": [-541478725],
+                                        "frames": [{}] * 4})
+    assert sweep.classify(r) is sweep.Class.LOST
+    r.data["activate"] = [{"ret": -22}]
+    assert sweep.classify(r) is sweep.Class.SURFACED
+    r.data["activate"], r.data["frames"] = [{"ret": 0}], [{}] * 3
+    assert sweep.classify(r) is sweep.Class.DROPPED
+    r.data["frames"] = [{}] * 4
+    assert sweep.classify(r) is sweep.Class.CLEAN
