@@ -138,3 +138,39 @@ SWEEP = {
     ("onnx", "dnn_processing"): (
         None, "ONNX Runtime and OpenVINO do not use it."),  # no site at all
 }
+
+
+# #24702's own claims (issue 8), base (9.0.2) against before (patches 1-8): measured
+# here with models that make 9.0.2's post-processing fail for real (models/claims_models.py).
+ZEROS_64X64_RGB24 = "4072783b8efb99a9e5817067d68f61c6"  # md5 of 12288 zero bytes
+
+
+@dataclass(frozen=True)
+class CommitClaim:
+    id: str
+    commit: int
+    cites: str
+    backend: str
+    filter: str
+    model: str
+    base: dict     # what base does: frames out, their md5, errors while draining, or HANG
+    before: dict
+
+
+COMMIT_CLAIMS = (
+    CommitClaim(
+        "commit3-unwritten-frame", 3,
+        "on a post-processing failure it forwards this unwritten buffer downstream as a "
+        "normal successful frame",
+        "tf", "dnn_processing", "claims-tf-u8-out",
+        # a uint8 output: ff_proc_from_dnn_to_frame() returns AVERROR(ENOSYS) (scale 0)
+        base={"frames": [ZEROS_64X64_RGB24] * 2, "errors": []},
+        before={"frames": [], "errors": [-errno.ENOSYS] * 2}),
+    CommitClaim(
+        "commit8-zero-element-output", 8,
+        "In async mode the task then never completed: ff_dnn_get_result() returned "
+        "DAST_NOT_READY forever, and the flush loops of dnn_detect and dnn_classify spun at EOF.",
+        "openvino", "dnn_detect", "claims-ov-detect-empty",
+        base={"hang": True, "frames": []},
+        before={"frames": [], "errors": [-errno.EINVAL] * 2}),
+)

@@ -6,6 +6,7 @@ EOF and records activate() and the sink until AVERROR_EOF. The result is JSON.
 """
 
 import argparse
+import errno
 import faulthandler
 import hashlib
 import json
@@ -45,16 +46,20 @@ def drain(g: Graph, until_eof: bool = False) -> tuple[list, list]:
 
 
 def settle(g: Graph, want: int, seconds: float = 10.0) -> tuple[list, list]:
-    """Pull until `want` frames came out (async backends finish on their own threads),
-    polling every 5 ms: (return codes, repeats collapsed; frames)."""
+    """Pull until `want` frames came out (async backends finish on their own threads) or
+    the sink returns an error for the frame, polling with a backoff from 5 to 50 ms:
+    (return codes, repeats collapsed; frames)."""
     codes, frames = [], []
-    deadline = time.monotonic() + seconds
+    deadline, pause = time.monotonic() + seconds, 0.005
     while len(frames) < want and time.monotonic() < deadline:
         c, f = drain(g)
         frames += f
         codes += [x for x in c if not codes or x != codes[-1]]
+        if any(x < 0 and x != -errno.EAGAIN for x in c):
+            break  # the frame failed: nothing more will come for it
         if len(frames) < want:
-            time.sleep(0.005)
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
     return codes, frames
 
 

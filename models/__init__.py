@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import onnx_models, ov_models, tf_models, torch_models
+from . import claims_models, onnx_models, ov_models, tf_models, torch_models
 
 GENERATORS = {
     "onnx-identity": onnx_models.identity,
@@ -28,6 +28,11 @@ GENERATORS = {
     # TorchScript; these need torch (==2.13.0) importable, imported only when called.
     "torch-identity": torch_models.identity,
     "torch-scale": torch_models.scale,
+    # #24702's claims (issue 8): outputs 9.0.2's post-processing rejects
+    "claims-tf-u8-out": claims_models.tf_u8_out,
+    "claims-tf-u8-out-gray": claims_models.tf_u8_out_gray,
+    "claims-ov-detect-empty": claims_models.ov_detect_const_empty,
+    "claims-ov-classify-empty": claims_models.ov_classify_const_empty,
 }
 
 
@@ -38,7 +43,8 @@ def recipe(name: str) -> str:
     gen = GENERATORS[name]
     module = Path(sys.modules[gen.__module__].__file__)
     h = hashlib.sha256(name.encode())
-    for f in (module, Path(__file__), module.with_name("protobuf.py")):
+    deps = ("protobuf.py", "tf_models.py", "ov_models.py")  # what claims_models builds on
+    for f in (module, Path(__file__), *(module.with_name(d) for d in deps)):
         h.update(f.read_bytes() if f.is_file() else b"")
     return h.hexdigest()[:16]
 
