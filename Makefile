@@ -12,7 +12,7 @@ BACKENDS ?= all
 EXTRAS  = $(if $(filter default onnx,$(BACKENDS)),test,test,torch)
 HARNESS = FFDNN_BACKENDS=$(BACKENDS) $(PY) -m harness
 
-.PHONY: all help venv deps build run test unchanged sweep clean
+.PHONY: all help venv deps build run test unchanged sweep bench clean
 
 all: run ## set up, build base/before/after, run the reproduction, print the table
 
@@ -45,6 +45,9 @@ sweep: build ## fail every pthread_create() site in turn (TensorFlow, LibTorch, 
 	mkdir -p results
 	$(HARNESS) sweep --build before,after --backend-name tf,torch,onnx --jobs $(JOBS) \
 		--json results/sweep.json
+
+bench: build ## measure build, matrix and per-scenario costs (results/bench.json; QUICK=1 skips the cold build)
+	FFDNN_BACKENDS=$(BACKENDS) $(PY) bench/bench.py $(if $(QUICK),--quick)
 
 clean: ## remove the virtualenv (the build cache outside the clone stays)
 	rm -rf $(VENV) .pytest_cache

@@ -145,8 +145,13 @@ def test_only_well_known_actions_at_major_versions(workflow):
                 assert re.fullmatch(r"v\d+", version), f"job {name}: {step['uses']}: not @vN"
 
 
+def makefile_variables() -> set:
+    text = (ROOT / "Makefile").read_text()
+    return set(re.findall(r"^([A-Za-z_][A-Za-z0-9_]*)\s*[?:+]?=", text, re.M))
+
+
 def test_make_targets_exist(workflow):
-    targets, seen = makefile_targets(), 0
+    targets, variables, seen = makefile_targets(), makefile_variables(), 0
     for job, step, words in calls(workflow):
         if words[0] != "make":
             continue
@@ -156,7 +161,10 @@ def test_make_targets_exist(workflow):
                 skip = False
             elif w in ("-C", "-f", "-j", "--directory", "--file"):
                 skip = True
-            elif not w.startswith("-") and "=" not in w:
+            elif "=" in w and not w.startswith("-"):
+                var = w.split("=")[0]
+                assert var in variables, f"{job} / {step}: make {w}: no such Makefile variable"
+            elif not w.startswith("-"):
                 args.append(w)
         for t in args:
             seen += 1
@@ -222,8 +230,9 @@ def test_pr_refs_job_builds_the_pull_requests_refs(workflow):
     job = load(workflow)["jobs"]["pr-refs"]
     runs = "\n".join(s.get("run", "") for s in job["steps"])
     assert "--git-dir ." in runs
-    assert re.search(r"--before-ref \$\{\{ (github|forge)\.event\.pull_request\.base\.sha \}\}", runs)
-    assert re.search(r"--after-ref \$\{\{ (github|forge)\.event\.pull_request\.head\.sha \}\}", runs)
+    for opt, ref in (("--before-ref", "base"), ("--after-ref", "head")):
+        pattern = rf"{opt} \$\{{\{{ (github|forge)\.event\.pull_request\.{ref}\.sha \}}\}}"
+        assert re.search(pattern, runs), f"{opt} is not the pull request's {ref} commit"
     checkout = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@"))
     assert checkout["with"]["fetch-depth"] == 0, "both refs need the history"
 

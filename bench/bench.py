@@ -1,0 +1,231 @@
+"""make bench: the harness's costs on this machine, each figure measured in this run.
+python bench/bench.py [--quick] [--json FILE] [--compare OLD.json]; FFDNN_BACKENDS picks the trees.
+
+P1 cold build, all three trees over one (scratch caches sharing src/backends/apt);
+P2 warm PR table, pytest and harness run, and the whole warm `make test`; P3 the
+per-scenario time against a bare Python process and a C program (floor_py.py,
+floor_c/dnn_floor.c); P4 -j 2 over -j 1; P5 a no-op `make build`. Timings are wall
+clock and only indicative when other work shares the machine (see load in the JSON).
+"""
+
+import argparse
+import datetime
+import json
+import os
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from harness import ffi_build, matrix, runner  # noqa: E402
+from harness.paths import cache_root  # noqa: E402
+from harness.trees import Plan  # noqa: E402
+
+PY = sys.executable
+RESULTS = ROOT / "results"
+BACKENDS = os.environ.get("FFDNN_BACKENDS") or "default"  # the trees, as tests/conftest.py
+PR_TABLE = ["-m", "pytest", "-n", "2", "-q", "-p", "no:cacheprovider",
+            "-m", "onnx and (before or after)", "tests/test_matrix.py"]
+P4_FAULTS = ["pthread_create=EAGAIN", "pthread_create=EINVAL", "pthread_create=EPERM",
+             "flush=AVERROR(EAGAIN)", "none", "pthread_create=ENOMEM", "pthread_create=EBUSY"]
+
+
+def wall(cmd, env=None, check=True) -> float:
+    """Seconds one command takes (cwd: the project), its output kept for errors."""
+    t0, env = time.monotonic(), {**os.environ, "FFDNN_BACKENDS": BACKENDS, **(env or {})}
+    r = subprocess.run(cmd, cwd=ROOT, env=env, text=True, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT)
+    seconds = time.monotonic() - t0
+    if check and r.returncode != 0:
+        tail = "\n".join(r.stdout.splitlines()[-15:])
+        raise RuntimeError(f"{shlex.join(map(str, cmd))} exited {r.returncode}:\n{tail}")
+    return seconds
+
+
+def median(f, n=3) -> float:
+    return statistics.median(f() for _ in range(n))
+
+
+def figure(fid, name, measured, unit, limit, higher_better=False, detail="") -> dict:
+    ok = measured >= limit if higher_better else measured <= limit
+    return {"id": fid, "figure": name, "measured": round(measured, 3), "unit": unit,
+            "target": f"{'≥' if higher_better else '≤'} {limit:g}{unit}", "pass": ok,
+            "detail": detail}
+
+
+def p1_cold_build(quick=False) -> list:
+    name, times = "cold build, base+before+after over base alone", {}
+    if quick:
+        return [{"id": "P1", "figure": name, "measured": None, "unit": "x", "target": "≤ 1.3x",
+                 "pass": None, "detail": "skipped (--quick)"}]
+    with tempfile.TemporaryDirectory(prefix="ffdnn-bench-cold-") as tmp:
+        for label, args in (("one", ["--tree", "base"]), ("all", [])):
+            scratch = Path(tmp) / label  # only the trees are built: the rest is the real cache's
+            scratch.mkdir()
+            for d in ("src", "backends", "apt"):
+                (scratch / d).symlink_to(cache_root() / d)
+            times[label] = wall([PY, "-m", "harness", "build", "--backend", BACKENDS, *args],
+                                env={"FFDNN_CACHE": str(scratch)})
+            shutil.rmtree(scratch / "trees", ignore_errors=True)
+    return [figure("P1", name, times["all"] / times["one"], "x", 1.3,
+                   detail=f"all {times['all']:.1f} s, base alone {times['one']:.1f} s")]
+
+
+def make_backends() -> str:
+    """The BACKENDS `make test` will use: make's command line, the environment, the Makefile."""
+    m = re.search(r"\bBACKENDS=(\S+)", os.environ.get("MAKEFLAGS", ""))
+    default = re.search(r"^BACKENDS\s*\?=\s*(\S+)", (ROOT / "Makefile").read_text(), re.M)
+    return m[1] if m else os.environ.get("BACKENDS") or (default[1] if default else "?")
+
+
+def p2_warm_matrix() -> list:
+    wall([PY, *PR_TABLE])  # warm-up: modules, models, the page cache
+    pytest_s = median(lambda: wall([PY, *PR_TABLE]))
+    run_s = median(lambda: wall([PY, "-m", "harness", "run", "--build", "before,after",
+                                 "--jobs", "2"]))
+    t0 = time.monotonic()
+    r = subprocess.run(["make", "test"], cwd=ROOT, capture_output=True, text=True)  # its BACKENDS
+    make_s, summary = time.monotonic() - t0, (r.stdout.strip().splitlines() or [""])[-1]
+    return [figure("P2a", "warm PR table (ONNX, before+after), pytest -n 2", pytest_s, " s", 5,
+                   detail=f"{shlex.join(PR_TABLE[1:])}: median of 3, start-up included"),
+            figure("P2b", "warm PR table, harness run --jobs 2", run_s, " s", 5,
+                   detail="8 scenarios, median of 3"),
+            figure("P2c", "warm make test (whole suite, -n 2)", make_s, " s", 60,
+                   detail=f"once, BACKENDS={make_backends()}; exit status {r.returncode}: "
+                          f"{summary.strip('= ')}")]
+
+
+def build_c_floor(tree) -> Path:
+    """dnn_floor.c against the tree's headers, linked to its static libraries with its
+    config.mak's LDFLAGS and EXTRALIBS-*; into results/, never into the tree."""
+    out = RESULTS / "floor_c" / f"{tree.name}-{tree.stamp['key'][:16]}"
+    out.mkdir(parents=True, exist_ok=True)
+    mak = ffi_build._config_mak(tree.src)
+    libs = [str(tree.src / f"lib{n}/lib{n}.a") for n in ffi_build.LIBS
+            if (tree.src / f"lib{n}/lib{n}.a").is_file()]
+    link = shlex.split(mak.get("LDFLAGS", ""))
+    for n in ffi_build.LIBS:
+        link += [a for a in shlex.split(mak.get(f"EXTRALIBS-{n}", "")) if a not in link]
+    subprocess.run(["cc", "-std=gnu11", "-O2", "-Wall", f"-I{tree.src}", "-o", out / "dnn_floor",
+                    ROOT / "bench/floor_c/dnn_floor.c", *libs, *link, "-ldl"], check=True)
+    return out / "dnn_floor"
+
+
+def p3_per_scenario(n=5) -> list:
+    tree = Plan(BACKENDS).get("after", build=False)
+    (sc,) = matrix.scenarios([tree], "onnx", "dnn_processing", ["pthread_create=EAGAIN"])
+    preload, exe = matrix.preload_library(), build_c_floor(tree)
+    model = re.search(r":model=([^:]+)", sc.description)[1]  # the harness's own model
+    env = {"LD_PRELOAD": preload, "PYTHONPATH": str(ROOT)}
+
+    def harness_s():
+        t0 = time.monotonic()
+        r = runner.run_one(sc, preload)
+        assert r.outcome.value == "PASS", r.reason or r.diffs
+        return time.monotonic() - t0
+    floors = {"python": [PY, ROOT / "bench/floor_py.py", tree.path, model, "11"],
+              "c": [exe, model, "11"]}
+    want = runner.run_one(sc, preload).data["sink"]
+    for name, cmd in floors.items():  # the floors must end the way the harness's run does
+        out = subprocess.run(cmd, env={**os.environ, **env}, capture_output=True, text=True)
+        got = [int(x) for line in out.stdout.splitlines() if line.startswith("sink:")
+               for x in re.findall(r"-?\d+", line.split("(")[0])]
+        assert got == want, f"{name} floor: sink {got}, the harness's {want}: {out.stderr}"
+    runs = {"harness": harness_s, **{k: lambda c=c: wall(c, env) for k, c in floors.items()}}
+    times = [{k: f() for k, f in runs.items()} for _ in range(n + 1)]  # interleaved
+    med = {k: statistics.median(t[k] for t in times[1:]) for k in runs}  # first: warm-up
+    start = {w: median(lambda: wall([PY, "-c", w or "pass"]), 5)  # where the time goes
+             for w in ("", "import numpy", "import harness.worker")}
+    detail = (f"after / pthread_create=EAGAIN, median of {n}: harness {med['harness']:.3f} s, "
+              f"python {med['python']:.3f} s, C {med['c']:.3f} s; "
+              + ", ".join(f"python -c '{k or 'pass'}' {v:.3f} s" for k, v in start.items()))
+    return [figure("P3a", "per scenario, harness over bare Python", med["harness"] / med["python"],
+                   "x", 1.2, detail=detail),
+            figure("P3b", "per scenario, harness over C (tests/api style)",
+                   med["harness"] / med["c"], "x", 1.5,
+                   detail="C floor implements the stand-in flush, no recorder/log capture")]
+
+
+def p4_throughput() -> list:
+    """Scenarios per second through runner.run (the pool `harness run` uses), and the
+    whole `harness run` wall, which adds its fixed start-up (imports, module checks)."""
+    trees = [Plan(BACKENDS).get(n, build=False) for n in ("before", "after")]
+    scs = matrix.scenarios(trees, "onnx", "dnn_processing", P4_FAULTS)
+    preload = matrix.preload_library()
+
+    def pool(jobs):
+        t0 = time.monotonic()
+        runner.run(scs, preload, jobs=jobs)
+        return time.monotonic() - t0
+    cli = [PY, "-m", "harness", "run", "--build", "before,after"]
+    cli += [a for f in P4_FAULTS for a in ("--fault", f)]
+    t = {j: min(pool(j) for _ in range(2)) for j in (1, 2)}
+    c = {j: min(wall(cli + ["--jobs", str(j)], check=False) for _ in range(2)) for j in (1, 2)}
+    return [figure("P4a", "-j 2 throughput over -j 1, runner", t[1] / t[2], "x", 1.7, True,
+                   f"{len(scs)} scenarios: -j 1 {t[1]:.2f} s, -j 2 {t[2]:.2f} s, best of 2"),
+            figure("P4b", "-j 2 over -j 1, harness run wall", c[1] / c[2], "x", 1.7, True,
+                   f"-j 1 {c[1]:.2f} s, -j 2 {c[2]:.2f} s, best of 2, start-up included")]
+
+
+def p5_noop_make() -> list:
+    wall(["make", "build"])
+    return [figure("P5", "no-op make build", median(lambda: wall(["make", "build"])), " s", 3,
+                   detail="median of 3, everything cached")]
+
+
+def markdown(figs) -> str:
+    rows = ["| figure | measured | target | pass/fail |", "|---|---|---|---|"]
+    for f in figs:
+        got = "skipped" if f["measured"] is None else f"{f['measured']:.2f}{f['unit']}"
+        verdict = "—" if f["pass"] is None else ("pass" if f["pass"] else "**fail**")
+        rows.append(f"| {f['id']} {f['figure']} | {got} | {f['target']} | {verdict} |")
+    return "\n".join(rows) + "\n\n" + "\n".join(f"- {f['id']}: {f['detail']}" for f in figs)
+
+
+def compare(old: dict, new: dict) -> str:
+    before = {f["id"]: f for f in old["figures"]}
+    rows = [f"| figure | {old['date']} | now | change |", "|---|---|---|---|"]
+    for f in new["figures"]:
+        o, n = before.get(f["id"], {}).get("measured"), f["measured"]
+        change = f"{(n / o - 1) * 100:+.0f}%" if o and n else "—"
+        rows.append(f"| {f['id']} | {'—' if o is None else o} | {'—' if n is None else n} "
+                    f"| {change} |")
+    return "\n".join(rows)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="skip P1, the ~5 min cold build")
+    ap.add_argument("--json", metavar="FILE", help="where to write (default results/bench.json)")
+    ap.add_argument("--compare", metavar="OLD.json", help="print the changes against a run")
+    args = ap.parse_args(argv)
+    RESULTS.mkdir(exist_ok=True)
+    load0, figs = os.getloadavg(), []
+    for step in (p5_noop_make, p2_warm_matrix, p3_per_scenario, p4_throughput, p1_cold_build):
+        print(f"bench: {step.__name__} ...", file=sys.stderr, flush=True)
+        figs += step(args.quick) if step is p1_cold_build else step()
+    figs.sort(key=lambda f: f["id"])
+    out = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "quick": args.quick,
+           "backends": BACKENDS, "cpus": os.cpu_count(), "load_start": load0,
+           "load_end": os.getloadavg(), "python": sys.version.split()[0], "figures": figs}
+    print(markdown(figs))
+    print(f"\nTrees: FFDNN_BACKENDS={BACKENDS}. {out['cpus']} CPUs; load average "
+          f"{load0[0]:.2f} at start, {out['load_end'][0]:.2f} at end: timings are "
+          "indicative when other work runs.")
+    path = Path(args.json) if args.json else RESULTS / "bench.json"
+    path.write_text(json.dumps(out, indent=1) + "\n")
+    print(f"written: {path}")
+    if args.compare:
+        print("\n" + compare(json.loads(Path(args.compare).read_text()), out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
