@@ -58,7 +58,7 @@ def scratch_cache(tmp_path, tree):
 @pytest.mark.trees
 def test_missing_compiler(scratch_cache):
     env = {**os.environ, "FFDNN_CACHE": str(scratch_cache), "PATH": "/nonexistent"}
-    p = _harness("build", "--tree", "base", env=env)
+    p = _harness("build", "--tree", "base", "--backend", "default", env=env)
     out, err = p.communicate(timeout=60)
     assert p.returncode == 2
     assert err.strip() == "error: no C compiler: install gcc (apt-get install build-essential)"
@@ -67,7 +67,7 @@ def test_missing_compiler(scratch_cache):
 @pytest.mark.trees
 def test_interrupted_build_leaves_no_entry(scratch_cache):
     env = {**os.environ, "FFDNN_CACHE": str(scratch_cache)}
-    p = _harness("build", "--tree", "base", env=env)
+    p = _harness("build", "--tree", "base", "--backend", "default", env=env)
     for line in p.stdout:  # interrupt while make runs
         if "[base] compile: 50 objects" in line:
             break
