@@ -152,6 +152,14 @@ def cmd_unchanged(args) -> int:
     return 1 if bad else 0
 
 
+def add_report_options(p) -> None:
+    """What a command that runs scenarios takes: parallelism, timeout, report files."""
+    p.add_argument("--jobs", "-j", type=int, default=2, help="scenarios at a time")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per scenario")
+    p.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    p.add_argument("--junit", metavar="FILE", help="write the results as JUnit XML")
+
+
 def add_build_options(p) -> None:
     p.add_argument("--backend", default=os.environ.get("FFDNN_BACKENDS", "default"),
                    help="backends to configure: onnx, openvino, tf, torch, a comma list, "
@@ -188,20 +196,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--expect", default="", choices=("", "before", "after"),
                    help="judge every build against this build's expectations")
     p.add_argument("--injector", default="preload", choices=("preload", "wrap"))
-    p.add_argument("--jobs", "-j", type=int, default=2)
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per scenario")
     p.add_argument("--frames", type=int, default=2, help="frames pushed (default 2, as the PR)")
-    p.add_argument("--json", metavar="FILE")
-    p.add_argument("--junit", metavar="FILE")
+    add_report_options(p)
     add_build_options(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("table", help="the PR's tables on every backend and filter built")
     p.add_argument("--all", action="store_true", help="every table (the default)")
-    p.add_argument("--jobs", "-j", type=int, default=2)
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per scenario")
-    p.add_argument("--json", metavar="FILE")
-    p.add_argument("--junit", metavar="FILE")
+    add_report_options(p)
     add_build_options(p)
     p.set_defaults(func=cmd_table)
 
