@@ -108,12 +108,13 @@ def cmd_table(args) -> int:
 def cmd_sweep(args) -> int:
     import json
 
-    from . import matrix, sweep
+    from . import errnos, matrix, sweep
     plan = _plan(args)
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
-    fault = args.fault if "=" in args.fault else f"{args.fault}=EAGAIN"
-    if not fault.startswith("pthread_create="):
-        raise HarnessError(f"bad sweep family '{args.fault}' (only pthread_create is swept yet)")
+    default = {"pthread_create": "1*return(EAGAIN)", "malloc": "1*return(ENOMEM)"}
+    fault = args.fault if "=" in args.fault else f"{args.fault}={default.get(args.fault, '')}"
+    if fault.split("=")[0] not in default:
+        raise HarnessError(f"bad sweep family '{args.fault}' (known: {', '.join(default)})")
     found = {}
     for backend in args.backend_name.split(","):
         scs = matrix.scenarios(trees, backend, args.filter, [fault], route="sweep")
@@ -121,9 +122,11 @@ def cmd_sweep(args) -> int:
         def progress(r):
             print(f"{r.outcome.value:8} {r.scenario.id} ({r.seconds:.2f} s)", file=sys.stderr,
                   flush=True)
-        found[backend] = sweep.sweep(scs, matrix.preload_library(), args.jobs, progress)
+        found[backend] = sweep.sweep(scs, matrix.preload_library(), args.jobs, progress,
+                                     args.limit)
         print(sweep.markdown(found[backend], f"{backend} / {args.filter}: every "
-                             f"pthread_create() site failed with {fault.split('=')[1]}"))
+                             f"{scs[0].fault.kind}() site failed with "
+                             f"{errnos.name(scs[0].fault.errno)}"))
     if args.json:
         Path(args.json).write_text(json.dumps({
             be: {b: {"sites": n, "runs": [{"call": s.index + 1, "class": s.cls.value,
@@ -213,7 +216,9 @@ def parser() -> argparse.ArgumentParser:
                    help="comma list of the backends the filter uses (default tf)")
     p.add_argument("--filter", default="dnn_processing")
     p.add_argument("--fault", default="pthread_create",
-                   help="the family, with the errno to fail with: pthread_create[=ENAME]")
+                   help="the family, with the failing term: pthread_create, malloc, or e.g. "
+                        "'malloc=1*return(ENOMEM),caller=_ffdnn.'")
+    p.add_argument("--limit", type=int, help="fail only the first N sites of each build")
     p.add_argument("--jobs", "-j", type=int, default=2)
     p.add_argument("--json", metavar="FILE")
     add_build_options(p)

@@ -1,5 +1,5 @@
 """What a scenario injects, from a fault spec (harness/spec.py): the sites a worker can
-arm today are pthread_create (any window `[N*]off->M*return(E)`, optional
+arm today are pthread_create and malloc (any window `[N*]off->M*return(E)`, optional
 `caller=`), the stand-in flush (`flush=AVERROR(E)`) and `none`."""
 
 from dataclasses import dataclass
@@ -7,22 +7,23 @@ from dataclasses import dataclass
 from . import errnos, spec
 from .errors import ScenarioError
 
-KINDS = ("none", "pthread_create", "flush")
+KINDS = ("none", "pthread_create", "malloc", "flush")
 CALLER = "_ffdnn."  # the cffi module's file: the libavfilter code linked into it
 
 
 @dataclass(frozen=True)
 class Fault:
     kind: str
-    errno: int = 0       # pthread_create: the positive errno it returns; flush: AVERROR(errno)
-    skip: int = 0        # pthread_create: eligible calls let through first
+    errno: int = 0       # pthread_create, malloc: the errno they fail with; flush: AVERROR(errno)
+    skip: int = 0        # pthread_create, malloc: eligible calls let through first
     count: int = 1       # ... then failed
     caller: str = CALLER
 
     @property
     def simple(self) -> bool:
-        """The PR's form: the first eligible call fails, from FFmpeg's own code."""
-        return self.skip == 0 and self.count == 1 and self.caller == CALLER
+        """The PR's form: the first pthread_create() from FFmpeg's own code fails."""
+        return (self.kind == "pthread_create" and self.skip == 0 and self.count == 1
+                and self.caller == CALLER)
 
     @property
     def spec(self) -> str:
@@ -36,7 +37,7 @@ class Fault:
         count = "" if self.count == spec.FOREVER else f"{self.count}*"
         text += f"{count}return({errnos.name(self.errno)})"
         caller = "" if self.caller == CALLER else f",caller={self.caller}"
-        return f"pthread_create={text}{caller}"
+        return f"{self.kind}={text}{caller}"
 
     @property
     def slug(self) -> str:
@@ -62,7 +63,7 @@ def parse(text: str) -> Fault:
             raise ScenarioError(f"bad fault '{text}': the stand-in flush can only always "
                                 "return one AVERROR(ENAME)")
         return Fault("flush", -plan.errno)
-    return Fault("pthread_create", plan.errno, plan.skip, plan.count, s.caller or CALLER)
+    return Fault(s.kind, plan.errno, plan.skip, plan.count, s.caller or CALLER)
 
 
 # The four rows of the PR's tables, in its order.

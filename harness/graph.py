@@ -21,6 +21,7 @@ class Graph:
             sink, lib.avfilter_get_by_name(b"buffersink"), b"out", ffi.NULL, ffi.NULL,
             self.graph), "create buffersink")
         self.src, self.sink = src[0], sink[0]
+        self.out = self.alloc_frame()
         outputs = ffi.new("AVFilterInOut **", self._inout(b"in", self.src))
         inputs = ffi.new("AVFilterInOut **", self._inout(b"out", self.sink))
         try:
@@ -33,6 +34,8 @@ class Graph:
 
     def _inout(self, name: bytes, ctx):
         io = self.lib.avfilter_inout_alloc()
+        if io == self.ffi.NULL:
+            raise ScenarioError("avfilter_inout_alloc: AVERROR(ENOMEM) (-12)")
         io.name = self.lib.av_strdup(name)
         io.filter_ctx = ctx
         io.pad_idx = 0
@@ -59,13 +62,20 @@ class Graph:
     def frame(self, index: int):
         """A deterministic rgb24 frame: a gradient that shifts with the frame index.
         (Plain bytes: a worker need not import numpy for 12 KiB.)"""
-        f = self.lib.av_frame_alloc()
+        f = self.alloc_frame()
         f.width, f.height, f.format, f.pts = self.width, self.height, self.lib.AV_PIX_FMT_RGB24, index
         self.check(self.lib.av_frame_get_buffer(f, 0), "av_frame_get_buffer")
         for y in range(self.height):
             row = bytes(v for x in range(self.width)
                         for v in ((x * 4 + index * 37) % 256, (y * 4) % 256, (x + y + index) % 256))
             self.ffi.memmove(f.data[0] + y * f.linesize[0], row, self.width * 3)
+        return f
+
+    def alloc_frame(self):
+        """av_frame_alloc(), checked: under the malloc injector it can return NULL."""
+        f = self.lib.av_frame_alloc()
+        if f == self.ffi.NULL:
+            raise ScenarioError("av_frame_alloc: AVERROR(ENOMEM) (-12) Cannot allocate memory")
         return f
 
     def push(self, frame) -> int:
@@ -78,18 +88,19 @@ class Graph:
         return self.lib.av_buffersrc_add_frame_flags(self.src, self.ffi.NULL, 0)
 
     def pull(self):
-        """One av_buffersink_get_frame(): (return code, the frame's bytes, its boxes)."""
-        f = self.lib.av_frame_alloc()
-        fp = self.ffi.new("AVFrame **", f)
+        """One av_buffersink_get_frame(): (return code, the frame's bytes, its boxes).
+        The frame it fills is allocated once, up front, so that a malloc fault armed
+        later hits FFmpeg's allocations, not the harness's."""
+        f = self.out
+        ret = self.lib.av_buffersink_get_frame(self.sink, f)
+        if ret < 0:
+            return ret, None, []
         try:
-            ret = self.lib.av_buffersink_get_frame(self.sink, f)
-            if ret < 0:
-                return ret, None, []
             data = b"".join(self.ffi.buffer(f.data[0] + r * f.linesize[0], f.width * 3)[:]
                             for r in range(f.height))
             return ret, data, self.boxes(f)
         finally:
-            self.lib.av_frame_free(fp)
+            self.lib.av_frame_unref(f)
 
     def boxes(self, frame) -> list:
         """The frame's detection boxes as dicts (dnn_detect, dnn_classify side data)."""
@@ -113,5 +124,6 @@ class Graph:
         return out
 
     def close(self) -> None:
+        self.lib.av_frame_free(self.ffi.new("AVFrame **", self.out))
         gp = self.ffi.new("AVFilterGraph **", self.graph)
         self.lib.avfilter_graph_free(gp)

@@ -54,4 +54,6 @@ def scenarios(trees, backend: str, filt: str, fault_specs, model=None, expect=""
 
 
 def preload_library() -> str:
-    return str(injectors.build(cache_root()).preload_so)
+    """LD_PRELOAD for a worker: both interposers (each idle until armed)."""
+    inj = injectors.build(cache_root())
+    return f"{inj.preload_so} {inj.malloc_so}"

@@ -15,7 +15,7 @@ def fault_label(fault) -> str:
         return f"`{errnos.name(fault.errno)}` ({fault.errno})"
     if fault.kind == "flush":
         return f"none; the flush returns `AVERROR({errnos.name(fault.errno)})`"
-    return "none"
+    return "none" if fault.kind == "none" else f"`{fault.spec}`"
 
 
 def code_cell(code) -> str:

@@ -1,8 +1,10 @@
-"""Sweep every pthread_create() site: count the calls FFmpeg's own code makes in a clean
-run, then fail each one in turn, one scenario per call, and classify what each run did.
+"""Sweep every site of a family (pthread_create, malloc): count the calls FFmpeg's own
+code makes in a clean run, then fail each one in turn, one scenario per call, and
+classify what each run did.
 After LFI and wiredtiger's faultinject: enumerate the sites, then fail each."""
 
 import enum
+from collections import Counter
 import shlex
 from dataclasses import dataclass, replace
 
@@ -38,7 +40,8 @@ class Site:
 def census(scenario) -> object:
     """A clean run with the injector armed but letting every call through: its
     eligible counter is the number of sites."""
-    return replace(scenario, fault=Fault("pthread_create", scenario.fault.errno, FOREVER, 1),
+    f = scenario.fault
+    return replace(scenario, fault=Fault(f.kind, f.errno, FOREVER, 1, f.caller),
                    route="sweep", frames=FRAMES, timeout=TIMEOUT)
 
 
@@ -46,7 +49,8 @@ def classify(r) -> Class:
     if r.outcome in (Outcome.HANG, Outcome.CRASH, Outcome.ERROR):
         return Class(r.outcome.value)
     d = r.data
-    codes = [a["ret"] for a in d.get("activate", [])] + list(d.get("sink", []))
+    codes = ([a["ret"] for a in d.get("activate", [])] + list(d.get("drained", []))
+             + list(d.get("sink", [])))
     if any(c < 0 and c not in (errnos.AVERROR_EOF, -11) for c in codes):
         return Class.SURFACED
     if any(c > 0 for c in codes):
@@ -63,16 +67,18 @@ def reproducer(sc) -> str:
                        "--timeout", f"{sc.timeout:g}"])
 
 
-def sweep(base_scenarios, preload: str, jobs: int = 2, progress=None) -> dict:
-    """build -> (number of sites, [Site]) for each scenario (one per build)."""
+def sweep(base_scenarios, preload: str, jobs: int = 2, progress=None, limit=None) -> dict:
+    """build -> (number of sites, [Site]) for each scenario (one per build); `limit`
+    fails only the first sites."""
     clean = run_all([census(sc) for sc in base_scenarios], preload, jobs=jobs)
     plans, counts = [], {}
     for sc, r in zip(base_scenarios, clean):
         n = r.data.get("counters", {}).get("eligible", 0) if r.outcome in (
             Outcome.PASS, Outcome.MEASURED) else 0
         counts[sc.build] = n
-        plans += [replace(census(sc), fault=Fault("pthread_create", sc.fault.errno, i, 1))
-                  for i in range(n)]
+        f = sc.fault
+        plans += [replace(census(sc), fault=Fault(f.kind, f.errno, i, 1, f.caller))
+                  for i in range(n if limit is None else min(n, limit))]
     results = run_all(plans, preload, jobs=jobs, progress=progress)
     out = {b: (n, []) for b, n in counts.items()}
     for sc, r in zip(plans, results):
@@ -92,7 +98,9 @@ def markdown(found: dict, title: str) -> str:
         if len(set(cells)) > 1:
             cells = [f"**{c}**" for c in cells]
         lines.append(f"| {i + 1} | " + " | ".join(cells) + " |")
-    lines += ["", "Sites: " + ", ".join(f"{b} {found[b][0]}" for b in builds), ""]
+    counts = Counter(s.cls.value for _, sites in found.values() for s in sites)
+    lines += ["", "Sites: " + ", ".join(f"{b} {found[b][0]}" for b in builds) + "; runs: " +
+              ", ".join(f"{n} {c}" for c, n in sorted(counts.items())), ""]
     for b in builds:
         for s in found[b][1]:
             if s.cls is not Class.CLEAN:

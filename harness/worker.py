@@ -72,9 +72,14 @@ def records(ffi, lib, start: int) -> list:
     return out
 
 
-def counters(ffi, lib) -> dict:
+def family(lib, sc: Scenario) -> int:
+    """The injector family a scenario's counters come from (pthread_create by default)."""
+    return lib.FFDNN_FAMILY_MALLOC if sc.fault.kind == "malloc" else lib.FFDNN_FAMILY_PTHREAD_CREATE
+
+
+def counters(ffi, lib, fam: int) -> dict:
     c = [ffi.new("unsigned long *") for _ in range(3)]
-    if lib.ffdnn_inject_counters(*c) < 0:
+    if lib.ffdnn_inject_counters(fam, *c) < 0:
         return {}
     return dict(zip(("calls", "eligible", "failures"), (x[0] for x in c)))
 
@@ -83,9 +88,9 @@ def arm(g: Graph, ffi, lib, sc: Scenario) -> None:
     """Fail the scenario's pthread_create() calls, by default only from the module's own
     code (the static libavfilter linked into it), never a backend's own threads."""
     f = sc.fault
-    if f.kind == "pthread_create":
-        g.check(lib.ffdnn_inject_arm(f.errno, f.skip, f.count, f.caller.encode()),
-                "arm the injector")
+    if f.kind in ("pthread_create", "malloc"):
+        g.check(lib.ffdnn_inject_arm(family(lib, sc), f.errno, f.skip, f.count,
+                                     f.caller.encode()), f"arm the {f.kind} injector")
 
 
 def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
@@ -109,40 +114,45 @@ def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
         mode = lib.FFDNN_FLUSH_COUNT  # the backend's own flush, counted
     g.check(lib.ffdnn_standin_flush(ctx, mode, errnos.averror(sc.fault.errno)),
             "install the stand-in flush")
+    inputs = [g.frame(i) for i in range(sc.frames)]  # made before any fault is armed
     sweep = sc.route == "sweep"
     if sweep:  # every call from the first frame on is a site of the sweep
-        before, start = counters(ffi, lib), lib.ffdnn_record_count()
+        before, start = counters(ffi, lib, family(lib, sc)), lib.ffdnn_record_count()
         arm(g, ffi, lib, sc)
     drained = sc.frames - 1 if sc.route == "frame" else sc.frames
     result["drained"], result["frames"] = [], []
     for i in range(drained):  # one at a time: Torch has a single request
-        g.check(g.push(g.frame(i)), f"push frame {i}")
+        ret = g.push(inputs[i])
+        if ret < 0 and sweep:  # the fault reached the caller of av_buffersrc_add_frame()
+            result["drained"].append(ret)
+            continue
+        g.check(ret, f"push frame {i}")
         codes, frames = settle(g, i + 1 - len(result["frames"]), 2.0 if sweep else 10.0)
         result["drained"] += codes
         result["frames"] += frames
     if not sweep:
-        before, start = counters(ffi, lib), lib.ffdnn_record_count()
+        before, start = counters(ffi, lib, family(lib, sc)), lib.ffdnn_record_count()
         arm(g, ffi, lib, sc)
     if sc.route == "frame":
-        g.check(g.push(g.frame(drained)), f"push frame {drained}")
+        g.check(g.push(inputs[drained]), f"push frame {drained}")
         result["frame_sink"], frames = drain(g)
         result["frames"] += frames
-    snapshot(ffi, lib, result, start, before)
+    snapshot(ffi, lib, sc, result, start, before)
     checkpoint(result)  # what a run that then hangs or crashes did so far
     result["eof_push"] = g.push_eof()
     result["sink"], frames = drain(g, until_eof=True)
     result["frames"] += frames
-    lib.ffdnn_inject_disarm()
-    snapshot(ffi, lib, result, start, before)
+    lib.ffdnn_inject_disarm(family(lib, sc))
+    snapshot(ffi, lib, sc, result, start, before)
     lib.ffdnn_standin_join()
     g.close()
     result["log"] = ffi.string(lib.ffdnn_log_text()).decode(errors="replace")
     return result
 
 
-def snapshot(ffi, lib, result: dict, start: int, before: dict) -> None:
+def snapshot(ffi, lib, sc: Scenario, result: dict, start: int, before: dict) -> None:
     """The counters, activate() records and log so far, into `result`."""
-    after = counters(ffi, lib)
+    after = counters(ffi, lib, family(lib, sc))
     result["counters"] = {k: after[k] - before.get(k, 0) for k in after}
     result["injector"] = bool(after)
     result["activate"] = records(ffi, lib, start)

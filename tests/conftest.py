@@ -5,9 +5,8 @@ import os
 
 import pytest
 
-from harness import graphs, injectors, matrix
+from harness import graphs, matrix
 from harness.errors import HarnessError
-from harness.paths import cache_root
 from harness.runner import run_one
 from harness.trees import Plan
 
@@ -48,7 +47,7 @@ def tree(trees):
 
 @pytest.fixture(scope="session")
 def preload():
-    return str(injectors.build(cache_root()).preload_so)
+    return matrix.preload_library()
 
 
 @pytest.fixture(scope="session")

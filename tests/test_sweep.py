@@ -54,3 +54,26 @@ def test_classes():
     assert sweep.classify(r) is sweep.Class.DROPPED
     r.data["frames"] = [{}] * 4
     assert sweep.classify(r) is sweep.Class.CLEAN
+
+
+@pytest.mark.onnx
+def test_malloc_family_fires(run_scenario):
+    """The malloc interposer, armed through the module before the frames: FFmpeg's first
+    allocation fails, and the counters prove it (the harness's own are made before)."""
+    r = run_scenario("after", "malloc=1*return(ENOMEM)", route="sweep")
+    assert r.data["counters"]["failures"] == 1
+    assert r.data["counters"]["eligible"] >= 1
+    assert r.scenario.fault.kind == "malloc"
+
+
+@pytest.mark.onnx
+def test_malloc_sweep_classifies_every_site(tree, preload):
+    trees = [tree("after")]
+    scs = matrix.scenarios(trees, "onnx", "dnn_processing", ["malloc=1*return(ENOMEM)"],
+                           route="sweep")
+    found = sweep.sweep(scs, preload, jobs=2, limit=8)
+    count, sites = found["after"]
+    assert count > 8, "FFmpeg allocates on every frame"
+    assert len(sites) == 8
+    assert all(s.result.data.get("counters", {}).get("failures") in (1, None) for s in sites)
+    assert {s.cls for s in sites} <= set(sweep.Class)

@@ -1,21 +1,26 @@
-"""The pthread_create() injector's control calls, resolved at run time.
+"""The fault injectors' control calls, one family each (pthread_create, malloc),
+resolved at run time.
 
-With the LD_PRELOAD interposer the functions live in the preloaded library and
-are found with dlsym(RTLD_DEFAULT); in the `--wrap` variant of the module they
-are linked in (FFDNN_WRAP_INJECTOR). Without either, every call fails with
-AVERROR(ENOSYS) and `ffdnn_inject_available()` says 0."""
+With the LD_PRELOAD interposers the functions live in the preloaded libraries and are
+found with dlsym(RTLD_DEFAULT, "fi_<family>_arm") and so on; in the `--wrap` variant of
+the module the pthread_create family is linked in (FFDNN_WRAP_INJECTOR). A family
+that is not there fails every call with AVERROR(ENOSYS)."""
 
 INCLUDES = """
 #include <dlfcn.h>
+#include <stdio.h>
 """
 
-TYPES = ""
+TYPES = """
+#define FFDNN_FAMILY_PTHREAD_CREATE ...
+#define FFDNN_FAMILY_MALLOC ...
+"""
 
 FUNCTIONS = """
-int ffdnn_inject_available(void);
-int ffdnn_inject_arm(int err, unsigned skip, unsigned count, const char *caller);
-void ffdnn_inject_disarm(void);
-int ffdnn_inject_counters(unsigned long *calls, unsigned long *eligible,
+int ffdnn_inject_available(int family);
+int ffdnn_inject_arm(int family, int err, unsigned skip, unsigned count, const char *caller);
+void ffdnn_inject_disarm(int family);
+int ffdnn_inject_counters(int family, unsigned long *calls, unsigned long *eligible,
                           unsigned long *failures);
 """
 
@@ -24,61 +29,97 @@ CUSTOMIZATIONS = """
 #include "fi_pthread_create.h"
 #endif
 
-static struct {
+#define FFDNN_FAMILY_PTHREAD_CREATE 0
+#define FFDNN_FAMILY_MALLOC         1
+
+typedef struct FFDNNFamily {
+    const char *prefix;
     int (*arm)(int, unsigned, unsigned);
     void (*disarm)(void);
     int (*target)(const char *);
     unsigned long (*calls)(void);
     unsigned long (*eligible)(void);
     unsigned long (*failures)(void);
-} fi;
+} FFDNNFamily;
 
-int ffdnn_inject_available(void)
+static FFDNNFamily ffdnn_families[] = {
+    { "fi_pthread_create" },
+    { "fi_malloc" },
+};
+
+static void *ffdnn_family_sym(const FFDNNFamily *f, const char *name)
 {
-    if (fi.arm)
-        return 1;
+    char sym[64];
+
+    if (snprintf(sym, sizeof(sym), "%s_%s", f->prefix, name) >= (int)sizeof(sym))
+        return NULL;
+    return dlsym(RTLD_DEFAULT, sym);
+}
+
+static FFDNNFamily *ffdnn_family(int family)
+{
+    FFDNNFamily *f;
+
+    if (family < 0 || family >= (int)(sizeof(ffdnn_families) / sizeof(*ffdnn_families)))
+        return NULL;
+    f = &ffdnn_families[family];
+    if (f->arm)
+        return f;
 #ifdef FFDNN_WRAP_INJECTOR
-    fi.arm      = fi_pthread_create_arm;
-    fi.disarm   = fi_pthread_create_disarm;
-    fi.target   = fi_pthread_create_target_caller;
-    fi.calls    = fi_pthread_create_calls;
-    fi.eligible = fi_pthread_create_eligible;
-    fi.failures = fi_pthread_create_failures;
-#else
-    fi.disarm   = (void (*)(void))dlsym(RTLD_DEFAULT, "fi_pthread_create_disarm");
-    fi.target   = (int (*)(const char *))dlsym(RTLD_DEFAULT, "fi_pthread_create_target_caller");
-    fi.calls    = (unsigned long (*)(void))dlsym(RTLD_DEFAULT, "fi_pthread_create_calls");
-    fi.eligible = (unsigned long (*)(void))dlsym(RTLD_DEFAULT, "fi_pthread_create_eligible");
-    fi.failures = (unsigned long (*)(void))dlsym(RTLD_DEFAULT, "fi_pthread_create_failures");
-    if (fi.disarm && fi.target && fi.calls && fi.eligible && fi.failures)
-        fi.arm = (int (*)(int, unsigned, unsigned))dlsym(RTLD_DEFAULT, "fi_pthread_create_arm");
+    if (family == FFDNN_FAMILY_PTHREAD_CREATE) {
+        f->disarm   = fi_pthread_create_disarm;
+        f->target   = fi_pthread_create_target_caller;
+        f->calls    = fi_pthread_create_calls;
+        f->eligible = fi_pthread_create_eligible;
+        f->failures = fi_pthread_create_failures;
+        f->arm      = fi_pthread_create_arm;
+        return f;
+    }
 #endif
-    return fi.arm != NULL;
+    f->disarm   = (void (*)(void))ffdnn_family_sym(f, "disarm");
+    f->target   = (int (*)(const char *))ffdnn_family_sym(f, "target_caller");
+    f->calls    = (unsigned long (*)(void))ffdnn_family_sym(f, "calls");
+    f->eligible = (unsigned long (*)(void))ffdnn_family_sym(f, "eligible");
+    f->failures = (unsigned long (*)(void))ffdnn_family_sym(f, "failures");
+    if (f->disarm && f->target && f->calls && f->eligible && f->failures)
+        f->arm = (int (*)(int, unsigned, unsigned))ffdnn_family_sym(f, "arm");
+    return f->arm ? f : NULL;
 }
 
-int ffdnn_inject_arm(int err, unsigned skip, unsigned count, const char *caller)
+int ffdnn_inject_available(int family)
 {
-    if (!ffdnn_inject_available())
-        return AVERROR(ENOSYS);
-    if (fi.target(caller) < 0)
-        return AVERROR(ENOSYS);
-    return fi.arm(err, skip, count) < 0 ? AVERROR(EINVAL) : 0;
+    return ffdnn_family(family) != NULL;
 }
 
-void ffdnn_inject_disarm(void)
+int ffdnn_inject_arm(int family, int err, unsigned skip, unsigned count, const char *caller)
 {
-    if (ffdnn_inject_available())
-        fi.disarm();
+    FFDNNFamily *f = ffdnn_family(family);
+
+    if (!f)
+        return AVERROR(ENOSYS);
+    if (f->target(caller) < 0)
+        return AVERROR(ENOENT);  /* no loaded object matches the caller */
+    return f->arm(err, skip, count) < 0 ? AVERROR(EINVAL) : 0;
 }
 
-int ffdnn_inject_counters(unsigned long *calls, unsigned long *eligible,
+void ffdnn_inject_disarm(int family)
+{
+    FFDNNFamily *f = ffdnn_family(family);
+
+    if (f)
+        f->disarm();
+}
+
+int ffdnn_inject_counters(int family, unsigned long *calls, unsigned long *eligible,
                           unsigned long *failures)
 {
-    if (!ffdnn_inject_available())
+    FFDNNFamily *f = ffdnn_family(family);
+
+    if (!f)
         return AVERROR(ENOSYS);
-    *calls    = fi.calls();
-    *eligible = fi.eligible();
-    *failures = fi.failures();
+    *calls    = f->calls();
+    *eligible = f->eligible();
+    *failures = f->failures();
     return 0;
 }
 """
