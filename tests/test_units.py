@@ -41,7 +41,8 @@ def test_fault_round_trip(spec):
 
 @pytest.mark.parametrize("bad, says", [
     ("pthread_create", "bad fault spec"), ("flush=EAGAIN", "bad fault spec"),
-    ("malloc=3*off->return(ENOMEM)", "the malloc family is not armed by scenarios yet"),
+    ("wrap:ff_dnn_start_inference_async=1*return(AVERROR(EINVAL))",
+     "the wrap family is not armed by scenarios yet"),
     ("pthread_create=EFOO", "unknown errno name 'EFOO'"),
     ("flush=AVERROR_EOF", "the stand-in flush can only always return one AVERROR(ENAME)")])
 def test_fault_parse_errors(bad, says):
