@@ -89,8 +89,8 @@ def sweep(base_scenarios, preload: str, jobs: int = 2, progress=None, limit=None
 def markdown(found: dict, title: str) -> str:
     """One row per call index, a column per build; a class that differs is bold."""
     builds = list(found)
-    n = max((count for count, _ in found.values()), default=0)
     by = {(s.build, s.index): s for _, sites in found.values() for s in sites}
+    n = max((i + 1 for _, i in by), default=0)  # the sites run (all, or the first --limit)
     lines = [f"### {title}", "", "| call | " + " | ".join(builds) + " |",
              "|---|" + "---|" * len(builds)]
     for i in range(n):
