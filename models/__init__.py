@@ -6,33 +6,41 @@ file by the hash of its recipe (the generator's source).
 """
 
 import hashlib
+import importlib
 import os
-import sys
 from pathlib import Path
 
-from . import claims_models, onnx_models, ov_models, tf_models, torch_models
+def _lazy(module: str, func: str):
+    """The generator `module.func`, imported when called: importing `models` (as every
+    pytest process and the CLI do) then costs nothing, not onnx's or torch's import."""
+    def generate():
+        return getattr(importlib.import_module(f"{__name__}.{module}"), func)()
+    generate.__name__ = f"{module}.{func}"
+    generate.module_file = Path(__file__).with_name(f"{module}.py")
+    return generate
+
 
 GENERATORS = {
-    "onnx-identity": onnx_models.identity,
-    "onnx-conv": onnx_models.conv,
+    "onnx-identity": _lazy("onnx_models", "identity"),
+    "onnx-conv": _lazy("onnx_models", "conv"),
     # TensorFlow frozen GraphDefs, encoded by hand (models/protobuf.py); NHWC.
-    "tf-identity": tf_models.identity,
-    "tf-scale": tf_models.scale,
-    "tf-det": tf_models.det,
+    "tf-identity": _lazy("tf_models", "identity"),
+    "tf-scale": _lazy("tf_models", "scale"),
+    "tf-det": _lazy("tf_models", "det"),
     # ONNX for the OpenVINO backend: static 64x64 shapes (9.0.2 needs them).
-    "ov-identity": ov_models.identity,
-    "ov-scale": ov_models.scale,
-    "ov-classify": ov_models.classify,
-    "ov-classify-labels": ov_models.classify_labels,
-    "ov-detect": ov_models.detect,
-    # TorchScript; these need torch (==2.13.0) importable, imported only when called.
-    "torch-identity": torch_models.identity,
-    "torch-scale": torch_models.scale,
+    "ov-identity": _lazy("ov_models", "identity"),
+    "ov-scale": _lazy("ov_models", "scale"),
+    "ov-classify": _lazy("ov_models", "classify"),
+    "ov-classify-labels": _lazy("ov_models", "classify_labels"),
+    "ov-detect": _lazy("ov_models", "detect"),
+    # TorchScript; these need torch (==2.13.0) importable.
+    "torch-identity": _lazy("torch_models", "identity"),
+    "torch-scale": _lazy("torch_models", "scale"),
     # #24702's claims (issue 8): outputs 9.0.2's post-processing rejects
-    "claims-tf-u8-out": claims_models.tf_u8_out,
-    "claims-tf-u8-out-gray": claims_models.tf_u8_out_gray,
-    "claims-ov-detect-empty": claims_models.ov_detect_const_empty,
-    "claims-ov-classify-empty": claims_models.ov_classify_const_empty,
+    "claims-tf-u8-out": _lazy("claims_models", "tf_u8_out"),
+    "claims-tf-u8-out-gray": _lazy("claims_models", "tf_u8_out_gray"),
+    "claims-ov-detect-empty": _lazy("claims_models", "ov_detect_const_empty"),
+    "claims-ov-classify-empty": _lazy("claims_models", "ov_classify_const_empty"),
 }
 
 
@@ -40,8 +48,7 @@ def recipe(name: str) -> str:
     """A hash of what makes the model: its generator module's source and this file's.
     Generating is skipped when the file for this recipe is already in the cache (the
     TorchScript ones need torch, which a cached model then does not)."""
-    gen = GENERATORS[name]
-    module = Path(sys.modules[gen.__module__].__file__)
+    module = GENERATORS[name].module_file
     h = hashlib.sha256(name.encode())
     deps = ("protobuf.py", "tf_models.py", "ov_models.py")  # what claims_models builds on
     for f in (module, Path(__file__), *(module.with_name(d) for d in deps)):
