@@ -3,15 +3,10 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from harness import injectors  # noqa: E402
+from harness import injectors
 
 pytestmark = pytest.mark.injectors
 

@@ -12,14 +12,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
-typedef struct FITestAPI {
-    int (*arm)(int err, unsigned skip, unsigned count);
-    void (*disarm)(void);
-    int (*target_caller)(const char *substr);
-    unsigned long (*calls)(void);
-    unsigned long (*eligible)(void);
-    unsigned long (*failures)(void);
-} FITestAPI;
+#include "fi_api.h"
 
 static atomic_int started;
 static int failed;

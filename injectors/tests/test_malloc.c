@@ -13,14 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct FIMallocAPI {
-    int (*arm)(int err, unsigned skip, unsigned count);
-    void (*disarm)(void);
-    int (*target_caller)(const char *substr);
-    unsigned long (*calls)(void);
-    unsigned long (*eligible)(void);
-    unsigned long (*failures)(void);
-} FIMallocAPI;
+#include "fi_api.h"
 
 static char out_buf[1 << 16];
 static int failed;
@@ -76,15 +69,7 @@ static void check_value(const char *name, long got, long want)
     printf("%s %s: %ld\n", got == want ? "ok" : "FAIL", name, got);
 }
 
-static int resolve(void **fn, const char *name)
-{
-    *fn = dlsym(RTLD_DEFAULT, name);
-    if (!*fn)
-        printf("FAIL resolve %s: not found (LD_PRELOAD not set?)\n", name);
-    return *fn ? 0 : -1;
-}
-
-static int run(const FIMallocAPI *fi, const char *self)
+static int run(const FITestAPI *fi, const char *self)
 {
     unsigned long calls = fi->calls(), eligible = fi->eligible();
     unsigned long failures = fi->failures();
@@ -158,25 +143,13 @@ static int run(const FIMallocAPI *fi, const char *self)
 
 int main(int argc, char **argv)
 {
-    void *fn[6];
-    FIMallocAPI api;
+    FITestAPI api;
     const char *self = strrchr(argv[0], '/');
 
     (void)argc;
     setvbuf(stdout, out_buf, _IOFBF, sizeof(out_buf));
-    if (resolve(&fn[0], "fi_malloc_arm") < 0 ||
-        resolve(&fn[1], "fi_malloc_disarm") < 0 ||
-        resolve(&fn[2], "fi_malloc_target_caller") < 0 ||
-        resolve(&fn[3], "fi_malloc_calls") < 0 ||
-        resolve(&fn[4], "fi_malloc_eligible") < 0 ||
-        resolve(&fn[5], "fi_malloc_failures") < 0)
+    if (fi_api_resolve(&api, "fi_malloc") < 0)
         return 1;
-    api.arm           = (int (*)(int, unsigned, unsigned))fn[0];
-    api.disarm        = (void (*)(void))fn[1];
-    api.target_caller = (int (*)(const char *))fn[2];
-    api.calls         = (unsigned long (*)(void))fn[3];
-    api.eligible      = (unsigned long (*)(void))fn[4];
-    api.failures      = (unsigned long (*)(void))fn[5];
 
     return run(&api, self ? self + 1 : argv[0]) ? 1 : 0;
 }
