@@ -16,40 +16,30 @@
 #include <string.h>
 
 #include "fi_core.h"
+#include "fi_window.h"
 
 #define FI_TARGET_MAX 256
 
 static pthread_mutex_t fi_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-    int err;
-    unsigned skip;
-    unsigned count;             /* 0 = disarmed */
-    unsigned long seen;         /* eligible calls since the last arm */
-    char target[FI_TARGET_MAX]; /* "" = any caller */
-} fi_state;                     /* guarded by fi_lock */
-
-static atomic_int fi_armed;     /* fi_state.count != 0, for the fast path */
-static atomic_ulong fi_calls;
-static atomic_ulong fi_eligible;
-static atomic_ulong fi_failures;
+static FIWindow fi_window;           /* guarded by fi_lock */
+static char fi_target[FI_TARGET_MAX]; /* "" = any caller; guarded by fi_lock */
 static _Thread_local int fi_busy;
 
 static int caller_matches(const char *fname)
 {
-    if (!fi_state.target[0])
+    if (!fi_target[0])
         return 1;
-    return fname && strstr(fname, fi_state.target);
+    return fname && strstr(fname, fi_target);
 }
 
 int fi_core_decide(void *caller)
 {
     Dl_info info;
     const char *fname = NULL;
-    unsigned long n;
     int err = 0;
 
-    atomic_fetch_add(&fi_calls, 1);
-    if (fi_busy || !atomic_load(&fi_armed))
+    atomic_fetch_add(&fi_window.calls, 1);
+    if (fi_busy || !atomic_load(&fi_window.armed))
         return 0;
     fi_busy = 1;
 
@@ -57,16 +47,8 @@ int fi_core_decide(void *caller)
         fname = info.dli_fname;
     if (pthread_mutex_lock(&fi_lock))
         goto end;
-    if (!fi_state.count || !caller_matches(fname))
-        goto unlock;
-
-    atomic_fetch_add(&fi_eligible, 1);
-    n = fi_state.seen++;
-    if (n >= fi_state.skip && n - fi_state.skip < fi_state.count) {
-        err = fi_state.err;
-        atomic_fetch_add(&fi_failures, 1);
-    }
-unlock:
+    if (caller_matches(fname))
+        err = fi_window_take(&fi_window);
     pthread_mutex_unlock(&fi_lock); /* cannot fail: we hold a default mutex */
 end:
     fi_busy = 0;
@@ -77,21 +59,17 @@ int fi_pthread_create_arm(int err, unsigned skip, unsigned count)
 {
     if (err <= 0 || pthread_mutex_lock(&fi_lock))
         return -1;
-    fi_state.err   = err;
-    fi_state.skip  = skip;
-    fi_state.count = count;
-    fi_state.seen  = 0;
-    atomic_store(&fi_armed, count != 0);
+    fi_window_arm(&fi_window, err, skip, count);
     pthread_mutex_unlock(&fi_lock);
     return 0;
 }
 
 void fi_pthread_create_disarm(void)
 {
-    atomic_store(&fi_armed, 0);
+    atomic_store(&fi_window.armed, 0);
     if (pthread_mutex_lock(&fi_lock))
         return;
-    fi_state.count = 0;
+    fi_window_disarm(&fi_window);
     pthread_mutex_unlock(&fi_lock);
 }
 
@@ -101,28 +79,28 @@ int fi_pthread_create_target_caller(const char *substr)
 
     /* Probe with an address inside this object: if dladdr() cannot name
      * it, it cannot name any caller either. */
-    if (substr && substr[0] && !dladdr(&fi_state, &info))
+    if (substr && substr[0] && !dladdr(&fi_window, &info))
         return -1;
     if (pthread_mutex_lock(&fi_lock))
         return -1;
-    fi_state.target[0] = '\0';
+    fi_target[0] = '\0';
     if (substr)
-        strncat(fi_state.target, substr, FI_TARGET_MAX - 1);
+        strncat(fi_target, substr, FI_TARGET_MAX - 1);
     pthread_mutex_unlock(&fi_lock);
     return 0;
 }
 
 unsigned long fi_pthread_create_calls(void)
 {
-    return atomic_load(&fi_calls);
+    return atomic_load(&fi_window.calls);
 }
 
 unsigned long fi_pthread_create_eligible(void)
 {
-    return atomic_load(&fi_eligible);
+    return atomic_load(&fi_window.eligible);
 }
 
 unsigned long fi_pthread_create_failures(void)
 {
-    return atomic_load(&fi_failures);
+    return atomic_load(&fi_window.failures);
 }

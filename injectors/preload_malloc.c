@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "fi_malloc.h"
+#include "fi_window.h"
 
 #define FI_TARGET_MAX 256
 #define FI_RANGES_MAX 256
@@ -56,12 +57,7 @@ static alignas(64) unsigned char arena[FI_ARENA_SIZE];
 static atomic_size_t arena_used;
 
 static pthread_mutex_t fi_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-    int err;
-    unsigned skip;
-    unsigned count;             /* 0 = disarmed */
-    unsigned long seen;         /* eligible calls since the last arm */
-} fi_state;                     /* guarded by fi_lock */
+static FIWindow fi_window;      /* guarded by fi_lock */
 
 /* The caller target, written under fi_lock and read lock-free: seq is odd
  * while a writer updates it. any = no target; otherwise a caller matches
@@ -74,10 +70,6 @@ static struct {
     atomic_uintptr_t len[FI_RANGES_MAX];
 } fi_target = { .any = 1 };
 
-static atomic_int fi_armed;     /* fi_state.count != 0, for the fast path */
-static atomic_ulong fi_calls;
-static atomic_ulong fi_eligible;
-static atomic_ulong fi_failures;
 static FI_TLS int fi_busy;      /* inside the injector on this thread */
 
 /* ---- bootstrap arena ---- */
@@ -214,24 +206,16 @@ static int caller_matches(uintptr_t pc)
  * error number to fail with. */
 static int fi_decide(void *caller)
 {
-    unsigned long n;
     int err = 0;
 
-    atomic_fetch_add_explicit(&fi_calls, 1, memory_order_relaxed);
-    if (!atomic_load_explicit(&fi_armed, memory_order_acquire) || fi_busy ||
+    atomic_fetch_add_explicit(&fi_window.calls, 1, memory_order_relaxed);
+    if (!atomic_load_explicit(&fi_window.armed, memory_order_acquire) || fi_busy ||
         !caller_matches((uintptr_t)caller))
         return 0;
     fi_busy++;
     if (pthread_mutex_lock(&fi_lock))
         goto end;
-    if (fi_state.count) {
-        atomic_fetch_add(&fi_eligible, 1);
-        n = fi_state.seen++;
-        if (n >= fi_state.skip && n - fi_state.skip < fi_state.count) {
-            err = fi_state.err;
-            atomic_fetch_add(&fi_failures, 1);
-        }
-    }
+    err = fi_window_take(&fi_window);
     pthread_mutex_unlock(&fi_lock);
 end:
     fi_busy--;
@@ -323,21 +307,17 @@ int fi_malloc_arm(int err, unsigned skip, unsigned count)
 {
     if (err <= 0 || pthread_mutex_lock(&fi_lock))
         return -1;
-    fi_state.err   = err;
-    fi_state.skip  = skip;
-    fi_state.count = count;
-    fi_state.seen  = 0;
-    atomic_store(&fi_armed, count != 0);
+    fi_window_arm(&fi_window, err, skip, count);
     pthread_mutex_unlock(&fi_lock);
     return 0;
 }
 
 void fi_malloc_disarm(void)
 {
-    atomic_store(&fi_armed, 0);
+    atomic_store(&fi_window.armed, 0);
     if (pthread_mutex_lock(&fi_lock))
         return;
-    fi_state.count = 0;
+    fi_window_disarm(&fi_window);
     pthread_mutex_unlock(&fi_lock);
 }
 
@@ -423,15 +403,15 @@ int fi_malloc_target_caller(const char *substr)
 
 unsigned long fi_malloc_calls(void)
 {
-    return atomic_load(&fi_calls);
+    return atomic_load(&fi_window.calls);
 }
 
 unsigned long fi_malloc_eligible(void)
 {
-    return atomic_load(&fi_eligible);
+    return atomic_load(&fi_window.eligible);
 }
 
 unsigned long fi_malloc_failures(void)
 {
-    return atomic_load(&fi_failures);
+    return atomic_load(&fi_window.failures);
 }
