@@ -29,7 +29,11 @@ def _parts():
 
 
 def cdef_hash() -> str:
-    files = sorted((PROJECT / "harness/_cffi_src").glob("*.py")) + [Path(__file__)]
+    """What the module is made of besides the tree: the declarations, this file, and the
+    injector sources the wrap variant compiles in (and their headers)."""
+    inj = Path(injectors.INCLUDE_DIR)
+    files = (sorted((PROJECT / "harness/_cffi_src").glob("*.py")) + [Path(__file__)]
+             + [Path(f) for f in injectors.WRAP_SOURCES] + sorted(inj.glob("*.h")))
     return digest([f.read_text() for f in files])[:16]
 
 
