@@ -25,7 +25,7 @@ import pytest
 
 import models
 from harness.paths import cache_root
-from models import ov_models, protobuf as pb, tf_models, torch_models
+from models import ov_models, protobuf as pb, tf_models
 
 pytestmark = pytest.mark.unit
 
