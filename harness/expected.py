@@ -135,6 +135,10 @@ SWEEP = {
         "`ff_dnn_start_inference_async()` result in async mode and returns 0, so a "
         "TensorFlow frame whose thread cannot start is not reported by `execute_model`; "
         "measured here: its task never completes and the flush at EOF waits forever"),
+    ("tf", "dnn_detect"): (
+        "HANG", "the same `execute_model_tf()` path serves dnn_detect: \"On TensorFlow every "
+        "frame's inference is started by `ff_dnn_start_inference_async()`\"; measured here: "
+        "a frame whose thread cannot start never completes and the run waits at EOF forever"),
     ("onnx", "dnn_processing"): (
         None, "ONNX Runtime and OpenVINO do not use it."),  # no site at all
 }

@@ -1,4 +1,4 @@
-"""Sweep every site of a family (pthread_create, malloc): count the calls FFmpeg's own
+"""Sweep every site of a family (pthread_create, malloc, wrap:<ff_symbol>): count the calls FFmpeg's own
 code makes in a clean run, then fail each one in turn, one scenario per call, and
 classify what each run did.
 After LFI and wiredtiger's faultinject: enumerate the sites, then fail each."""
@@ -9,7 +9,6 @@ import shlex
 from dataclasses import dataclass, replace
 
 from . import errnos
-from .faults import Fault
 from .outcome import Outcome
 from .runner import run as run_all
 from .spec import FOREVER
@@ -40,8 +39,7 @@ class Site:
 def census(scenario) -> object:
     """A clean run with the injector armed but letting every call through: its
     eligible counter is the number of sites."""
-    f = scenario.fault
-    return replace(scenario, fault=Fault(f.kind, f.errno, FOREVER, 1, f.caller),
+    return replace(scenario, fault=replace(scenario.fault, skip=FOREVER, count=1),
                    route="sweep", frames=FRAMES, timeout=TIMEOUT)
 
 
@@ -76,8 +74,7 @@ def sweep(base_scenarios, preload: str, jobs: int = 2, progress=None, limit=None
         n = r.data.get("counters", {}).get("eligible", 0) if r.outcome in (
             Outcome.PASS, Outcome.MEASURED) else 0
         counts[sc.build] = n
-        f = sc.fault
-        plans += [replace(census(sc), fault=Fault(f.kind, f.errno, i, 1, f.caller))
+        plans += [replace(census(sc), fault=replace(sc.fault, skip=i, count=1))
                   for i in range(n if limit is None else min(n, limit))]
     results = run_all(plans, preload, jobs=jobs, progress=progress)
     out = {b: (n, []) for b, n in counts.items()}

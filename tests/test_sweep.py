@@ -6,25 +6,24 @@ import pytest
 
 from harness import expected, matrix, sweep
 
-pytestmark = pytest.mark.dnn_processing
 
-
-def run_sweep(tree, preload, backend):
+def run_sweep(tree, preload, backend, filt="dnn_processing"):
     have = {b["name"] for b in tree("after").stamp["backends"]}
     if backend not in have:
         pytest.skip(f"tree built without {backend} (run: make test BACKENDS=all)")
     trees = [tree("before"), tree("after")]
-    scs = matrix.scenarios(trees, backend, "dnn_processing", ["pthread_create=EAGAIN"],
-                           route="sweep")
+    scs = matrix.scenarios(trees, backend, filt, ["pthread_create=EAGAIN"], route="sweep")
     return sweep.sweep(scs, preload, jobs=2)
 
 
 @pytest.mark.tensorflow
-def test_tensorflow_async_start_failure_hangs(tree, preload, monkeypatch):
+@pytest.mark.parametrize("filt", [pytest.param(f, marks=getattr(pytest.mark, f))
+                                  for f in ("dnn_processing", "dnn_detect")])
+def test_tensorflow_async_start_failure_hangs(tree, preload, monkeypatch, filt):
     monkeypatch.setattr(sweep, "FRAMES", 2)  # two sites are enough to show it
     monkeypatch.setattr(sweep, "TIMEOUT", 6.0)
-    found = run_sweep(tree, preload, "tf")
-    want, _ = expected.SWEEP[("tf", "dnn_processing")]
+    found = run_sweep(tree, preload, "tf", filt)
+    want, _ = expected.SWEEP[("tf", filt)]
     for build in ("before", "after"):
         count, sites = found[build]
         assert count == 2, "one thread per frame in async mode"
@@ -35,6 +34,7 @@ def test_tensorflow_async_start_failure_hangs(tree, preload, monkeypatch):
 
 
 @pytest.mark.onnx
+@pytest.mark.dnn_processing
 def test_onnx_has_no_site(tree, preload):
     found = run_sweep(tree, preload, "onnx")
     assert {b: n for b, (n, _) in found.items()} == {"before": 0, "after": 0}
@@ -57,6 +57,7 @@ def test_classes():
 
 
 @pytest.mark.onnx
+@pytest.mark.dnn_processing
 def test_malloc_family_fires(run_scenario):
     """The malloc interposer, armed through the module before the frames: FFmpeg's first
     allocation fails, and the counters prove it (the harness's own are made before)."""
@@ -67,6 +68,7 @@ def test_malloc_family_fires(run_scenario):
 
 
 @pytest.mark.onnx
+@pytest.mark.dnn_processing
 def test_malloc_sweep_classifies_every_site(tree, preload):
     trees = [tree("after")]
     scs = matrix.scenarios(trees, "onnx", "dnn_processing", ["malloc=1*return(ENOMEM)"],

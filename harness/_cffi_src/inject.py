@@ -1,5 +1,6 @@
-"""The fault injectors' control calls, one family each (pthread_create, malloc),
-resolved at run time.
+"""The fault injectors' control calls: the pthread_create and malloc families, resolved
+at run time, and the link-time family for FFmpeg's own helpers (fi_wrap.h), which
+every variant of the module links in.
 
 With the LD_PRELOAD interposers the functions live in the preloaded libraries and are
 found with dlsym(RTLD_DEFAULT, "fi_<family>_arm") and so on; in the `--wrap` variant of
@@ -20,11 +21,19 @@ FUNCTIONS = """
 int ffdnn_inject_available(int family);
 int ffdnn_inject_arm(int family, int err, unsigned skip, unsigned count, const char *caller);
 void ffdnn_inject_disarm(int family);
+
+int fi_wrap_count(void);
+const char *fi_wrap_symbol(int i);
+int fi_wrap_arm(const char *symbol, int value, unsigned skip, unsigned count);
+void fi_wrap_disarm(void);
+int fi_wrap_counters(const char *symbol, unsigned long *calls, unsigned long *eligible,
+                     unsigned long *failures);
 int ffdnn_inject_counters(int family, unsigned long *calls, unsigned long *eligible,
                           unsigned long *failures);
 """
 
 CUSTOMIZATIONS = """
+#include "fi_wrap.h"
 #ifdef FFDNN_WRAP_INJECTOR
 #include "fi_pthread_create.h"
 #endif
