@@ -41,10 +41,14 @@ test: build ## run the test suite (pytest, -n $(JOBS))
 unchanged: build ## ffmpeg CLI output before against after: identity MD5 and a whole clip
 	$(HARNESS) unchanged --build before,after --backend $(BACKENDS)
 
-sweep: build ## fail every pthread_create() site in turn (TensorFlow, LibTorch, ONNX Runtime)
+sweep: build ## fail every site in turn: pthread_create (TF, LibTorch, ONNX), malloc (ONNX), wrap:ff_proc_from_dnn_to_frame
 	mkdir -p results
-	$(HARNESS) sweep --build before,after --backend-name tf,torch,onnx --jobs $(JOBS) \
-		--json results/sweep.json
+	$(HARNESS) sweep --build before,after --backend-name tf,torch,onnx \
+		--filter dnn_processing,dnn_detect --jobs $(JOBS) --json results/sweep-pthread_create.json
+	$(HARNESS) sweep --build before,after --backend-name onnx --fault malloc \
+		--jobs $(JOBS) --json results/sweep-malloc.json
+	$(HARNESS) sweep --build base,before --backend-name onnx,openvino,tf,torch \
+		--fault wrap:ff_proc_from_dnn_to_frame --jobs $(JOBS) --json results/sweep-wrap.json
 
 bench: build ## measure build, matrix and per-scenario costs (results/bench.json; QUICK=1 skips the cold build)
 	FFDNN_BACKENDS=$(BACKENDS) $(PY) bench/bench.py $(if $(QUICK),--quick)

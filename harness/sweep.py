@@ -21,6 +21,7 @@ class Class(str, enum.Enum):
     SURFACED = "SURFACED"  # a negative AVERROR reached activate() or the sink
     LOST = "LOST"          # a positive code was returned and dropped, the run ended in EOF
     DROPPED = "DROPPED"    # fewer frames out than in, no error anywhere
+    ALTERED = "ALTERED"    # every frame came out, no error, but not the clean run's frames
     HANG = "HANG"          # killed after its timeout
     CRASH = "CRASH"        # died on a signal
     CLEAN = "CLEAN"        # every frame came out and nothing was lost
@@ -43,7 +44,9 @@ def census(scenario) -> object:
                    route="sweep", frames=FRAMES, timeout=TIMEOUT)
 
 
-def classify(r) -> Class:
+def classify(r, clean_frames=None) -> Class:
+    """The run's class; `clean_frames` (md5s of the census run's frames) tells a frame
+    forwarded unwritten or from unfilled input (ALTERED) from the model's own (CLEAN)."""
     if r.outcome in (Outcome.HANG, Outcome.CRASH, Outcome.ERROR):
         return Class(r.outcome.value)
     d = r.data
@@ -53,8 +56,11 @@ def classify(r) -> Class:
         return Class.SURFACED
     if any(c > 0 for c in codes):
         return Class.LOST
-    if len(d.get("frames", [])) < FRAMES:
+    frames = [f["md5"] for f in d.get("frames", [])]
+    if len(frames) < FRAMES:
         return Class.DROPPED
+    if clean_frames is not None and frames != clean_frames:
+        return Class.ALTERED
     return Class.CLEAN
 
 
@@ -69,17 +75,19 @@ def sweep(base_scenarios, preload: str, jobs: int = 2, progress=None, limit=None
     """build -> (number of sites, [Site]) for each scenario (one per build); `limit`
     fails only the first sites."""
     clean = run_all([census(sc) for sc in base_scenarios], preload, jobs=jobs)
-    plans, counts = [], {}
+    plans, counts, reference = [], {}, {}
     for sc, r in zip(base_scenarios, clean):
-        n = r.data.get("counters", {}).get("eligible", 0) if r.outcome in (
-            Outcome.PASS, Outcome.MEASURED) else 0
+        ok = r.outcome in (Outcome.PASS, Outcome.MEASURED)
+        n = r.data.get("counters", {}).get("eligible", 0) if ok else 0
         counts[sc.build] = n
+        reference[sc.build] = [f["md5"] for f in r.data.get("frames", [])] if ok else None
         plans += [replace(census(sc), fault=replace(sc.fault, skip=i, count=1))
                   for i in range(n if limit is None else min(n, limit))]
     results = run_all(plans, preload, jobs=jobs, progress=progress)
     out = {b: (n, []) for b, n in counts.items()}
     for sc, r in zip(plans, results):
-        out[sc.build][1].append(Site(sc.build, sc.fault.skip, classify(r), r, reproducer(sc)))
+        cls = classify(r, reference[sc.build])
+        out[sc.build][1].append(Site(sc.build, sc.fault.skip, cls, r, reproducer(sc)))
     return out
 
 

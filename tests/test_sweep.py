@@ -50,10 +50,12 @@ def test_classes():
     assert sweep.classify(r) is sweep.Class.LOST
     r.data["activate"] = [{"ret": -22}]
     assert sweep.classify(r) is sweep.Class.SURFACED
-    r.data["activate"], r.data["frames"] = [{"ret": 0}], [{}] * 3
+    r.data["activate"], r.data["frames"] = [{"ret": 0}], [{"md5": "a"}] * 3
     assert sweep.classify(r) is sweep.Class.DROPPED
-    r.data["frames"] = [{}] * 4
+    r.data["frames"] = [{"md5": "a"}, {"md5": "b"}, {"md5": "c"}, {"md5": "d"}]
     assert sweep.classify(r) is sweep.Class.CLEAN
+    assert sweep.classify(r, ["a", "b", "c", "d"]) is sweep.Class.CLEAN
+    assert sweep.classify(r, ["0", "b", "c", "d"]) is sweep.Class.ALTERED
 
 
 @pytest.mark.onnx
