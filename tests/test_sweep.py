@@ -23,7 +23,7 @@ def test_tensorflow_async_start_failure_hangs(tree, preload, monkeypatch, filt):
     monkeypatch.setattr(sweep, "FRAMES", 2)  # two sites are enough to show it
     monkeypatch.setattr(sweep, "TIMEOUT", 6.0)
     found = run_sweep(tree, preload, "tf", filt)
-    want, _ = expected.SWEEP[("tf", filt)]
+    want, _ = expected.SWEEP[("tf", filt, "pthread_create")]
     for build in ("before", "after"):
         count, sites = found[build]
         assert count == 2, "one thread per frame in async mode"
@@ -38,7 +38,7 @@ def test_tensorflow_async_start_failure_hangs(tree, preload, monkeypatch, filt):
 def test_onnx_has_no_site(tree, preload):
     found = run_sweep(tree, preload, "onnx")
     assert {b: n for b, (n, _) in found.items()} == {"before": 0, "after": 0}
-    assert expected.SWEEP[("onnx", "dnn_processing")][0] is None
+    assert expected.SWEEP[("onnx", "dnn_processing", "pthread_create")][0] is None
 
 
 @pytest.mark.unit
@@ -81,3 +81,38 @@ def test_malloc_sweep_classifies_every_site(tree, preload):
     assert len(sites) == 8
     assert all(s.result.data.get("counters", {}).get("failures") in (1, None) for s in sites)
     assert {s.cls for s in sites} <= set(sweep.Class)
+
+
+@pytest.mark.onnx
+@pytest.mark.dnn_processing
+@pytest.mark.parametrize("want, build, fault, route", [
+    ("SURFACED", "before", "wrap:ff_proc_from_dnn_to_frame=1*return(AVERROR(ENOMEM))", "sweep"),
+    ("ALTERED", "base", "wrap:ff_proc_from_dnn_to_frame=1*return(AVERROR(ENOMEM))", "sweep"),
+    ("LOST", "before", "pthread_create=EAGAIN", "flush"),
+], ids=lambda v: v if v in ("SURFACED", "ALTERED", "LOST", "CLEAN", "base", "before",
+                            "after") else None)
+def test_classes_from_real_runs(run_scenario, want, build, fault, route):
+    """Each class from a real run (HANG: the TensorFlow sweep above; CRASH and the
+    containment: tests/test_runner.py). ALTERED needs the clean run's frames."""
+    clean = run_scenario(build, "none", route=route, frames=sweep.FRAMES)
+    r = run_scenario(build, fault, route=route, frames=sweep.FRAMES)
+    reference = [f["md5"] for f in clean.data["frames"]]
+    assert len(reference) == sweep.FRAMES
+    assert sweep.classify(r, reference).value == want
+    assert r.data["counters"]["failures"] == 1
+
+
+@pytest.mark.onnx
+@pytest.mark.dnn_processing
+@pytest.mark.parametrize("build", ["base", "before", "after"])
+def test_pre_processing_result_is_ignored(tree, preload, build):
+    """Every site of ff_proc_from_frame_to_dnn() failed in turn: the frame still comes
+    out, made from an input tensor that was never filled, and nothing reports it."""
+    scs = matrix.scenarios([tree(build)], "onnx", "dnn_processing",
+                           ["wrap:ff_proc_from_frame_to_dnn=1*return(AVERROR(ENOMEM))"],
+                           route="sweep")
+    count, sites = sweep.sweep(scs, preload, jobs=2)[build]
+    want, _ = expected.SWEEP[("onnx", "dnn_processing", "wrap:ff_proc_from_frame_to_dnn")]
+    assert count == sweep.FRAMES, "one pre-processing call per frame"
+    assert [s.cls.value for s in sites] == [want] * count
+    assert all(s.result.data["counters"]["failures"] == 1 for s in sites)
