@@ -10,7 +10,7 @@ from .faults import Fault
 FIELDS = ("calls", "eligible", "failures")
 
 
-def _family(lib, f: Fault) -> int:
+def family(lib, f: Fault) -> int:
     """The family a fault's counters come from (pthread_create by default)."""
     return lib.FFDNN_FAMILY_MALLOC if f.kind == "malloc" else lib.FFDNN_FAMILY_PTHREAD_CREATE
 
@@ -21,7 +21,7 @@ def counters(ffi, lib, f: Fault) -> dict:
     if f.kind == "wrap":
         ret = lib.fi_wrap_counters(f.symbol.encode(), *c)
     else:
-        ret = lib.ffdnn_inject_counters(_family(lib, f), *c)
+        ret = lib.ffdnn_inject_counters(family(lib, f), *c)
     return {} if ret < 0 else dict(zip(FIELDS, (x[0] for x in c)))
 
 
@@ -33,7 +33,7 @@ def arm(lib, f: Fault) -> None:
             raise ScenarioError(f"arm the link-time injector: {f.symbol} is not wrapped "
                                 "in this module")
     elif f.kind in ("pthread_create", "malloc"):
-        ret = lib.ffdnn_inject_arm(_family(lib, f), f.errno, f.skip, f.count, f.caller.encode())
+        ret = lib.ffdnn_inject_arm(family(lib, f), f.errno, f.skip, f.count, f.caller.encode())
         if ret < 0:
             raise ScenarioError(f"arm the {f.kind} injector: {_why(ret, f)}")
 
@@ -42,7 +42,7 @@ def disarm(lib, f: Fault) -> None:
     if f.kind == "wrap":
         lib.fi_wrap_disarm()
     else:
-        lib.ffdnn_inject_disarm(_family(lib, f))
+        lib.ffdnn_inject_disarm(family(lib, f))
 
 
 def _why(ret: int, f: Fault) -> str:

@@ -145,7 +145,8 @@ def cmd_sweep(args) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps({
             be: {b: {"sites": n, "runs": [{"call": s.index + 1, "class": s.cls.value,
-                                            "reproduce": s.command, **s.result.to_dict()}
+                                            "where": s.where, "reproduce": s.command,
+                                            **s.result.to_dict()}
                                            for s in sites]}
                  for b, (n, sites) in f.items()} for be, f in found.items()}, indent=1))
     return 0

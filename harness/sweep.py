@@ -35,6 +35,7 @@ class Site:
     cls: Class
     result: object
     command: str
+    where: str = ""    # the call's stack in FFmpeg's code, from the census
 
 
 def census(scenario) -> object:
@@ -75,34 +76,40 @@ def sweep(base_scenarios, preload: str, jobs: int = 2, progress=None, limit=None
     """build -> (number of sites, [Site]) for each scenario (one per build); `limit`
     fails only the first sites."""
     clean = run_all([census(sc) for sc in base_scenarios], preload, jobs=jobs)
-    plans, counts, reference = [], {}, {}
+    plans, counts, reference, where = [], {}, {}, {}
     for sc, r in zip(base_scenarios, clean):
         ok = r.outcome in (Outcome.PASS, Outcome.MEASURED)
         n = r.data.get("counters", {}).get("eligible", 0) if ok else 0
         counts[sc.build] = n
         reference[sc.build] = [f["md5"] for f in r.data.get("frames", [])] if ok else None
+        where[sc.build] = {s["call"] - 1: s["where"] for s in r.data.get("sites", [])}
         plans += [replace(census(sc), fault=replace(sc.fault, skip=i, count=1))
                   for i in range(n if limit is None else min(n, limit))]
     results = run_all(plans, preload, jobs=jobs, progress=progress)
     out = {b: (n, []) for b, n in counts.items()}
     for sc, r in zip(plans, results):
-        cls = classify(r, reference[sc.build])
-        out[sc.build][1].append(Site(sc.build, sc.fault.skip, cls, r, reproducer(sc)))
+        i = sc.fault.skip
+        out[sc.build][1].append(Site(sc.build, i, classify(r, reference[sc.build]), r,
+                                     reproducer(sc), where[sc.build].get(i, "")))
     return out
 
 
 def markdown(found: dict, title: str) -> str:
-    """One row per call index, a column per build; a class that differs is bold."""
+    """One row per call index, a column per build, and where the call is made (from the
+    first build's census; a build whose census differs there adds its own);
+    a class that differs is bold."""
     builds = list(found)
     by = {(s.build, s.index): s for _, sites in found.values() for s in sites}
     n = max((i + 1 for _, i in by), default=0)  # the sites run (all, or the first --limit)
-    lines = [f"### {title}", "", "| call | " + " | ".join(builds) + " |",
-             "|---|" + "---|" * len(builds)]
+    lines = [f"### {title}", "", "| call | " + " | ".join(builds) + " | where |",
+             "|---|" + "---|" * (len(builds) + 1)]
     for i in range(n):
         cells = [by[(b, i)].cls.value if (b, i) in by else "—" for b in builds]
         if len(set(cells)) > 1:
             cells = [f"**{c}**" for c in cells]
-        lines.append(f"| {i + 1} | " + " | ".join(cells) + " |")
+        places = list(dict.fromkeys(by[(b, i)].where for b in builds if (b, i) in by))
+        where = "; ".join(f"`{w}`" for w in places if w) or "—"
+        lines.append(f"| {i + 1} | " + " | ".join(cells) + f" | {where} |")
     counts = Counter(s.cls.value for _, sites in found.values() for s in sites)
     lines += ["", "Sites: " + ", ".join(f"{b} {found[b][0]}" for b in builds) + "; runs: " +
               ", ".join(f"{n} {c}" for c, n in sorted(counts.items())), ""]

@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import arming, errnos, ffi_build
+from . import arming, errnos, ffi_build, sites
 from .errors import HarnessError
 from .graph import Graph
 from .scenario import HEIGHT, WIDTH, Scenario
@@ -141,6 +141,8 @@ def snapshot(ffi, lib, sc: Scenario, result: dict, start: int, before: dict) -> 
     result["activate_first_error"] = failed[0] if failed else None
     result["flush_calls"] = lib.ffdnn_flush_calls()
     result["log"] = ffi.string(lib.ffdnn_log_text()).decode(errors="replace")
+    if sc.route == "sweep" and sc.fault.kind != "none":  # where the calls came from
+        result["sites"] = sites.sites(ffi, lib, sc.fault, result["counters"].get("eligible", 0))
 
 
 def main(argv=None) -> int:

@@ -30,4 +30,8 @@ void fi_wrap_disarm(void);
 int  fi_wrap_counters(const char *symbol, unsigned long *calls,
                       unsigned long *eligible, unsigned long *failures);
 
+/* The stack of the symbol's eligible call n since its arm (n < 1024),
+ * innermost first: up to max return addresses; returns how many. */
+int  fi_wrap_site(const char *symbol, unsigned n, void **frames, int max);
+
 #endif /* FI_WRAP_H */

@@ -47,12 +47,16 @@ static int fi_wrap_find(const char *symbol)
 static int fi_wrap_take(int i)
 {
     FIWindow *w = &fi_wrap_windows[i];
-    int value = 0;
+    void *stack[FI_DEPTH];
+    int depth, value = 0;
 
     atomic_fetch_add(&w->calls, 1);
-    if (!atomic_load(&w->armed) || pthread_mutex_lock(&fi_wrap_lock))
+    if (!atomic_load(&w->armed))
         return 0;
-    value = fi_window_take(w);
+    depth = backtrace(stack, FI_DEPTH);
+    if (pthread_mutex_lock(&fi_wrap_lock))
+        return 0;
+    value = fi_window_take(w, stack, depth);
     pthread_mutex_unlock(&fi_wrap_lock);
     return value;
 }
@@ -87,6 +91,17 @@ void fi_wrap_disarm(void)
     for (int i = 0; i < FI_WRAP_NB; i++)
         fi_window_disarm(&fi_wrap_windows[i]);
     pthread_mutex_unlock(&fi_wrap_lock);
+}
+
+int fi_wrap_site(const char *symbol, unsigned n, void **frames, int max)
+{
+    int i = fi_wrap_find(symbol), depth;
+
+    if (i < 0 || pthread_mutex_lock(&fi_wrap_lock))
+        return 0;
+    depth = fi_window_site(&fi_wrap_windows[i], n, frames, max);
+    pthread_mutex_unlock(&fi_wrap_lock);
+    return depth;
 }
 
 int fi_wrap_counters(const char *symbol, unsigned long *calls,

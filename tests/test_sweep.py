@@ -31,6 +31,9 @@ def test_tensorflow_async_start_failure_hangs(tree, preload, monkeypatch, filt):
         assert all(s.result.data.get("counters", {}).get("failures") == 1 for s in sites), \
             "the checkpoint before EOF shows the one failed call"
         assert all("--route sweep" in s.command for s in sites)
+        assert all(s.where.startswith("ff_dnn_start_inference_async (dnn_backend_common.c:")
+                   and "execute_model_tf (dnn_backend_tf.c:" in s.where for s in sites), \
+            "the census names each site in FFmpeg's code"
 
 
 @pytest.mark.onnx
@@ -116,3 +119,4 @@ def test_pre_processing_result_is_ignored(tree, preload, build):
     assert count == sweep.FRAMES, "one pre-processing call per frame"
     assert [s.cls.value for s in sites] == [want] * count
     assert all(s.result.data["counters"]["failures"] == 1 for s in sites)
+    assert all(s.where.startswith("fill_model_input_onnx (dnn_backend_onnx.c:") for s in sites)
