@@ -94,13 +94,7 @@ int fi_pthread_create_target_caller(const char *substr)
 
 int fi_pthread_create_site(unsigned n, void **frames, int max)
 {
-    int depth;
-
-    if (pthread_mutex_lock(&fi_lock))
-        return 0;
-    depth = fi_window_site(&fi_window, n, frames, max);
-    pthread_mutex_unlock(&fi_lock);
-    return depth;
+    return fi_window_site_locked(&fi_lock, &fi_window, n, frames, max);
 }
 
 unsigned long fi_pthread_create_calls(void)

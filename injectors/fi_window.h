@@ -15,6 +15,7 @@
 #define FI_WINDOW_H
 
 #include <execinfo.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -82,6 +83,19 @@ static inline int fi_window_site(const FIWindow *w, unsigned n, void **frames, i
         return 0;
     depth = w->depth[n] < max ? w->depth[n] : max;
     memcpy(frames, w->stack[n], depth * sizeof(*frames));
+    return depth;
+}
+
+/* fi_window_site() under the family's lock: 0 when the lock cannot be taken. */
+static inline int fi_window_site_locked(pthread_mutex_t *lock, const FIWindow *w,
+                                        unsigned n, void **frames, int max)
+{
+    int depth;
+
+    if (pthread_mutex_lock(lock))
+        return 0;
+    depth = fi_window_site(w, n, frames, max);
+    pthread_mutex_unlock(lock);
     return depth;
 }
 

@@ -324,13 +324,7 @@ int fi_malloc_arm(int err, unsigned skip, unsigned count)
 
 int fi_malloc_site(unsigned n, void **frames, int max)
 {
-    int depth;
-
-    if (pthread_mutex_lock(&fi_lock))
-        return 0;
-    depth = fi_window_site(&fi_window, n, frames, max);
-    pthread_mutex_unlock(&fi_lock);
-    return depth;
+    return fi_window_site_locked(&fi_lock, &fi_window, n, frames, max);
 }
 
 void fi_malloc_disarm(void)

@@ -95,13 +95,9 @@ void fi_wrap_disarm(void)
 
 int fi_wrap_site(const char *symbol, unsigned n, void **frames, int max)
 {
-    int i = fi_wrap_find(symbol), depth;
+    int i = fi_wrap_find(symbol);
 
-    if (i < 0 || pthread_mutex_lock(&fi_wrap_lock))
-        return 0;
-    depth = fi_window_site(&fi_wrap_windows[i], n, frames, max);
-    pthread_mutex_unlock(&fi_wrap_lock);
-    return depth;
+    return i < 0 ? 0 : fi_window_site_locked(&fi_wrap_lock, &fi_wrap_windows[i], n, frames, max);
 }
 
 int fi_wrap_counters(const char *symbol, unsigned long *calls,
