@@ -1,0 +1,140 @@
+"""#24702's commits 1 and 2 under FFmpeg's own sanitizer toolchains, base against before.
+
+Each claim runs the tree's own `ffmpeg` program (no sanitizer runtime in Python) with
+the report written to a temporary directory, parses the reports (harness/sanreport.py)
+and judges them against harness/expected.py's SANITIZER_CLAIMS.
+"""
+
+import os
+import shlex
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import models
+
+from . import sanreport
+from .errors import HarnessError
+from .paths import PROJECT, cache_root
+from .trees import Plan
+
+# The backend set of each variant: only what its claim needs (2 cores build them).
+VARIANT_BACKENDS = {"asan": "onnx", "tsan": "tf,openvino"}
+TSAN_SUPPRESSIONS = PROJECT / "builds" / "sanitizers" / "tsan.supp"
+OPTIONS = {  # the runtime's options; log_path is added per run
+    "asan": {"ASAN_OPTIONS": "detect_leaks=0:abort_on_error=0:halt_on_error=1"},
+    "tsan": {"TSAN_OPTIONS": f"suppressions={TSAN_SUPPRESSIONS}:"
+                             "ignore_noninstrumented_modules=1:halt_on_error=0:history_size=4"},
+}
+
+
+def plan(sanitizer: str, source_file=None) -> Plan:
+    if sanitizer not in VARIANT_BACKENDS:
+        raise HarnessError(f"unknown sanitizer '{sanitizer}' (known: "
+                           f"{', '.join(VARIANT_BACKENDS)})")
+    return Plan(VARIANT_BACKENDS[sanitizer], source_file=source_file, sanitizer=sanitizer)
+
+
+@dataclass
+class Run:
+    """One claim's run on one tree: the command, its exit, the parsed reports."""
+
+    tree: object       # trees.Tree
+    command: str
+    exit: int | None   # None: killed after the timeout
+    seconds: float
+    reports: list = field(default_factory=list)
+    stderr_tail: list = field(default_factory=list)
+
+
+def command(claim, tree) -> list:
+    """The tree's own unstripped ffmpeg_g (its stacks have FFmpeg's file:line)."""
+    model = models.path(claim.model, cache_root() / "models")
+    return [str(tree.src / "ffmpeg_g"), "-hide_banner", "-nostdin", "-f", "lavfi",
+            "-i", claim.source, "-vf", claim.graph.format(model=model), "-f", "md5", "-"]
+
+
+def run(claim, tree, timeout: float = 300.0) -> Run:
+    if claim.backend not in {b["name"] for b in tree.stamp["backends"]}:
+        raise HarnessError(f"{tree.name} was built without {claim.backend}")
+    cmd = command(claim, tree)
+    with tempfile.TemporaryDirectory(prefix=f"ffdnn-{claim.sanitizer}-") as logs:
+        env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "1"}
+        for name, value in OPTIONS[claim.sanitizer].items():
+            env[name] = f"{value}:log_path={logs}/{claim.sanitizer}"
+        t0 = time.monotonic()
+        try:
+            r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+            code, err = r.returncode, r.stderr
+        except subprocess.TimeoutExpired as e:
+            code, err = None, (e.stderr or b"").decode(errors="replace")
+        return Run(tree, shlex.join(cmd), code, round(time.monotonic() - t0, 2),
+                   sanreport.parse_dir(Path(logs)), err.splitlines()[-5:])
+
+
+def _source_line(tree, frame) -> str:
+    path = tree.src / frame.file
+    if not frame.file or not path.is_file():
+        return ""
+    lines = path.read_text(errors="replace").splitlines()
+    return lines[frame.line - 1] if 0 < frame.line <= len(lines) else ""
+
+
+def matches(claim, report, tree) -> bool:
+    """Is `report` the one the claim is about? Its kind, every function the claim names
+    in its access stacks, a caller the claim names, and the variable: the one ASan names,
+    or for TSan the source line (in `tree`) of an access stack's top FFmpeg frame."""
+    want = claim.base
+    if report.kind != want["kind"] or not set(want["functions"]) <= report.functions():
+        return False
+    if want["callers"] and not set(want["callers"]) & report.functions():
+        return False
+    if report.variable:
+        return report.variable == want["variable"]
+    tops = [next((f for f in s.frames if f.ffmpeg), None) for s in report.stacks]
+    return any(f and want["variable"] in _source_line(tree, f) for f in tops)
+
+
+def judge(claim, base: Run, before: Run) -> dict:
+    """One row of the claims table: what base and before did, and the verdict."""
+    def did(r: Run) -> tuple:
+        if r.exit is None:
+            return [], f"timed out after {r.seconds:g} s"
+        hits = [x for x in r.reports if matches(claim, x, r.tree)]
+        other = len(r.reports) - len(hits)
+        text = f"{len(hits)}x {hits[0].brief()}" if hits else "no such report"
+        return hits, text + (f" (+{other} other report{'s' * (other > 1)})" if other else "")
+    base_hits, base_text = did(base)
+    before_hits, before_text = did(before)
+    if base.exit is None or before.exit is None:
+        verdict = "does not reproduce: a run timed out"
+    elif not base_hits:
+        verdict = f"does not reproduce: base has no {claim.base['kind']} report on " \
+                  f"{claim.base['variable']} in {', '.join(claim.base['functions'])}()"
+    elif before_hits:
+        verdict = f"does not reproduce: before still reports it ({before_hits[0].brief()})"
+    else:
+        verdict = "reproduces"
+    return {"commit": claim.commit, "id": claim.id, "claim": claim.claim,
+            "base": base_text, "before": before_text, "verdict": verdict}
+
+
+def trees(sanitizer: str, build: bool = False) -> dict:
+    """base and before of the variant: from the cache (or StampError naming the build
+    command), or built now when `build`."""
+    p = plan(sanitizer)
+    return {name: p.get(name, build=build) for name in p.names}
+
+
+def claim_rows(claims=None, build: bool = False, timeout: float = 300.0) -> list:
+    """Run every claim (default: expected.SANITIZER_CLAIMS) on base and before; one row
+    each, keys: commit, id, claim, base, before, verdict."""
+    from .expected import SANITIZER_CLAIMS
+    rows = []
+    for claim in claims or SANITIZER_CLAIMS:
+        t = trees(claim.sanitizer, build)
+        rows.append(judge(claim, run(claim, t["base"], timeout),
+                          run(claim, t["before"], timeout)))
+    return rows
