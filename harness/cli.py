@@ -21,7 +21,7 @@ def cmd_build(args) -> int:
     from .trees import build_all
     if args.sanitizer:  # a variant's backend set is the one its claim needs
         from . import sanitizer
-        plan = sanitizer.plan(args.sanitizer, source_file=args.source)
+        plan = sanitizer.plan(args.sanitizer, source_file=args.source, repo=args.git_dir)
     else:
         plan = _plan(args)
     for tree in build_all(plan, args.tree and [args.tree]):

@@ -6,6 +6,7 @@ and judges them against harness/expected.py's SANITIZER_CLAIMS.
 """
 
 import os
+import re
 import shlex
 import subprocess
 import tempfile
@@ -32,11 +33,12 @@ OPTIONS = {  # the runtime's options; log_path is added per run
 }
 
 
-def plan(sanitizer: str, source_file=None) -> Plan:
+def plan(sanitizer: str, source_file=None, repo=None) -> Plan:
     if sanitizer not in VARIANT_BACKENDS:
         raise HarnessError(f"unknown sanitizer '{sanitizer}' (known: "
                            f"{', '.join(VARIANT_BACKENDS)})")
-    return Plan(VARIANT_BACKENDS[sanitizer], source_file=source_file, sanitizer=sanitizer)
+    return Plan(VARIANT_BACKENDS[sanitizer], source_file=source_file, repo=repo,
+                sanitizer=sanitizer)
 
 
 @dataclass
@@ -48,6 +50,7 @@ class Run:
     exit: int | None   # None: killed after the timeout
     seconds: float
     reports: list = field(default_factory=list)
+    md5: str = ""      # the output's MD5 (-f md5): the frames went all the way through
     stderr_tail: list = field(default_factory=list)
 
 
@@ -69,11 +72,13 @@ def run(claim, tree, timeout: float = 300.0) -> Run:
         t0 = time.monotonic()
         try:
             r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
-            code, err = r.returncode, r.stderr
+            code, out, err = r.returncode, r.stdout, r.stderr
         except subprocess.TimeoutExpired as e:
-            code, err = None, (e.stderr or b"").decode(errors="replace")
+            code, out, err = None, "", (e.stderr or b"").decode(errors="replace")
+        md5 = re.search(r"MD5=([0-9a-f]{32})", out)
         return Run(tree, shlex.join(cmd), code, round(time.monotonic() - t0, 2),
-                   sanreport.parse_dir(Path(logs)), err.splitlines()[-5:])
+                   sanreport.parse_dir(Path(logs)), md5.group(1) if md5 else "",
+                   err.splitlines()[-5:])
 
 
 def _source_line(tree, frame) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import expected, sanitizer, sanreport, trees
+from harness import expected, sanitizer, sanreport, trees, unchanged
 from harness.errors import HarnessError
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -123,8 +123,10 @@ def test_sanitizer_claim(runs, claim, build):
         assert r.exit != 0
     else:
         assert hits == [], [x.brief() for x in hits]
-    if claim.sanitizer == "asan" and build == "before":  # clean through both functions
+    if claim.sanitizer == "asan" and build == "before":
+        # clean through both functions, every frame: the PR's identity MD5 (10 frames)
         assert r.exit == 0 and r.reports == [], r.stderr_tail
+        assert r.md5 == unchanged.PR_IDENTITY_MD5
 
 
 @pytest.mark.parametrize("claim", [pytest.param(c, id=c.id, marks=_marks(c))
