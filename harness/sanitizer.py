@@ -105,18 +105,24 @@ def matches(claim, report, tree) -> bool:
 
 
 def judge(claim, base: Run, before: Run) -> dict:
-    """One row of the claims table: what base and before did, and the verdict."""
+    """One row of the claims table: what base and before did, and the verdict. A run
+    with no such report counts only when the graph ran to the end (its output MD5)."""
     def did(r: Run) -> tuple:
         if r.exit is None:
             return [], f"timed out after {r.seconds:g} s"
         hits = [x for x in r.reports if matches(claim, x, r.tree)]
         other = len(r.reports) - len(hits)
-        text = f"{len(hits)}x {hits[0].brief()}" if hits else "no such report"
-        return hits, text + (f" (+{other} other report{'s' * (other > 1)})" if other else "")
-    base_hits, base_text = did(base)
-    before_hits, before_text = did(before)
+        text = f"{len(hits)}x {hits[0].brief()}" if hits else claim.before
+        text += f" (+{other} other report{'s' * (other > 1)})" if other else ""
+        return hits, f"{text}; exit {r.exit}"
+    (base_hits, base_text), (before_hits, before_text) = did(base), did(before)
+    unfinished = [r for r in (base, before) if not (r.md5 or matches_any(claim, r))]
     if base.exit is None or before.exit is None:
         verdict = "does not reproduce: a run timed out"
+    elif unfinished:
+        r = unfinished[0]
+        verdict = f"does not reproduce: {r.tree.name} did not run the graph to its end " \
+                  f"(exit {r.exit}: {(r.stderr_tail or ['no output'])[-1]})"
     elif not base_hits:
         verdict = f"does not reproduce: base has no {claim.base['kind']} report on " \
                   f"{claim.base['variable']} in {', '.join(claim.base['functions'])}()"
@@ -126,6 +132,11 @@ def judge(claim, base: Run, before: Run) -> dict:
         verdict = "reproduces"
     return {"commit": claim.commit, "id": claim.id, "claim": claim.claim,
             "base": base_text, "before": before_text, "verdict": verdict}
+
+
+def matches_any(claim, r: Run) -> bool:
+    """A run that stopped at the claim's report (ASan halts on the first) did run."""
+    return any(matches(claim, x, r.tree) for x in r.reports)
 
 
 def trees(sanitizer: str, build: bool = False) -> dict:

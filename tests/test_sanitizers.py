@@ -5,6 +5,7 @@ report parser is tested on report text captured from those runs (tests/data/).""
 import shutil
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -69,6 +70,32 @@ def test_matches_names_the_variable():
     other = sanreport.Report(r.tool, r.kind, r.stacks, "linesize")
     assert not sanitizer.matches(CLAIM[1], other, tree=None)
     assert not sanitizer.matches(CLAIM[2], r, tree=None)
+
+
+@pytest.mark.unit
+@pytest.mark.sanitizer
+def test_judge_needs_runs_that_finished():
+    """The verdict from the captured base report and made-up before runs: no report
+    counts only from a run that wrote its output; a timeout never reproduces."""
+    def run(name, code, found=(), md5="", tail=()):
+        return sanitizer.Run(SimpleNamespace(name=name), "ffmpeg_g ...", code, 0.1,
+                             list(found), md5, list(tail))
+    base = run("base-asan", 1, reports("asan-commit1-base"))
+    clean = run("before-asan", 0, md5=unchanged.PR_IDENTITY_MD5)
+    failed = run("before-asan", 1, tail=["Failed to load model"])
+    assert sanitizer.judge(CLAIM[1], base, clean)["verdict"] == "reproduces"
+    assert sanitizer.judge(CLAIM[1], base, failed)["verdict"] == (
+        "does not reproduce: before-asan did not run the graph to its end "
+        "(exit 1: Failed to load model)")
+    assert sanitizer.judge(CLAIM[1], clean, clean)["verdict"].startswith(
+        "does not reproduce: base has no stack-buffer-overflow report on middle_data")
+    assert sanitizer.judge(CLAIM[1], base, run("before-asan", None))["verdict"] == \
+        "does not reproduce: a run timed out"
+    row = sanitizer.judge(CLAIM[1], base, clean)
+    assert row["base"] == ("1x stack-buffer-overflow in scale_internal() "
+                           "libswscale/swscale.c:1089, from sws_scale() <- "
+                           "ff_proc_from_frame_to_dnn(); exit 1")
+    assert row["before"] == "no such report; exit 0"
 
 
 @pytest.mark.unit
