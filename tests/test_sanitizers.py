@@ -121,7 +121,7 @@ def runs():
             try:
                 t = sanitizer.trees(claim.sanitizer)[build]
             except HarnessError as e:
-                pytest.skip(f"{e} (run: make sanitizers)")
+                pytest.skip(f"{e}; make sanitizers builds every variant")
             found[claim.id, build] = sanitizer.run(claim, t)
         return found[claim.id, build]
     return get
