@@ -178,9 +178,10 @@ COMMIT_CLAIMS = (
 
 # #24702's commits 1 and 2 (issue 8) under FFmpeg's own sanitizer toolchains, base against
 # before, each through the tree's own ffmpeg_g (harness/sanitizer.py). `base` is the report
-# the commit says base has: its kind, the functions its access stacks must name, and the
-# variable it is about (ASan names the stack variable; for TSan the source line of the
-# access in ff_dnn_get_result_common() must name it). `before` must have no such report.
+# the commit says base has: its kind, the functions its access stacks must name, the
+# callers each of which must have one (the paths), and the variable it is about (for ASan
+# the stack variable the access ran past; for TSan the source line of an access's top
+# FFmpeg frame must name it). `before` must have no such report.
 @dataclass(frozen=True)
 class SanitizerClaim:
     id: str
@@ -204,7 +205,8 @@ SANITIZER_CLAIMS = (
         "ASan: stack-buffer-overflow in sws_scale() on the DL_NCHW intermediate buffer",
         "asan", "onnx",
         # 9.0.2's ONNX backend always sets DL_NCHW (input and output), and rgb24 (or bgr24)
-        # frames take the intermediate `middle_data` buffer in dnn_io_proc.c
+        # frames take the intermediate `middle_data` buffer in dnn_io_proc.c: both paths,
+        # "these paths", in one run of the recoverable ASan build
         "format=rgb24,dnn_processing=dnn_backend=onnx:model={model}:input=x:output=y",
         "onnx-identity", "testsrc=s=64x64:d=0.4",
         base={"kind": "stack-buffer-overflow", "functions": ("sws_scale",),

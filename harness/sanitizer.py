@@ -11,6 +11,7 @@ import shlex
 import subprocess
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,7 +28,9 @@ from .trees import Plan
 VARIANT_BACKENDS = {"asan": "onnx", "tsan": "tf"}
 TSAN_SUPPRESSIONS = PROJECT / "builds" / "sanitizers" / "tsan.supp"
 OPTIONS = {  # the runtime's options; log_path is added per run
-    "asan": {"ASAN_OPTIONS": "detect_leaks=0:abort_on_error=0:halt_on_error=1"},
+    # recoverable build: every report, and every path (the two callers of sws_scale()
+    # reach the same PCs in libswscale, which ASan would report once by default)
+    "asan": {"ASAN_OPTIONS": "detect_leaks=0:halt_on_error=0:suppress_equal_pcs=0"},
     "tsan": {"TSAN_OPTIONS": f"suppressions={TSAN_SUPPRESSIONS}:"
                              "ignore_noninstrumented_modules=1:halt_on_error=0:history_size=4"},
 }
@@ -112,10 +115,16 @@ def judge(claim, base: Run, before: Run) -> dict:
             return [], f"timed out after {r.seconds:g} s"
         hits = [x for x in r.reports if matches(claim, x, r.tree)]
         other = len(r.reports) - len(hits)
-        text = f"{len(hits)}x {hits[0].brief()}" if hits else claim.before
+        text = (f"{len(hits)}x " if len(hits) < 2 else f"{len(hits)} reports, first: ") + \
+            hits[0].brief() if hits else claim.before
+        paths = Counter(c for x in hits for c in claim.base["callers"] if c in x.functions())
+        if paths:
+            text += "; through " + ", ".join(f"{c}() {n}x" for c, n in paths.items())
         text += f" (+{other} other report{'s' * (other > 1)})" if other else ""
         return hits, f"{text}; exit {r.exit}"
     (base_hits, base_text), (before_hits, before_text) = did(base), did(before)
+    unreached = [c for c in claim.base["callers"]
+                 if not any(c in x.functions() for x in base_hits)]
     unfinished = [r for r in (base, before) if not (r.md5 or matches_any(claim, r))]
     if base.exit is None or before.exit is None:
         verdict = "does not reproduce: a run timed out"
@@ -126,6 +135,8 @@ def judge(claim, base: Run, before: Run) -> dict:
     elif not base_hits:
         verdict = f"does not reproduce: base has no {claim.base['kind']} report on " \
                   f"{claim.base['variable']} in {', '.join(claim.base['functions'])}()"
+    elif unreached:
+        verdict = f"does not reproduce: base has no such report through {unreached[0]}()"
     elif before_hits:
         verdict = f"does not reproduce: before still reports it ({before_hits[0].brief()})"
     else:

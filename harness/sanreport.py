@@ -18,7 +18,9 @@ FRAME = re.compile(r"^\s+#\d+ (?:0x[0-9a-f]+ (?:in )?)?(?P<func>.+?)"
                    r"(?: (?P<file>\S+):(?P<line>\d+)(?::\d+)?)?(?: \([^()\s]*\+0x[0-9a-f]+\))?$")
 STACK_HEAD = re.compile(r"^\s*(?P<what>(?:Previous )?(?:[Aa]tomic )?(?:[Rr]ead|[Ww]rite|READ|WRITE)"
                         r" of size \d+)(?: at 0x[0-9a-f]+)?(?: by)? ?(?P<who>.*?):?$")
-VARIABLE = re.compile(r"'(?P<name>[^']+)' \(line \d+\) <== Memory access")
+OFFSET = re.compile(r"is located in stack of .* at offset (?P<offset>\d+) in frame$")
+OBJECT = re.compile(r"^\s+\[(?P<lo>\d+), (?P<hi>\d+)\) '(?P<name>[^']+)'"
+                    r"(?: .*<== Memory access at offset \d+ (?P<how>.+) this variable)?")
 OWN_FILE = re.compile(r"^(lib[a-z]+|fftools)/")
 
 
@@ -48,7 +50,8 @@ class Report:
     tool: str      # AddressSanitizer or ThreadSanitizer
     kind: str      # "stack-buffer-overflow", "data race"
     stacks: tuple  # the access stacks: one for ASan, two for a TSan race
-    variable: str = ""  # ASan: the stack variable the access overflows
+    variable: str = ""  # ASan: the stack variable the access ran past (see _variable)
+    frame: str = ""     # ASan: the function whose stack frame holds the bad address
 
     @property
     def top(self) -> Frame:
@@ -70,15 +73,20 @@ class Report:
         return tuple(f for f in self.stacks[stack].frames if f.ffmpeg) if self.stacks else ()
 
     def brief(self) -> str:
-        """One line. A race: `kind: f() file:line vs g() file:line` (each access's top
-        FFmpeg frame); otherwise `kind in f() file:line, from g() <- h()`."""
+        """One line, in FFmpeg's frames (a runtime interceptor such as memcpy is named
+        after them). A race: `kind: f() file:line vs g() file:line`, each access's top
+        FFmpeg frame; otherwise `kind in f() file:line, from g() <- h(), on 'v'`."""
         if len(self.stacks) > 1:
             tops = [next((f for f in s.frames if f.ffmpeg), s.frames[0]) for s in self.stacks]
             return f"{self.kind}: " + " vs ".join(f"{f.function}() {f.file}:{f.line}"
                                                   for f in tops[:2])
-        own = [f.function for f in self.ffmpeg_frames() if f.function != self.function]
-        via = f", from {'() <- '.join(own[:2])}()" if own else ""
-        return f"{self.kind} in {self.function}() {self.where}{via}"
+        own = list(self.ffmpeg_frames()) or [self.top]
+        text = f"{self.kind} in {own[0].function}() {own[0].file}:{own[0].line}"
+        if self.top is not own[0]:
+            text += f" ({self.top.function})"
+        if len(own) > 1:
+            text += ", from " + " <- ".join(f"{f.function}()" for f in own[1:3])
+        return text + (f", on '{self.variable}'" if self.variable else "")
 
 
 def _stacks(lines: list) -> list:
@@ -110,11 +118,28 @@ def parse(text: str) -> list:
                 current = None
             else:
                 current[2].append(line)
-    out = []
-    for tool, kind, lines in reports:
-        var = next((v["name"] for v in map(VARIABLE.search, lines) if v), "")
-        out.append(Report(tool, kind, tuple(_stacks(lines)), var))
-    return out
+    return [Report(tool, kind, tuple(_stacks(lines)), *_variable(lines))
+            for tool, kind, lines in reports]
+
+
+def _variable(lines: list) -> tuple:
+    """(variable, frame function) of a stack-buffer report. The variable is the one ASan
+    says the access overflows or, when it names the next one instead (a range access such
+    as memcpy's, reported at its first bad byte: "partially underflows"), the object
+    whose end is that byte's offset: the one the access ran past."""
+    offset, frame, objects = None, "", []
+    for i, line in enumerate(lines):
+        m = OFFSET.search(line)
+        if m:
+            offset = int(m["offset"])
+            f = FRAME.match(lines[i + 1]) if i + 1 < len(lines) else None
+            frame = f["func"] if f else ""
+        o = OBJECT.match(line)
+        if o:
+            objects.append((int(o["lo"]), int(o["hi"]), o["name"], o["how"] or ""))
+    named = [name for _, _, name, how in objects if how.startswith("overflows")]
+    ended = [name for _, hi, name, _ in objects if hi == offset]
+    return ((named or ended or [""])[0], frame)
 
 
 def parse_dir(directory: Path) -> list:

@@ -40,7 +40,10 @@ CONFIGURE = (
 )
 # Sanitizer variants: FFmpeg's own configure toolchains, only base and before (#24702's
 # claims compare them), each with the one backend set its claim needs (harness/sanitizer.py).
-SANITIZERS = {"asan": "gcc-asan", "tsan": "gcc-tsan"}
+# ASan is built recoverable (halt_on_error=0 at run time) so that one run shows every
+# path that overflows, not only the first.
+SANITIZERS = {"asan": ("--toolchain=gcc-asan", "--extra-cflags=-fsanitize-recover=address"),
+              "tsan": ("--toolchain=gcc-tsan",)}
 SANITIZER_TREES = ("base", "before")
 GIT_ID = {"GIT_AUTHOR_NAME": "ffdnn", "GIT_AUTHOR_EMAIL": "ffdnn@localhost",
           "GIT_COMMITTER_NAME": "ffdnn", "GIT_COMMITTER_EMAIL": "ffdnn@localhost",
@@ -260,7 +263,7 @@ class Plan:
             if vals:
                 args.append(f"--extra-{opt}={' '.join(vals)}")
         if self.sanitizer:  # in the configure flags, so in the key
-            args.append(f"--toolchain={SANITIZERS[self.sanitizer]}")
+            args += SANITIZERS[self.sanitizer]
         return args
 
     def _origin(self, name: str) -> dict:
