@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness import expected, sanitizer, sanreport, trees, unchanged
+from harness import expected, sanitizer, sanreport, sanverdict, trees, unchanged
 from harness.errors import HarnessError
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -69,17 +69,17 @@ def test_tsan_before_has_only_the_queue_size_race():
     # the completion callback is in it (it pushes its request back), the reader is not
     assert "infer_completion_callback" in r.functions()
     assert "ff_dnn_get_result_common" not in r.functions()
-    assert not sanitizer.matches(CLAIM[2], r, tree=None)
+    assert not sanverdict.matches(CLAIM[2], r, tree=None)
 
 
 @pytest.mark.unit
 @pytest.mark.sanitizer
 def test_matches_names_the_variable():
     r = reports("asan-commit1-base")[0]
-    assert sanitizer.matches(CLAIM[1], r, tree=None)
+    assert sanverdict.matches(CLAIM[1], r, tree=None)
     other = sanreport.Report(r.tool, r.kind, r.stacks, "linesize", r.frame)
-    assert not sanitizer.matches(CLAIM[1], other, tree=None)
-    assert not sanitizer.matches(CLAIM[2], r, tree=None)
+    assert not sanverdict.matches(CLAIM[1], other, tree=None)
+    assert not sanverdict.matches(CLAIM[2], r, tree=None)
 
 
 @pytest.mark.unit
@@ -93,18 +93,18 @@ def test_judge_needs_runs_that_finished():
     base = run("base-asan", 1, reports("asan-commit1-base"))
     clean = run("before-asan", 0, md5=unchanged.PR_IDENTITY_MD5)
     failed = run("before-asan", 1, tail=["Failed to load model"])
-    assert sanitizer.judge(CLAIM[1], base, clean)["verdict"] == "reproduces"
-    assert sanitizer.judge(CLAIM[1], base, failed)["verdict"] == (
+    assert sanverdict.judge(CLAIM[1], base, clean)["verdict"] == "reproduces"
+    assert sanverdict.judge(CLAIM[1], base, failed)["verdict"] == (
         "does not reproduce: before-asan did not run the graph to its end "
         "(exit 1: Failed to load model)")
-    assert sanitizer.judge(CLAIM[1], clean, clean)["verdict"].startswith(
+    assert sanverdict.judge(CLAIM[1], clean, clean)["verdict"].startswith(
         "does not reproduce: base has no stack-buffer-overflow report on middle_data")
-    assert sanitizer.judge(CLAIM[1], base, run("before-asan", None))["verdict"] == \
+    assert sanverdict.judge(CLAIM[1], base, run("before-asan", None))["verdict"] == \
         "does not reproduce: a run timed out"
     one_path = run("base-asan", 0, reports("asan-commit1-base")[:2], unchanged.PR_IDENTITY_MD5)
-    assert sanitizer.judge(CLAIM[1], one_path, clean)["verdict"] == (
+    assert sanverdict.judge(CLAIM[1], one_path, clean)["verdict"] == (
         "does not reproduce: base has no such report through ff_proc_from_dnn_to_frame()")
-    row = sanitizer.judge(CLAIM[1], base, clean)
+    row = sanverdict.judge(CLAIM[1], base, clean)
     assert row["base"] == ("3 reports, first: stack-buffer-overflow in scale_internal() "
                            "libswscale/swscale.c:1089, from sws_scale() <- "
                            "ff_proc_from_frame_to_dnn(), on 'middle_data'; through "
@@ -158,7 +158,7 @@ def _params():
 def test_sanitizer_claim(runs, claim, build):
     r = runs(claim, build)
     assert r.exit is not None, f"timed out: {r.command}"
-    hits = [x for x in r.reports if sanitizer.matches(claim, x, r.tree)]
+    hits = [x for x in r.reports if sanverdict.matches(claim, x, r.tree)]
     if build == "base":
         for caller in claim.base["callers"] or [None]:  # every path the claim names
             assert [x for x in hits if caller is None or caller in x.functions()], (
@@ -179,10 +179,10 @@ def test_claim_row(runs, claim):
     """The row the claims table shows, and that its verdict is measured: with base and
     before swapped the same judge says the claim does not reproduce."""
     base, before = runs(claim, "base"), runs(claim, "before")
-    row = sanitizer.judge(claim, base, before)
+    row = sanverdict.judge(claim, base, before)
     assert set(row) == {"commit", "id", "claim", "base", "before", "verdict"}
     assert (row["commit"], row["id"], row["verdict"]) == (claim.commit, claim.id, "reproduces")
-    assert sanitizer.judge(claim, before, base)["verdict"].startswith("does not reproduce: ")
+    assert sanverdict.judge(claim, before, base)["verdict"].startswith("does not reproduce: ")
 
 
 def _revert(src: Path, commit: int) -> None:
@@ -214,7 +214,7 @@ def test_reverted_fix_reports_again(runs, tmp_path, claim):
                               capture_output=True, text=True)
         assert make.returncode == 0, make.stdout[-2000:] + make.stderr[-2000:]
         undone = trees.Tree(f"before-without-{claim.commit}", tmp_path, before.tree.stamp)
-        row = sanitizer.judge(claim, base, sanitizer.run(claim, undone))
+        row = sanverdict.judge(claim, base, sanitizer.run(claim, undone))
     finally:
         shutil.rmtree(tmp_path / "src")
     assert row["verdict"].startswith("does not reproduce: before still reports it"), row
