@@ -17,8 +17,8 @@ from pathlib import Path
 
 import models
 
-from . import sanreport
-from .errors import HarnessError
+from . import backends, sanreport
+from .errors import HarnessError, StampError
 from .paths import PROJECT, cache_root
 from .trees import Plan
 
@@ -86,8 +86,14 @@ def run(claim, tree, timeout: float = 300.0) -> Run:
 
 def trees(sanitizer: str, build: bool = False) -> dict:
     """base and before of the variant: from the cache (or StampError naming the build
-    command), or built now when `build`."""
+    command; a backend not installed yet is not fetched for that), or built now."""
     p = plan(sanitizer)
+    for name in p.backend_names:
+        spec = backends.BACKENDS[name]
+        entry = cache_root() / "backends" / f"{spec.package}-{spec.version}"
+        if not build and not (entry / "backend.json").is_file():
+            raise StampError(f"tree '{p.label('base')}' is not built: {spec.package} is not "
+                             f"installed (run: python -m harness build --sanitizer {sanitizer})")
     return {name: p.get(name, build=build) for name in p.names}
 
 
