@@ -11,8 +11,11 @@ JOBS   ?= 2
 BACKENDS ?= all
 EXTRAS  = $(if $(filter default onnx,$(BACKENDS)),test,test,torch)
 HARNESS = FFDNN_BACKENDS=$(BACKENDS) $(PY) -m harness
+# the sanitizer variants of base and before: ASan runs ONNX Runtime, TSan TensorFlow
+# (each its own backend set), so an ONNX-only run builds only the ASan one
+SANITIZERS ?= $(if $(filter default onnx,$(BACKENDS)),asan,asan tsan)
 
-.PHONY: all help venv deps build run test unchanged sweep bench clean
+.PHONY: all help venv deps build sanitizers run test unchanged sweep bench clean
 
 all: run ## set up, build base/before/after, run the reproduction, print the table
 
@@ -32,10 +35,13 @@ deps: ## check (and as root install) the C build tools
 build: venv deps ## build (or find cached) base, before and after with $(BACKENDS) backends
 	$(HARNESS) build --backend $(BACKENDS)
 
+sanitizers: venv deps ## build (or find cached) the ASan and TSan variants of base and before (ASan only with BACKENDS=default)
+	$(foreach s,$(SANITIZERS),$(HARNESS) build --sanitizer $(s) &&) true
+
 run: build ## run the PR #24760 table, before and after, on every backend built
 	$(HARNESS) table --backend $(BACKENDS) --jobs $(JOBS)
 
-test: build ## run the test suite (pytest, -n $(JOBS))
+test: build sanitizers ## run the test suite (pytest, -n $(JOBS))
 	FFDNN_BACKENDS=$(BACKENDS) TF_CPP_MIN_LOG_LEVEL=1 $(PY) -m pytest -n $(JOBS) -q
 
 unchanged: build ## ffmpeg CLI output before against after: identity MD5 and a whole clip

@@ -19,11 +19,15 @@ def _plan(args):
 
 def cmd_build(args) -> int:
     from .trees import build_all
-    plan = _plan(args)
+    if args.sanitizer:  # a variant's backend set is the one its claim needs
+        from . import sanitizer
+        plan = sanitizer.plan(args.sanitizer, source_file=args.source, repo=args.git_dir)
+    else:
+        plan = _plan(args)
     for tree in build_all(plan, args.tree and [args.tree]):
         s = tree.stamp
         print(f"{tree.name}: {tree.path} ({s['warning_count']} warning lines, "
-              f"series {len(s['series'])} patches)")
+              f"series {len(s['series'])} patches, built in {s['seconds']['total']} s)")
     return 0
 
 
@@ -196,6 +200,9 @@ def parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True)
     p = sub.add_parser("build", help="build (or find in the cache) the base/before/after trees")
     p.add_argument("--tree", help="only this tree (and its parents)")
+    p.add_argument("--sanitizer", choices=("asan", "tsan"),
+                   help="a sanitizer variant of base and before (FFmpeg's gcc-asan or "
+                        "gcc-tsan toolchain) with the backends its claim needs")
     add_build_options(p)
     p.set_defaults(func=cmd_build)
     p = sub.add_parser("run", help="run the PR #24760 reproduction and print its table")

@@ -184,3 +184,58 @@ COMMIT_CLAIMS = (
         base={"hang": True, "frames": []},
         before={"frames": [], "errors": [-errno.EINVAL] * 2}),
 )
+
+
+# #24702's commits 1 and 2 (issue 8) under FFmpeg's own sanitizer toolchains, base against
+# before, each through the tree's own ffmpeg_g (harness/sanitizer.py). `base` is the report
+# the commit says base has: its kind, the functions its access stacks must name, the
+# callers each of which must have one (the paths), and the variable it is about (for ASan
+# the stack variable the access ran past; for TSan the source line of an access's top
+# FFmpeg frame must name it). `before` must have no such report.
+@dataclass(frozen=True)
+class SanitizerClaim:
+    id: str
+    commit: int
+    cites: str
+    claim: str        # the short text of the claims table
+    sanitizer: str    # asan or tsan: the variant (trees base-<s> and before-<s>)
+    backend: str
+    graph: str        # the -vf chain; {model} is the model file
+    model: str
+    source: str       # the lavfi input
+    base: dict        # kind, functions, variable
+    before: str = "no such report"
+
+
+SANITIZER_CLAIMS = (
+    SanitizerClaim(
+        "commit1-nchw-sws-scale-overflow", 1,
+        "It is still undefined behavior: an ASan build of master reports a "
+        "stack-buffer-overflow in sws_scale() on these paths.",
+        "ASan: stack-buffer-overflow in sws_scale() on the DL_NCHW intermediate buffer",
+        "asan", "onnx",
+        # 9.0.2's ONNX backend always sets DL_NCHW (input and output), and rgb24 (or bgr24)
+        # frames take the intermediate `middle_data` buffer in dnn_io_proc.c: both paths,
+        # "these paths", in one run of the recoverable ASan build
+        "format=rgb24,dnn_processing=dnn_backend=onnx:model={model}:input=x:output=y",
+        "onnx-identity", "testsrc=s=64x64:d=0.4",
+        base={"kind": "stack-buffer-overflow", "functions": ("sws_scale",),
+              "callers": ("ff_proc_from_frame_to_dnn", "ff_proc_from_dnn_to_frame"),
+              "variable": "middle_data"}),
+    SanitizerClaim(
+        "commit2-inference-done-race", 2,
+        "ff_dnn_get_result_common() polls it from the filter thread without any "
+        "synchronization, and then hands the task's output frame, written by the callback, "
+        "to the filter. These are conflicting accesses with no happens-before relation, "
+        "i.e. a data race under the C memory model.",
+        "TSan: data race on inference_done between the completion callback and "
+        "ff_dnn_get_result_common()",
+        "tsan", "tf",
+        # TensorFlow async (the default): one thread per frame through
+        # ff_dnn_start_inference_async(), whose callback counts the inference done
+        "format=rgb24,dnn_processing=dnn_backend=tensorflow:model={model}:input=x:output=y",
+        "tf-identity", "testsrc=s=64x64:d=2",
+        base={"kind": "data race",
+              "functions": ("ff_dnn_get_result_common", "infer_completion_callback"),
+              "callers": (), "variable": "inference_done"}),
+)
