@@ -43,16 +43,17 @@ def _objects(ffi, lib, addresses) -> dict:
 
 
 def _addr2line(obj: str, offsets: list) -> dict:
-    """offset -> "function (file:line)", one addr2line run per object."""
+    """offset -> "function (file:line)", one addr2line run per object; frames without
+    debug information (a backend's own library) are left out."""
     if not shutil.which("addr2line") or not os.path.isfile(obj):
         return {}
-    r = subprocess.run(["addr2line", "-f", "-s", "-e", obj, *(hex(o) for o in offsets)],
+    r = subprocess.run(["addr2line", "-f", "-C", "-s", "-e", obj, *(hex(o) for o in offsets)],
                        capture_output=True, text=True)
     lines = r.stdout.splitlines()
     if r.returncode != 0 or len(lines) != 2 * len(offsets):
         return {}
-    return {o: f"{lines[2 * i]} ({lines[2 * i + 1].split(' ')[0]})"
-            for i, o in enumerate(offsets)}
+    return {o: f"{lines[2 * i].split('(')[0]} ({lines[2 * i + 1].split(' ')[0]})"
+            for i, o in enumerate(offsets) if not lines[2 * i + 1].startswith("??")}
 
 
 def name(ffi, lib, found: dict) -> dict:

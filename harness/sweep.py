@@ -4,6 +4,7 @@ classify what each run did.
 After LFI and wiredtiger's faultinject: enumerate the sites, then fail each."""
 
 import enum
+import re
 from collections import Counter
 import shlex
 from dataclasses import dataclass, replace
@@ -107,8 +108,11 @@ def markdown(found: dict, title: str) -> str:
         cells = [by[(b, i)].cls.value if (b, i) in by else "—" for b in builds]
         if len(set(cells)) > 1:
             cells = [f"**{c}**" for c in cells]
-        places = list(dict.fromkeys(by[(b, i)].where for b in builds if (b, i) in by))
-        where = "; ".join(f"`{w}`" for w in places if w) or "—"
+        places = {}  # builds whose census differs in more than line numbers add theirs
+        for b in builds:
+            w = by[(b, i)].where if (b, i) in by else ""
+            places.setdefault(re.sub(r":\d+\)", ")", w), w)
+        where = "; ".join(f"`{w}`" for w in places.values() if w) or "—"
         lines.append(f"| {i + 1} | " + " | ".join(cells) + f" | {where} |")
     counts = Counter(s.cls.value for _, sites in found.values() for s in sites)
     lines += ["", "Sites: " + ", ".join(f"{b} {found[b][0]}" for b in builds) + "; runs: " +
