@@ -12,7 +12,7 @@ BACKENDS ?= all
 EXTRAS  = $(if $(filter default onnx,$(BACKENDS)),test,test,torch)
 HARNESS = FFDNN_BACKENDS=$(BACKENDS) $(PY) -m harness
 
-.PHONY: all help venv deps build run test unchanged sweep bench clean
+.PHONY: all help venv deps build run test unchanged claims sweep bench clean
 
 all: run ## set up, build base/before/after, run the reproduction, print the table
 
@@ -40,6 +40,10 @@ test: build ## run the test suite (pytest, -n $(JOBS))
 
 unchanged: build ## ffmpeg CLI output before against after: identity MD5 and a whole clip
 	$(HARNESS) unchanged --build before,after --backend $(BACKENDS)
+
+claims: build ## #24702's claims (commits 3-8), base against before: results/claims.json
+	mkdir -p results
+	$(HARNESS) claims --backend $(BACKENDS) --json results/claims.json
 
 sweep: build ## fail every pthread_create() site in turn (TensorFlow, LibTorch, ONNX Runtime)
 	mkdir -p results

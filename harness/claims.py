@@ -2,9 +2,9 @@
 with the keys of KEYS, from every source in SOURCES, printed as one Markdown table.
 
 A source is (the commits it covers, a callable Context -> iterable of row dicts); it runs
-only when one of its commits is asked for. A row may add "expected" (the verdict it must
-get: "reproduces", "not expressible" or "does not reproduce"; without it any verdict but
-"does not reproduce" is as expected) and "details". Adding a source is one line:
+only when one of its commits is asked for. Every verdict but "does not reproduce: ..." is
+as expected: a claim is declared not expressible in its row of the expected table
+(with the measurement that shows why), never decided here. Adding a source is one line:
     ((1, 2), lambda ctx: sanitizer.claim_rows(build=ctx.build)),
 """
 
@@ -35,9 +35,8 @@ def commit_row(claim, trees: dict, preload: str, seen: dict = None) -> dict:
         tree = trees[build]
         missing = set(claim.needs) - {b["name"] for b in tree.stamp["backends"]}
         if missing:
-            return {**_row(claim, "SKIP", "SKIP", f"skipped: the trees were built without "
-                                                  f"{', '.join(sorted(missing))}"),
-                    "expected": "skip"}
+            return _row(claim, "SKIP", "SKIP",
+                        f"skipped: the trees were built without {', '.join(sorted(missing))}")
 
         def run(graph=""):
             key = (build, claim.runner, claimrun.description(claim, graph))
@@ -48,10 +47,7 @@ def commit_row(claim, trees: dict, preload: str, seen: dict = None) -> dict:
         ref = run(claim.reference)["frames"] if claim.reference else None
         diffs[build] = claimrun.diffs(obs, getattr(claim, build), ref)
         cells[build] = claimrun.summary(obs, expected.ZEROS_64X64_RGB24, ref, claim.reference)
-    row = _row(claim, cells["base"], cells["before"], verdict(claim, diffs))
-    row["expected"] = "not expressible" if claim.not_expressible else "reproduces"
-    row["details"] = {"cites": claim.cites, "graph": claim.graph, "models": claim.models}
-    return row
+    return _row(claim, cells["base"], cells["before"], verdict(claim, diffs))
 
 
 def _row(claim, base, before, verdict_text) -> dict:
@@ -88,12 +84,7 @@ def rows(ctx: Context) -> list:
 
 
 def as_expected(row: dict) -> bool:
-    want = row.get("expected")
-    if want == "skip":
-        return True
-    if want is None:
-        return not row["verdict"].startswith("does not reproduce")
-    return row["verdict"].startswith(want)
+    return not row["verdict"].startswith("does not reproduce")
 
 
 def markdown(rows_: list) -> str:

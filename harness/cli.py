@@ -159,6 +159,11 @@ def cmd_claims(args) -> int:
     import json
 
     from . import claims, matrix
+    known = sorted({n for covers, _ in claims.SOURCES for n in covers})
+    unknown = sorted(set(args.commit or ()) - set(known))
+    if unknown:
+        raise HarnessError(f"no claims for commit {', '.join(map(str, unknown))} "
+                           f"(known: {', '.join(map(str, known))})")
     plan = _plan(args)
     trees = {b: matrix.resolve_tree(b, plan) for b in ("base", "before")}
     ctx = claims.Context(trees, matrix.preload_library(), set(args.commit or ()) or None)
