@@ -21,7 +21,8 @@ from .paths import cache_root
 from .runner import run_one
 from .scenario import Scenario
 
-TIMEOUT = 10.0  # the claims that hang spin at EOF; the others end in about a second
+SETTLE = 10.0  # how long the worker waits for each frame before it moves on (worker.settle)
+TIMEOUT = 10.0  # the ffmpeg program: the claims that hang spin at EOF at once
 NOT_A_RESULT = (-errno.EAGAIN, errnos.AVERROR_EOF)
 FFMPEG_INPUT = ["-f", "lavfi", "-i", "testsrc=s=64x64:r=25:d=0.08"]
 TASK_ERROR = re.compile(r"^\[vf#[^\]]*\] Task finished with error code: (-?\d+)", re.M)
@@ -43,8 +44,9 @@ def observe(claim, tree, preload: str, graph: str = "") -> dict:
 
 def _worker(claim, tree, preload, desc: str) -> dict:
     ffi_build.build(tree, "preload")
+    # long enough for every frame's wait, so a run that hangs is killed at EOF
     sc = Scenario(tree.name, str(tree.path), claim.backend, claim.filter, faults.parse("none"),
-                  desc, timeout=TIMEOUT)
+                  desc, timeout=SETTLE * claim.frames + 4, frames=claim.frames)
     r = run_one(sc, preload)
     d = r.data
     if r.outcome.value == "ERROR":
@@ -57,6 +59,7 @@ def _worker(claim, tree, preload, desc: str) -> dict:
                       for f in frames],
             "errors": [c for c in codes if c < 0 and c not in NOT_A_RESULT],
             "log": d.get("log", ""), "hang": r.outcome.value == "HANG",
+            "at_eof": "eof_push" in d or "drained" in d,  # the checkpoint before EOF
             "crash": r.reason.rsplit(" ", 1)[-1] if r.outcome.value == "CRASH" else ""}
 
 
@@ -87,6 +90,8 @@ def diffs(obs: dict, want: dict, reference=None) -> list:
     out = []
     if want.get("hang", False) != obs["hang"]:
         out.append(f"hang: got {obs['hang']}, expected {want.get('hang', False)}")
+    elif obs["hang"] and not obs.get("at_eof", True):
+        out.append("hang: before EOF, expected at EOF")
     if want.get("crash", "") != obs["crash"]:
         out.append(f"crash: got {obs['crash'] or 'none'}, expected {want.get('crash') or 'none'}")
     if obs.get("error"):
@@ -118,7 +123,8 @@ def summary(obs: dict, zero_md5: str = "", reference=None, ref_name: str = "") -
     if obs.get("error"):
         return f"ERROR: {obs['error']}"
     if obs["hang"]:
-        return f"HANG (killed after {TIMEOUT:g} s)"
+        where = "at EOF" if obs.get("at_eof", True) else "before EOF"
+        return f"HANG {where} (killed)"
     if obs["crash"]:
         return f"CRASH ({obs['crash']})"
     n = len(obs["frames"])

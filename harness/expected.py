@@ -169,6 +169,7 @@ class CommitClaim:
     filter: str = ""         # worker: the first filter of this name gets the recorder
     reference: str = ""      # a chain whose frames a "frames": "reference" must equal
     not_expressible: str = ""  # why 9.0.2 cannot show the claim (the rows still measure it)
+    frames: int = 2          # worker: frames pushed before EOF
 
     @property
     def backend(self) -> str:
@@ -269,6 +270,17 @@ COMMIT_CLAIMS = (
                     "ff_dnn_get_result() and return that error, like dnn_processing does, "
                     "instead of silently forwarding the frame."),
     CommitClaim(
+        "commit6-classify-error-returned", 6,
+        "OpenVINO dnn_classify returns classify_post_proc()'s error instead of forwarding",
+        "dnn_detect and dnn_classify now pass a status to ff_dnn_get_result() and return "
+        "that error, like dnn_processing does, instead of silently forwarding the frame.",
+        ("tf", "openvino"), f"format=rgb24,{TF_DET},{OV_CLS}",
+        {"det": "tf-det", "model": "claims-ov-classify-no-scores"},
+        base={"frames": 2, "boxes": [(1, 0)] * 2, "errors": [], "no_log": POST_PROC_FAILED},
+        before={"frames": 0, "errors": [INVALIDDATA] * 2,
+                "log": f"{POST_PROC_FAILED}: Invalid data found when processing input"},
+        filter="dnn_classify"),
+    CommitClaim(
         "commit6-onnx-detect-eio", 6,
         "ONNX dnn_detect: the post-processing error instead of a bare AVERROR(EIO)",
         "execute_model_onnx() then returned DNN_GENERIC_ERROR and dnn_detect failed with "
@@ -287,9 +299,10 @@ COMMIT_CLAIMS = (
         "In async mode the task then never completed: ff_dnn_get_result() returned "
         "DAST_NOT_READY forever, and the flush loops of dnn_detect and dnn_classify spun at EOF.",
         ("openvino",), f"format=rgb24,{OV_DET}", {"det": "claims-ov-detect-empty"},
+        # one frame: the worker waits 10 s for it, then sends EOF, where base spins
         base={"hang": True, "frames": []},
-        before={"frames": [], "errors": [EINVAL] * 2, "log": "Failed to get output port shape."},
-        filter="dnn_detect"),
+        before={"frames": [], "errors": [EINVAL], "log": "Failed to get output port shape."},
+        filter="dnn_detect", frames=1),
     CommitClaim(
         "commit8-classify-zero-classes", 8,
         "OpenVINO dnn_classify, constant [1,0] output: an error instead of a spin at EOF",
@@ -298,8 +311,8 @@ COMMIT_CLAIMS = (
         ("tf", "openvino"), f"format=rgb24,{TF_DET},{OV_CLS}",
         {"det": "tf-det", "model": "claims-ov-classify-empty"},
         base={"hang": True, "frames": []},
-        before={"frames": 0, "errors": [EINVAL] * 2, "log": "Failed to get output port shape."},
-        filter="dnn_classify"),
+        before={"frames": 0, "errors": [EINVAL], "log": "Failed to get output port shape."},
+        filter="dnn_classify", frames=1),
     CommitClaim(
         "commit8-zero-row-assert", 8,
         "OpenVINO dnn_detect, rank-2 output with zero rows: an error instead of an abort",
