@@ -35,7 +35,7 @@ def observed(tree, preload):
         if missing:
             pytest.skip(f"tree built without {', '.join(sorted(missing))} "
                         "(run: make test BACKENDS=all)")
-        key = (build, claim.runner, claimrun.description(claim, graph))
+        key = (build, claim.runner, claim.frames, claimrun.description(claim, graph))
         if key not in seen:
             seen[key] = claimrun.observe(claim, t, preload, graph)
         return seen[key]
