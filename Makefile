@@ -41,10 +41,6 @@ test: build ## run the test suite (pytest, -n $(JOBS))
 unchanged: build ## ffmpeg CLI output before against after: identity MD5 and a whole clip
 	$(HARNESS) unchanged --build before,after --backend $(BACKENDS)
 
-claims: build ## #24702's claims (commits 3-8), base against before: results/claims.json
-	mkdir -p results
-	$(HARNESS) claims --backend $(BACKENDS) --json results/claims.json
-
 sweep: build ## fail every pthread_create() site in turn (TensorFlow, LibTorch, ONNX Runtime)
 	mkdir -p results
 	$(HARNESS) sweep --build before,after --backend-name tf,torch,onnx --jobs $(JOBS) \
@@ -52,6 +48,10 @@ sweep: build ## fail every pthread_create() site in turn (TensorFlow, LibTorch, 
 
 bench: build ## measure build, matrix and per-scenario costs (results/bench.json; QUICK=1 skips the cold build)
 	FFDNN_BACKENDS=$(BACKENDS) $(PY) bench/bench.py $(if $(QUICK),--quick)
+
+claims: build ## #24702's claims (commits 3-8), base against before: results/claims.json
+	mkdir -p results
+	$(HARNESS) claims --backend $(BACKENDS) --json results/claims.json
 
 clean: ## remove the virtualenv (the build cache outside the clone stays)
 	rm -rf $(VENV) .pytest_cache
