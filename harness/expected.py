@@ -150,7 +150,7 @@ OV_DET = "dnn_detect=dnn_backend=openvino:model={det}:input=x"
 OV_CLS = "dnn_classify=dnn_backend=openvino:model={model}:input=x:confidence=0"
 TF_U8 = "dnn_backend=tensorflow:model={model}:input=x:output=y"
 ENOSYS, EINVAL = -errno.ENOSYS, -errno.EINVAL
-INVALIDDATA = -1094995529  # AVERROR_INVALIDDATA, FFERRTAG('I','N','D','A')
+INVALIDDATA = next(c for c, n in errnos.TAGGED.items() if n == "AVERROR_INVALIDDATA")
 POST_PROC_FAILED = "DNN post-processing of inference output failed"
 
 
@@ -173,7 +173,7 @@ class CommitClaim:
 
     @property
     def backend(self) -> str:
-        return self.needs[-1]
+        return self.needs[-1] if self.needs else ""
 
 
 def _detect_present(commit, backend, det, line, claim, cites):
