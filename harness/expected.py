@@ -230,7 +230,9 @@ COMMIT_CLAIMS = (
         not_expressible="base reports no error at all: 9.0.2's TF callback ignores "
                         "ff_proc_from_dnn_to_frame()'s result and completes the task, so "
                         "ff_dnn_get_result() succeeds; the AVERROR(EINVAL) fallback is "
-                        "reachable only with commit 3 and without commit 4"),
+                        "reachable only with commit 3 and without commit 4 (measured in "
+                        "tests/test_claims.py: before with commit 4 reverted returns "
+                        "AVERROR(EINVAL) for derain and sr, and logs no cause)"),
     _detect_present(5, "tf", TF_DET, "already have dnn bounding boxes in side data.",
                     "TF dnn_detect: boxes already present -> AVERROR(EINVAL), not -1",
                     "Return AVERROR(EINVAL) for missing or already present detection side data"),

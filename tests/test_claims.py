@@ -3,12 +3,13 @@ post-processing fail for real. The expected rows live in harness/expected.py
 (COMMIT_CLAIMS); harness/claimrun.py runs them, harness/claims.py tables them."""
 
 import json
+import shutil
 import subprocess
 import sys
 
 import pytest
 
-from harness import claimrun, claims, expected
+from harness import claimrun, claims, expected, trees
 from harness.paths import PROJECT
 
 MARK = {"tf": "tensorflow", "openvino": "openvino"}
@@ -116,3 +117,34 @@ def test_cli_commit4(tree, tmp_path):
     assert r.stdout.splitlines()[0] == "| commit | claim | base outcome | before outcome | verdict |"
     assert [r_["verdict"].split(":")[0] for r_ in rows] == \
         ["reproduces", "reproduces", claims.NOT_EXPRESSIBLE]
+
+
+@pytest.mark.commit4
+@pytest.mark.before
+@pytest.mark.tensorflow
+def test_commit4_reverted_collapses_to_einval(tree, preload, tmp_path):
+    """The half of commit 4 that base cannot show: before with commit 4 undone (a copy,
+    `git revert`, ffmpeg relinked) collapses derain's and sr's post-processing failure
+    into AVERROR(EINVAL) without naming it; before returns and logs AVERROR(ENOSYS)."""
+    before = tree("before")
+    if "tf" not in {b["name"] for b in before.stamp["backends"]}:
+        pytest.skip("tree built without tf (run: make test BACKENDS=all)")
+    subprocess.run(["cp", "-a", str(before.src), str(tmp_path / "src")], check=True)
+    try:  # about 250 MB: not kept among pytest's last temporary directories
+        subject = "avfilter/vf_derain, vf_sr: return the post-processing error"
+        sha = trees.git(tmp_path / "src", "log", "--format=%H", "--fixed-strings",
+                        f"--grep={subject}").stdout.split()
+        assert len(sha) == 1, "commit 4 is in before exactly once"
+        trees.git(tmp_path / "src", "revert", "--no-edit", sha[0])
+        make = subprocess.run(["make", "-j2", "ffmpeg"], cwd=tmp_path / "src",
+                              capture_output=True, text=True)
+        assert make.returncode == 0, make.stdout[-2000:] + make.stderr[-2000:]
+        undone = trees.Tree("before-without-4", tmp_path, before.stamp)
+        for claim in (c for c in expected.COMMIT_CLAIMS if c.id.startswith("commit4-")
+                      and not c.not_expressible):
+            obs = claimrun.observe(claim, undone, preload)
+            assert obs["frames"] == [] and obs["errors"] == [expected.EINVAL], claim.id
+            assert expected.POST_PROC_FAILED not in obs["log"], claim.id
+            assert claimrun.diffs(obs, claim.before), claim.id  # the row catches it
+    finally:
+        shutil.rmtree(tmp_path / "src")
