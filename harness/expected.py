@@ -240,6 +240,17 @@ COMMIT_CLAIMS = (
                     "OpenVINO dnn_detect: boxes already present -> AVERROR(EINVAL), not -1",
                     "Return AVERROR(EINVAL) for missing or already present detection side data"),
     CommitClaim(
+        "commit5-tf-detect-side-data-enomem", 5,
+        "TF dnn_detect: side data that cannot be allocated -> AVERROR(ENOMEM), not -1",
+        "Return AVERROR(EINVAL) for missing or already present detection side data, and "
+        "AVERROR(ENOMEM) when the side data cannot be allocated.",
+        # 6e6 boxes over the threshold: av_mallocz() refuses the 2.3 GB side data
+        ("tf",), f"format=rgb24,{TF_DET}", {"det": "claims-tf-det-too-many"},
+        base={"frames": 2, "boxes": [(0, 0)] * 2, "errors": [],
+              "log": "failed to create side data with 6000000 bounding boxes"},
+        before={"frames": 0, "errors": [-errno.ENOMEM] * 2,
+                "log": f"{POST_PROC_FAILED}: Cannot allocate memory"}, filter="dnn_detect"),
+    CommitClaim(
         "commit5-classify-no-scores", 5,
         "dnn_classify: an output without scores -> AVERROR_INVALIDDATA, logged",
         "Return AVERROR_INVALIDDATA, and log it, for a classifier output without any "

@@ -43,6 +43,7 @@ GENERATORS = {
     "claims-ov-classify-empty": _lazy("claims_models", "ov_classify_const_empty"),
     "claims-ov-classify-no-scores": _lazy("claims_models", "ov_classify_no_scores"),
     "claims-ov-detect-no-rows": _lazy("claims_models", "ov_detect_no_rows"),
+    "claims-tf-det-too-many": _lazy("claims_models", "tf_det_too_many"),
 }
 
 

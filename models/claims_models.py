@@ -17,6 +17,8 @@ function returns (bytes, suffix) like the other generators.
   "classifier output without any scores". (A [3, 0] MatMul classifier does not load.)
 - ov_detect_no_rows: SSD rows [n, 7] with n = 0 computed the same way: a rank-2
   output whose first dimension (0) is less than the batch (1), which 9.0.2 asserts.
+- tf_det_too_many: tf-det with 6e6 proposals over the threshold: the detection side
+  data cannot be allocated (commit 5's AVERROR(ENOMEM)).
 """
 
 import numpy as np
@@ -109,3 +111,41 @@ def ov_detect_no_rows():
     inits = [numpy_helper.from_array(np.array(0.0, np.float32), "zero"), i64("one", [1]),
              i64("starts", [0]), i64("axes", [0]), numpy_helper.from_array(row, "rows")]
     return _onnx(nodes, [x], [y], inits)
+
+
+# More boxes than one side-data buffer can hold: av_detection_bbox_alloc() asks
+# av_mallocz() for sizeof(header) + n * sizeof(AVDetectionBBox) (380 bytes a box), and
+# av_malloc() refuses anything above max_alloc_size (INT_MAX by default): 6e6 boxes
+# ask for about 2.3 GB. 6e6 is exact in float (num_detections is read as a float).
+TOO_MANY_BOXES = 6_000_000
+
+
+def tf_det_too_many():
+    """tf-det (models/tf_models.py) with num_detections = 6e6 and detection_scores a
+    Fill of 0.9 over [1, 1, 1, 6e6] (24 MB, computed by TF, not stored): every proposal
+    passes the threshold, so dnn_detect_post_proc_tf() asks for side data of 6e6 boxes,
+    whose allocation fails. classes and boxes stay one entry: 9.0.2 reads them only
+    after the allocation."""
+    nodes = [tf.placeholder(tf.DET_INPUT, dtype=tf.DT_UINT8),
+             tf.node("image_float", "Cast", [tf.DET_INPUT], SrcT=tf.attr_type(tf.DT_UINT8),
+                     DstT=tf.attr_type(tf.DT_FLOAT), Truncate=tf.attr_bool(False)),
+             tf.const_i32("axes", [0, 1, 2, 3], (4,)),
+             tf.node("sum", "Sum", ["image_float", "axes"], T=tf.attr_type(tf.DT_FLOAT),
+                     Tidx=tf.attr_type(tf.DT_INT32), keep_dims=tf.attr_bool(True)),
+             tf.const("zero", 0.0),
+             tf.binary("dep", "Mul", "sum", "zero"),
+             tf.const_i32("scores_dims", [1, 1, 1, TOO_MANY_BOXES], (4,)),
+             tf.const("score", tf.DET_SCORE),
+             tf.node("scores_fill", "Fill", ["scores_dims", "score"],
+                     T=tf.attr_type(tf.DT_FLOAT), index_type=tf.attr_type(tf.DT_INT32))]
+    values = {"num_detections": ("const", [float(TOO_MANY_BOXES)], (1, 1, 1, 1)),
+              "detection_scores": ("scores_fill", None, None),
+              "detection_classes": ("const", [float(tf.DET_CLASS)], (1, 1, 1, 1)),
+              "detection_boxes": ("const", list(tf.DET_BOX), (1, 1, 1, 4))}
+    for name in tf.DET_OUTPUTS:
+        source, v, dims = values[name]
+        if source == "const":
+            nodes.append(tf.const(f"{name}_value", v, dims))
+            source = f"{name}_value"
+        nodes.append(tf.binary(name, "AddV2", source, "dep"))
+    return tf.graph(*nodes), ".pb"
