@@ -11,8 +11,11 @@ JOBS   ?= 2
 BACKENDS ?= all
 EXTRAS  = $(if $(filter default onnx,$(BACKENDS)),test,test,torch)
 HARNESS = FFDNN_BACKENDS=$(BACKENDS) $(PY) -m harness
+# the sanitizer variants of base and before: ASan runs ONNX Runtime, TSan TensorFlow
+# (each its own backend set), so an ONNX-only run builds only the ASan one
+SANITIZERS ?= $(if $(filter default onnx,$(BACKENDS)),asan,asan tsan)
 
-.PHONY: all help venv deps build run test unchanged claims sweep bench clean
+.PHONY: all help venv deps build sanitizers run test unchanged claims sweep bench clean
 
 all: run ## set up, build base/before/after, run the reproduction, print the table
 
@@ -32,19 +35,26 @@ deps: ## check (and as root install) the C build tools
 build: venv deps ## build (or find cached) base, before and after with $(BACKENDS) backends
 	$(HARNESS) build --backend $(BACKENDS)
 
+sanitizers: venv deps ## build (or find cached) the ASan and TSan variants of base and before (ASan only with BACKENDS=default)
+	$(foreach s,$(SANITIZERS),$(HARNESS) build --sanitizer $(s) &&) true
+
 run: build ## run the PR #24760 table, before and after, on every backend built
 	$(HARNESS) table --backend $(BACKENDS) --jobs $(JOBS)
 
-test: build ## run the test suite (pytest, -n $(JOBS))
+test: build sanitizers ## run the test suite (pytest, -n $(JOBS))
 	FFDNN_BACKENDS=$(BACKENDS) TF_CPP_MIN_LOG_LEVEL=1 $(PY) -m pytest -n $(JOBS) -q
 
 unchanged: build ## ffmpeg CLI output before against after: identity MD5 and a whole clip
 	$(HARNESS) unchanged --build before,after --backend $(BACKENDS)
 
-sweep: build ## fail every pthread_create() site in turn (TensorFlow, LibTorch, ONNX Runtime)
+sweep: build ## fail every site in turn: pthread_create (TF, LibTorch, ONNX), malloc (ONNX), wrap:ff_proc_from_dnn_to_frame
 	mkdir -p results
-	$(HARNESS) sweep --build before,after --backend-name tf,torch,onnx --jobs $(JOBS) \
-		--json results/sweep.json
+	$(HARNESS) sweep --build before,after --backend-name tf,torch,onnx \
+		--filter dnn_processing,dnn_detect --jobs $(JOBS) --json results/sweep-pthread_create.json
+	$(HARNESS) sweep --build before,after --backend-name onnx --fault malloc \
+		--jobs $(JOBS) --json results/sweep-malloc.json
+	$(HARNESS) sweep --build base,before --backend-name onnx,openvino,tf,torch \
+		--fault wrap:ff_proc_from_dnn_to_frame --jobs $(JOBS) --json results/sweep-wrap.json
 
 bench: build ## measure build, matrix and per-scenario costs (results/bench.json; QUICK=1 skips the cold build)
 	FFDNN_BACKENDS=$(BACKENDS) $(PY) bench/bench.py $(if $(QUICK),--quick)

@@ -19,11 +19,15 @@ def _plan(args):
 
 def cmd_build(args) -> int:
     from .trees import build_all
-    plan = _plan(args)
+    if args.sanitizer:  # a variant's backend set is the one its claim needs
+        from . import sanitizer
+        plan = sanitizer.plan(args.sanitizer, source_file=args.source, repo=args.git_dir)
+    else:
+        plan = _plan(args)
     for tree in build_all(plan, args.tree and [args.tree]):
         s = tree.stamp
         print(f"{tree.name}: {tree.path} ({s['warning_count']} warning lines, "
-              f"series {len(s['series'])} patches)")
+              f"series {len(s['series'])} patches, built in {s['seconds']['total']} s)")
     return 0
 
 
@@ -105,32 +109,48 @@ def cmd_table(args) -> int:
     return 0 if all(r.outcome in OK for r in results) else 1
 
 
+def sweep_fault(family: str) -> str:
+    """A sweep's --fault: a family name gets its default failing term, a spec is kept."""
+    default = {"pthread_create": "1*return(EAGAIN)", "malloc": "1*return(ENOMEM)",
+               "wrap": "1*return(AVERROR(ENOMEM))"}
+    if "=" in family:
+        return family
+    if family.split(":")[0] not in default:
+        raise HarnessError(f"bad sweep family '{family}' (known: pthread_create, malloc, "
+                           "wrap:<ff_symbol>)")
+    return f"{family}={default[family.split(':')[0]]}"
+
+
 def cmd_sweep(args) -> int:
     import json
 
-    from . import errnos, matrix, sweep
+    from . import graphs, matrix, sweep
     plan = _plan(args)
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
-    default = {"pthread_create": "1*return(EAGAIN)", "malloc": "1*return(ENOMEM)"}
-    fault = args.fault if "=" in args.fault else f"{args.fault}={default.get(args.fault, '')}"
-    if fault.split("=")[0] not in default:
-        raise HarnessError(f"bad sweep family '{args.fault}' (known: {', '.join(default)})")
+    fault = sweep_fault(args.fault)
+    have = {b["name"] for b in trees[0].stamp["backends"]}
     found = {}
-    for backend in args.backend_name.split(","):
-        scs = matrix.scenarios(trees, backend, args.filter, [fault], route="sweep")
 
-        def progress(r):
-            print(f"{r.outcome.value:8} {r.scenario.id} ({r.seconds:.2f} s)", file=sys.stderr,
-                  flush=True)
-        found[backend] = sweep.sweep(scs, matrix.preload_library(), args.jobs, progress,
+    def progress(r):
+        print(f"{r.outcome.value:8} {r.scenario.id} ({r.seconds:.2f} s)", file=sys.stderr,
+              flush=True)
+    for backend in args.backend_name.split(","):
+        for filt in args.filter.split(","):
+            if (backend, filt) not in graphs.GRAPHS or not graphs.needs(backend, filt) <= have:
+                why = graphs.NOT_ON_THIS_BASE.get((backend, filt), "not in the built trees")
+                print(f"- {backend} / {filt}: skipped: {why}")
+                continue
+            scs = matrix.scenarios(trees, backend, filt, [fault], route="sweep")
+            key = backend if filt == "dnn_processing" else f"{backend}/{filt}"
+            found[key] = sweep.sweep(scs, matrix.preload_library(), args.jobs, progress,
                                      args.limit)
-        print(sweep.markdown(found[backend], f"{backend} / {args.filter}: every "
-                             f"{scs[0].fault.kind}() site failed with "
-                             f"{errnos.name(scs[0].fault.errno)}"))
+            print(sweep.markdown(found[key], f"{backend} / {filt}: every site of "
+                                 f"`{scs[0].fault.spec}` failed in turn"))
     if args.json:
         Path(args.json).write_text(json.dumps({
             be: {b: {"sites": n, "runs": [{"call": s.index + 1, "class": s.cls.value,
-                                            "reproduce": s.command, **s.result.to_dict()}
+                                            "where": s.where, "reproduce": s.command,
+                                            **s.result.to_dict()}
                                            for s in sites]}
                  for b, (n, sites) in f.items()} for be, f in found.items()}, indent=1))
     return 0
@@ -202,6 +222,9 @@ def parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True)
     p = sub.add_parser("build", help="build (or find in the cache) the base/before/after trees")
     p.add_argument("--tree", help="only this tree (and its parents)")
+    p.add_argument("--sanitizer", choices=("asan", "tsan"),
+                   help="a sanitizer variant of base and before (FFmpeg's gcc-asan or "
+                        "gcc-tsan toolchain) with the backends its claim needs")
     add_build_options(p)
     p.set_defaults(func=cmd_build)
     p = sub.add_parser("run", help="run the PR #24760 reproduction and print its table")
@@ -232,14 +255,15 @@ def parser() -> argparse.ArgumentParser:
     add_build_options(p)
     p.set_defaults(func=cmd_table)
 
-    p = sub.add_parser("sweep", help="fail every pthread_create() site in turn, classify each")
+    p = sub.add_parser("sweep", help="fail every call of a family in turn, classify each run")
     p.add_argument("--build", default="before,after")
     p.add_argument("--backend-name", default="tf", dest="backend_name",
                    help="comma list of the backends the filter uses (default tf)")
-    p.add_argument("--filter", default="dnn_processing")
+    p.add_argument("--filter", default="dnn_processing",
+                   help="comma list; pairs with no graph on 9.0.2 are skipped with the reason")
     p.add_argument("--fault", default="pthread_create",
-                   help="the family, with the failing term: pthread_create, malloc, or e.g. "
-                        "'malloc=1*return(ENOMEM),caller=_ffdnn.'")
+                   help="the family, with the failing term: pthread_create, malloc, "
+                        "wrap:<ff_symbol>, or e.g. 'malloc=1*return(ENOMEM),caller=_ffdnn.'")
     p.add_argument("--limit", type=int, help="fail only the first N sites of each build")
     p.add_argument("--jobs", "-j", type=int, default=2)
     p.add_argument("--json", metavar="FILE")

@@ -128,15 +128,25 @@ def lookup(build: str, fault: Fault, backend: str = "onnx", filt: str = "dnn_pro
     return None
 
 
-# The sweep (harness/sweep.py): named expectations for every site of a family.
+# The sweep (harness/sweep.py): named expectations for every site of a family, keyed by
+# (backend, filter, family), the same in every build the key's text names.
 SWEEP = {
-    ("tf", "dnn_processing"): (
+    ("tf", "dnn_processing", "pthread_create"): (
         "HANG", "pre-existing, not changed by the PR: `execute_model_tf()` ignores the "
         "`ff_dnn_start_inference_async()` result in async mode and returns 0, so a "
         "TensorFlow frame whose thread cannot start is not reported by `execute_model`; "
         "measured here: its task never completes and the flush at EOF waits forever"),
-    ("onnx", "dnn_processing"): (
+    ("tf", "dnn_detect", "pthread_create"): (
+        "HANG", "the same `execute_model_tf()` path serves dnn_detect: \"On TensorFlow every "
+        "frame's inference is started by `ff_dnn_start_inference_async()`\"; measured here: "
+        "a frame whose thread cannot start never completes and the run waits at EOF forever"),
+    ("onnx", "dnn_processing", "pthread_create"): (
         None, "ONNX Runtime and OpenVINO do not use it."),  # no site at all
+    ("onnx", "dnn_processing", "wrap:ff_proc_from_frame_to_dnn"): (
+        "ALTERED", "measured here, not claimed by the PR nor changed by the series: every "
+        "9.0.2 backend calls `ff_proc_from_frame_to_dnn()` without looking at its result, so "
+        "when pre-processing fails the model runs on an input tensor that was never filled "
+        "and the frame comes out with no error (base, before and after)"),
 }
 
 
@@ -336,4 +346,59 @@ COMMIT_CLAIMS = (
         before={"frames": 0, "errors": [EINVAL] * 2,
                 "log": "has 0 entries in its first dimension, fewer than the batch of 1"},
         filter="dnn_detect"),
+)
+
+
+# #24702's commits 1 and 2 (issue 8) under FFmpeg's own sanitizer toolchains, base against
+# before, each through the tree's own ffmpeg_g (harness/sanitizer.py). `base` is the report
+# the commit says base has: its kind, the functions its access stacks must name, the
+# callers each of which must have one (the paths), and the variable it is about (for ASan
+# the stack variable the access ran past; for TSan the source line of an access's top
+# FFmpeg frame must name it). `before` must have no such report.
+@dataclass(frozen=True)
+class SanitizerClaim:
+    id: str
+    commit: int
+    cites: str
+    claim: str        # the short text of the claims table
+    sanitizer: str    # asan or tsan: the variant (trees base-<s> and before-<s>)
+    backend: str
+    graph: str        # the -vf chain; {model} is the model file
+    model: str
+    source: str       # the lavfi input
+    base: dict        # kind, functions, variable
+    before: str = "no such report"
+
+
+SANITIZER_CLAIMS = (
+    SanitizerClaim(
+        "commit1-nchw-sws-scale-overflow", 1,
+        "It is still undefined behavior: an ASan build of master reports a "
+        "stack-buffer-overflow in sws_scale() on these paths.",
+        "ASan: stack-buffer-overflow in sws_scale() on the DL_NCHW intermediate buffer",
+        "asan", "onnx",
+        # 9.0.2's ONNX backend always sets DL_NCHW (input and output), and rgb24 (or bgr24)
+        # frames take the intermediate `middle_data` buffer in dnn_io_proc.c: both paths,
+        # "these paths", in one run of the recoverable ASan build
+        "format=rgb24,dnn_processing=dnn_backend=onnx:model={model}:input=x:output=y",
+        "onnx-identity", "testsrc=s=64x64:d=0.4",
+        base={"kind": "stack-buffer-overflow", "functions": ("sws_scale",),
+              "callers": ("ff_proc_from_frame_to_dnn", "ff_proc_from_dnn_to_frame"),
+              "variable": "middle_data"}),
+    SanitizerClaim(
+        "commit2-inference-done-race", 2,
+        "ff_dnn_get_result_common() polls it from the filter thread without any "
+        "synchronization, and then hands the task's output frame, written by the callback, "
+        "to the filter. These are conflicting accesses with no happens-before relation, "
+        "i.e. a data race under the C memory model.",
+        "TSan: data race on inference_done between the completion callback and "
+        "ff_dnn_get_result_common()",
+        "tsan", "tf",
+        # TensorFlow async (the default): one thread per frame through
+        # ff_dnn_start_inference_async(), whose callback counts the inference done
+        "format=rgb24,dnn_processing=dnn_backend=tensorflow:model={model}:input=x:output=y",
+        "tf-identity", "testsrc=s=64x64:d=2",
+        base={"kind": "data race",
+              "functions": ("ff_dnn_get_result_common", "infer_completion_callback"),
+              "callers": (), "variable": "inference_done"}),
 )

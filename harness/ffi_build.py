@@ -30,10 +30,11 @@ def _parts():
 
 def cdef_hash() -> str:
     """What the module is made of besides the tree: the declarations, this file, and the
-    injector sources the wrap variant compiles in (and their headers)."""
+    injector sources it compiles in (and their headers)."""
     inj = Path(injectors.INCLUDE_DIR)
     files = (sorted((PROJECT / "harness/_cffi_src").glob("*.py")) + [Path(__file__)]
-             + [Path(f) for f in injectors.WRAP_SOURCES] + sorted(inj.glob("*.h")))
+             + [Path(f) for f in injectors.WRAP_SOURCES + injectors.FF_WRAP_SOURCES]
+             + sorted(inj.glob("*.h")))
     return digest([f.read_text() for f in files])[:16]
 
 
@@ -99,12 +100,14 @@ def build(tree, variant: str = "preload") -> Path:
     link = shlex.split(mak.get("LDFLAGS", ""))
     for var in [f"EXTRALIBS-{n}" for n in LIBS] + ["EXTRALIBS"]:
         link += [a for a in shlex.split(mak.get(var, "")) if a not in link]
-    sources, macros, includes = [], _has_flags(src), [str(src)]
+    # every variant: the link-time family for FFmpeg's own DNN helpers (wrap_ff.c)
+    sources, macros = list(injectors.FF_WRAP_SOURCES), _has_flags(src)
+    includes = [str(src), injectors.INCLUDE_DIR]
+    link += list(injectors.ff_wrap_ldflags())
     if variant == "wrap":
-        sources = list(injectors.WRAP_SOURCES)
+        sources += list(injectors.WRAP_SOURCES)
         link += list(injectors.WRAP_LDFLAGS)
         macros.append(("FFDNN_WRAP_INJECTOR", "1"))
-        includes.append(injectors.INCLUDE_DIR)
     ffi = cffi.FFI()
     ffi.cdef(cdef)
     ffi.set_source(MODULE_NAME, source, include_dirs=includes, define_macros=macros,

@@ -8,12 +8,15 @@ covers the sources, compiler and flags. The directory is built under a temporary
 name next to it and renamed into place, so it either exists complete or not at all.
 
 For the cffi extension, compile WRAP_SOURCES with WRAP_CFLAGS and -I INCLUDE_DIR,
-and link with WRAP_LDFLAGS.
+and link with WRAP_LDFLAGS. Every variant of the extension also compiles FF_WRAP_SOURCES
+(the link-time family for FFmpeg-internal helpers, built with the tree's own headers)
+and links with ff_wrap_ldflags(): one -Wl,--wrap per symbol that wrap_ff.c names.
 """
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -25,7 +28,7 @@ INCLUDE_DIR = str(SRC_DIR)
 CC = os.environ.get("CC", "cc")
 CFLAGS = ("-std=c11", "-Wall", "-Wextra", "-O2", "-fPIC", "-pthread")
 LDLIBS = ("-ldl",)
-HEADERS = ("fi_pthread_create.h", "fi_core.h", "fi_malloc.h", "fi_window.h")
+HEADERS = ("fi_pthread_create.h", "fi_core.h", "fi_malloc.h", "fi_window.h", "fi_wrap.h")
 PRELOAD_NAMES = ("preload_pthread_create.c", "fi_core.c")
 WRAP_NAMES = ("wrap_pthread_create.c", "fi_core.c")
 MALLOC_NAMES = ("preload_malloc.c",)
@@ -33,6 +36,19 @@ MALLOC_NAMES = ("preload_malloc.c",)
 WRAP_SOURCES = tuple(str(SRC_DIR / name) for name in WRAP_NAMES)
 WRAP_CFLAGS = ("-pthread",)  # the sources set _GNU_SOURCE; need C11 (gcc's default gnu17 is fine)
 WRAP_LDFLAGS = ("-Wl,--wrap=pthread_create", "-pthread", "-ldl")
+
+FF_WRAP_SOURCES = (str(SRC_DIR / "wrap_ff.c"),)
+_FF_WRAP_NAME = re.compile(r'^\s*\[FI_WRAP_\w+\]\s*=\s*"(\w+)",', re.M)
+
+
+def ff_wrap_symbols() -> tuple[str, ...]:
+    """The FFmpeg-internal functions wrap_ff.c wraps, read from its name table."""
+    return tuple(_FF_WRAP_NAME.findall((SRC_DIR / "wrap_ff.c").read_text()))
+
+
+def ff_wrap_ldflags() -> tuple[str, ...]:
+    return tuple(f"-Wl,--wrap={name}" for name in ff_wrap_symbols())
+
 
 PRELOAD_SO = "libfi_pthread_create.so"
 WRAP_OBJECT = "wrap_pthread_create.o"

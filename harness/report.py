@@ -5,7 +5,7 @@ import platform
 import xml.etree.ElementTree as ET
 
 from . import errnos
-from .outcome import OK, sink_sequence
+from .outcome import EAGAIN, OK, sink_sequence
 
 
 def fault_label(fault) -> str:
@@ -38,9 +38,12 @@ def sink_cell(codes) -> str:
 def _cell(result, what: str) -> str:
     if result.outcome.value in ("CRASH", "HANG", "ERROR", "SKIP"):
         return result.outcome.value
-    d = result.data
-    field = "activate_first_error" if result.scenario.route == "frame" else "activate_at_eof"
-    text = code_cell(d.get(field)) if what == "activate" else sink_cell(sink_sequence(d))
+    d, route = result.data, result.scenario.route
+    field = "activate_first_error" if route != "flush" else "activate_at_eof"
+    sink = sink_sequence(d)
+    if route == "sweep":  # armed from the first frame: the errors came while draining
+        sink = [c for c in d.get("drained", []) if c < 0 and c != EAGAIN] + sink
+    text = code_cell(d.get(field)) if what == "activate" else sink_cell(sink)
     if what == "sink" and d.get("hung"):
         text += ", then hangs at EOF"
     return text if result.outcome in OK else f"{text} ✗"
@@ -51,8 +54,9 @@ def markdown(results, title: str = "") -> str:
     builds = list(dict.fromkeys(r.scenario.build for r in results))
     faults = list(dict.fromkeys(r.scenario.fault for r in results))
     by = {(r.scenario.build, r.scenario.fault): r for r in results}
-    head = ["injected `pthread_create()` error"]
-    at = "first failing" if any(r.scenario.route == "frame" for r in results) else "at EOF"
+    thread = all(f.kind in ("pthread_create", "flush", "none") for f in faults)
+    head = ["injected `pthread_create()` error" if thread else "injected fault"]
+    at = "first failing" if any(r.scenario.route != "flush" for r in results) else "at EOF"
     for b in builds:
         head += [f"{b}: `activate()` {at}" if at == "at EOF" else f"{b}: {at} `activate()`",
                  f"{b}: sink"]

@@ -38,6 +38,13 @@ CONFIGURE = (
     "--enable-demuxer=rawvideo,nut", "--enable-muxer=md5,framemd5,null,rawvideo,nut",
     "--enable-protocol=file,pipe",
 )
+# Sanitizer variants: FFmpeg's own configure toolchains, only base and before (#24702's
+# claims compare them), each with the one backend set its claim needs (harness/sanitizer.py).
+# ASan is built recoverable (halt_on_error=0 at run time) so that one run shows every
+# path that overflows, not only the first.
+SANITIZERS = {"asan": ("--toolchain=gcc-asan", "--extra-cflags=-fsanitize-recover=address"),
+              "tsan": ("--toolchain=gcc-tsan",)}
+SANITIZER_TREES = ("base", "before")
 GIT_ID = {"GIT_AUTHOR_NAME": "ffdnn", "GIT_AUTHOR_EMAIL": "ffdnn@localhost",
           "GIT_COMMITTER_NAME": "ffdnn", "GIT_COMMITTER_EMAIL": "ffdnn@localhost",
           "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z",
@@ -211,7 +218,14 @@ class Plan:
     """How to get each tree for one backend set: from the release plus the series,
     or (bring your own tree) from two refs of the user's own FFmpeg clone."""
 
-    def __init__(self, backends="default", source_file=None, repo=None, refs=None):
+    def __init__(self, backends="default", source_file=None, repo=None, refs=None,
+                 sanitizer=None):
+        if sanitizer and sanitizer not in SANITIZERS:
+            raise HarnessError(f"unknown sanitizer '{sanitizer}' (known: {', '.join(SANITIZERS)})")
+        if sanitizer and repo:
+            raise HarnessError("--sanitizer builds base and before of the release, not "
+                               "a tree of your own (--git-dir)")
+        self.sanitizer = sanitizer
         self.backend_names = backends_mod.parse(backends)
         self.source_file = source_file
         if source_file:  # a tarball the user names is checked before anything is fetched
@@ -223,7 +237,13 @@ class Plan:
 
     @property
     def names(self) -> tuple:
+        if self.sanitizer:
+            return SANITIZER_TREES
         return tuple(self.refs) if self.repo else TREES
+
+    def label(self, name: str) -> str:
+        """The tree's name with its variant: `base`, or `base-asan`."""
+        return f"{name}-{self.sanitizer}" if self.sanitizer else name
 
     def installed(self) -> list:
         if self._installed is None:
@@ -242,6 +262,8 @@ class Plan:
                           ("libs", libs)):
             if vals:
                 args.append(f"--extra-{opt}={' '.join(vals)}")
+        if self.sanitizer:  # in the configure flags, so in the key
+            args += SANITIZERS[self.sanitizer]
         return args
 
     def _origin(self, name: str) -> dict:
@@ -275,7 +297,7 @@ class Plan:
         return self._keys[name]
 
     def path(self, name: str) -> Path:
-        return cache_root() / "trees" / f"{name}-{self.key(name)[:16]}"
+        return cache_root() / "trees" / f"{self.label(name)}-{self.key(name)[:16]}"
 
     def get(self, name: str, build=True) -> Tree:
         """The tree, from the cache, or built now (parents first) when `build`."""
@@ -285,11 +307,12 @@ class Plan:
         stamp_file = path / "stamp.json"
         if not stamp_file.is_file():
             if not build:
-                raise StampError(f"tree '{name}' is not built (run: python -m harness build "
-                                 f"--tree {name})")
+                variant = f" --sanitizer {self.sanitizer}" if self.sanitizer else ""
+                raise StampError(f"tree '{self.label(name)}' is not built (run: python -m "
+                                 f"harness build --tree {name}{variant})")
             parent = self.parent(name)
             self._build(name, self.get(parent) if parent else None, path)
-        tree = Tree(name, path, json.loads(stamp_file.read_text()))
+        tree = Tree(self.label(name), path, json.loads(stamp_file.read_text()))
         if tree.stamp.get("key") != self.key(name):
             raise StampError(f"{stamp_file}: key does not match the tree's recipe")
         check_stamp(tree)
@@ -298,7 +321,7 @@ class Plan:
     def _fresh_source(self, name: str, src: Path, origin: dict) -> None:
         src.mkdir()
         if origin["kind"] == "git":
-            _say(name, "source", f"{self.repo} at {origin['commit'][:10]}")
+            _say(self.label(name), "source", f"{self.repo} at {origin['commit'][:10]}")
             with subprocess.Popen(["git", "-C", str(self.repo), "archive", origin["commit"]],
                                   stdout=subprocess.PIPE) as archive:
                 subprocess.run(["tar", "-x", "-C", str(src)], stdin=archive.stdout, check=True)
@@ -306,7 +329,7 @@ class Plan:
                 raise BuildError(f"[{name}] git archive {origin['commit']} failed")
         else:
             tarball = source.fetch(self.source_file)
-            _say(name, "source", f"extract {tarball.name}")
+            _say(self.label(name), "source", f"extract {tarball.name}")
             subprocess.run(["tar", "-xf", str(tarball), "-C", str(src), "--strip-components=1"],
                            check=True)
         git(src, "init", "-q")
@@ -323,8 +346,8 @@ class Plan:
             return []
         applied = []
         for patch in self.patches(name):
-            _say(name, "patch", patch.name)
-            _apply_patch(name, src, patch)
+            _say(self.label(name), "patch", patch.name)
+            _apply_patch(self.label(name), src, patch)
             applied.append(patch.name)
         return applied
 
@@ -335,10 +358,11 @@ class Plan:
             raise BuildError(f"[{name}] only {free >> 20} MiB free under {final.parent}; "
                              "a tree needs about 3 GiB")
         origin, t0, times = self._origin(name), time.monotonic(), {}
+        label = self.label(name)
         with atomic_dir(final) as tmp:
             src, log = tmp / "src", tmp / "build.log"
             if parent:
-                _say(name, "copy", f"source and objects of {parent.name}")
+                _say(label, "copy", f"source and objects of {parent.name}")
                 subprocess.run(["cp", "-a", str(parent.src), str(src)], check=True)
                 applied = self._change_source(name, src, parent.stamp["source"], origin)
                 series = parent.stamp["series"] + applied
@@ -346,16 +370,17 @@ class Plan:
                 self._fresh_source(name, src, origin)
                 series = []
                 t = time.monotonic()
-                _configure(name, src, self.configure_args(),
+                _configure(label, src, self.configure_args(),
                            ":".join(b.pkg_config_path for b in self.installed()
                                     if b.pkg_config_path), log)
                 times["configure"] = round(time.monotonic() - t, 1)
             t = time.monotonic()
-            count, own = _make(name, src, log)
+            count, own = _make(label, src, log)
             times["compile"] = round(time.monotonic() - t, 1)
             warnings = _total_warnings(parent.stamp["warnings"] if parent else {}, own)
             stamp = {
                 "tree": name, "key": self.key(name), "recipe": RECIPE,
+                "sanitizer": self.sanitizer,
                 "source": {**origin, **({"repo": str(self.repo)} if self.repo else {})},
                 "parent": parent.stamp["key"] if parent else None,
                 "series": series, "series_sha256": digest(series),
@@ -370,7 +395,7 @@ class Plan:
                 "python": sys.version.split()[0],
             }
             (tmp / "stamp.json").write_text(json.dumps(stamp, indent=1) + "\n")
-        _say(name, "done", f"{stamp['seconds']['total']} s, {count} objects, "
+        _say(label, "done", f"{stamp['seconds']['total']} s, {count} objects, "
              f"{stamp['warning_count']} warning lines -> {final}")
 
 

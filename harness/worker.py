@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import errnos, ffi_build
+from . import arming, errnos, ffi_build, sites
 from .errors import HarnessError
 from .graph import Graph
 from .scenario import HEIGHT, WIDTH, Scenario
@@ -72,27 +72,6 @@ def records(ffi, lib, start: int) -> list:
     return out
 
 
-def family(lib, sc: Scenario) -> int:
-    """The injector family a scenario's counters come from (pthread_create by default)."""
-    return lib.FFDNN_FAMILY_MALLOC if sc.fault.kind == "malloc" else lib.FFDNN_FAMILY_PTHREAD_CREATE
-
-
-def counters(ffi, lib, fam: int) -> dict:
-    c = [ffi.new("unsigned long *") for _ in range(3)]
-    if lib.ffdnn_inject_counters(fam, *c) < 0:
-        return {}
-    return dict(zip(("calls", "eligible", "failures"), (x[0] for x in c)))
-
-
-def arm(g: Graph, ffi, lib, sc: Scenario) -> None:
-    """Fail the scenario's pthread_create() calls, by default only from the module's own
-    code (the static libavfilter linked into it), never a backend's own threads."""
-    f = sc.fault
-    if f.kind in ("pthread_create", "malloc"):
-        g.check(lib.ffdnn_inject_arm(family(lib, sc), f.errno, f.skip, f.count,
-                                     f.caller.encode()), f"arm the {f.kind} injector")
-
-
 def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
     """route "flush": the PR's stand-in flush at EOF; route "frame": the backend's own
     per-frame start, with the last frame's thread start failed; route "sweep": armed
@@ -117,8 +96,8 @@ def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
     inputs = [g.frame(i) for i in range(sc.frames)]  # made before any fault is armed
     sweep = sc.route == "sweep"
     if sweep:  # every call from the first frame on is a site of the sweep
-        before, start = counters(ffi, lib, family(lib, sc)), lib.ffdnn_record_count()
-        arm(g, ffi, lib, sc)
+        before, start = arming.counters(ffi, lib, sc.fault), lib.ffdnn_record_count()
+        arming.arm(lib, sc.fault)
     drained = sc.frames - 1 if sc.route == "frame" else sc.frames
     result["drained"], result["frames"] = [], []
     for i in range(drained):  # one at a time: Torch has a single request
@@ -131,8 +110,8 @@ def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
         result["drained"] += codes
         result["frames"] += frames
     if not sweep:
-        before, start = counters(ffi, lib, family(lib, sc)), lib.ffdnn_record_count()
-        arm(g, ffi, lib, sc)
+        before, start = arming.counters(ffi, lib, sc.fault), lib.ffdnn_record_count()
+        arming.arm(lib, sc.fault)
     if sc.route == "frame":
         g.check(g.push(inputs[drained]), f"push frame {drained}")
         result["frame_sink"], frames = drain(g)
@@ -142,7 +121,7 @@ def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
     result["eof_push"] = g.push_eof()
     result["sink"], frames = drain(g, until_eof=True)
     result["frames"] += frames
-    lib.ffdnn_inject_disarm(family(lib, sc))
+    arming.disarm(lib, sc.fault)
     snapshot(ffi, lib, sc, result, start, before)
     lib.ffdnn_standin_join()
     g.close()
@@ -152,7 +131,7 @@ def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
 
 def snapshot(ffi, lib, sc: Scenario, result: dict, start: int, before: dict) -> None:
     """The counters, activate() records and log so far, into `result`."""
-    after = counters(ffi, lib, family(lib, sc))
+    after = arming.counters(ffi, lib, sc.fault)
     result["counters"] = {k: after[k] - before.get(k, 0) for k in after}
     result["injector"] = bool(after)
     result["activate"] = records(ffi, lib, start)
@@ -162,6 +141,8 @@ def snapshot(ffi, lib, sc: Scenario, result: dict, start: int, before: dict) -> 
     result["activate_first_error"] = failed[0] if failed else None
     result["flush_calls"] = lib.ffdnn_flush_calls()
     result["log"] = ffi.string(lib.ffdnn_log_text()).decode(errors="replace")
+    if sc.route == "sweep" and sc.fault.kind != "none":  # where the calls came from
+        result["sites"] = sites.sites(ffi, lib, sc.fault, result["counters"].get("eligible", 0))
 
 
 def main(argv=None) -> int:

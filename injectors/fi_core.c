@@ -36,7 +36,8 @@ int fi_core_decide(void *caller)
 {
     Dl_info info;
     const char *fname = NULL;
-    int err = 0;
+    void *stack[FI_DEPTH];
+    int depth, err = 0;
 
     atomic_fetch_add(&fi_window.calls, 1);
     if (fi_busy || !atomic_load(&fi_window.armed))
@@ -45,10 +46,11 @@ int fi_core_decide(void *caller)
 
     if (dladdr(caller, &info) && info.dli_fname)
         fname = info.dli_fname;
+    depth = backtrace(stack, FI_DEPTH);
     if (pthread_mutex_lock(&fi_lock))
         goto end;
     if (caller_matches(fname))
-        err = fi_window_take(&fi_window);
+        err = fi_window_take(&fi_window, stack, depth);
     pthread_mutex_unlock(&fi_lock); /* cannot fail: we hold a default mutex */
 end:
     fi_busy = 0;
@@ -88,6 +90,11 @@ int fi_pthread_create_target_caller(const char *substr)
         strncat(fi_target, substr, FI_TARGET_MAX - 1);
     pthread_mutex_unlock(&fi_lock);
     return 0;
+}
+
+int fi_pthread_create_site(unsigned n, void **frames, int max)
+{
+    return fi_window_site_locked(&fi_lock, &fi_window, n, frames, max);
 }
 
 unsigned long fi_pthread_create_calls(void)

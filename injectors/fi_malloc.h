@@ -36,7 +36,11 @@ void fi_malloc_disarm(void);
  * set again. */
 int  fi_malloc_target_caller(const char *substr);
 
-unsigned long fi_malloc_calls(void);    /* calls seen since load (all callers, armed or not) */
+/* The stack of eligible call n since the last arm (n < 1024), innermost
+ * first: up to max return addresses into frames; returns how many. */
+int  fi_malloc_site(unsigned n, void **frames, int max);
+
+unsigned long fi_malloc_calls(void);    /* calls since load (all callers, armed or not; not the injector's own) */
 unsigned long fi_malloc_eligible(void); /* calls that matched the target while armed */
 unsigned long fi_malloc_failures(void); /* failures injected */
 

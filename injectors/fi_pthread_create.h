@@ -27,6 +27,11 @@ void fi_pthread_create_disarm(void);
  * unavailable. */
 int  fi_pthread_create_target_caller(const char *substr);
 
+/* The stack of eligible call n since the last arm (n < 1024), innermost
+ * first: copies up to max return addresses into frames, returns how many
+ * (0 when none was kept). */
+int  fi_pthread_create_site(unsigned n, void **frames, int max);
+
 unsigned long fi_pthread_create_calls(void);    /* calls seen since load (all callers) */
 unsigned long fi_pthread_create_eligible(void); /* calls that matched the target while armed */
 unsigned long fi_pthread_create_failures(void); /* failures injected */

@@ -4,11 +4,23 @@
  * through. The family holds its own lock around fi_window_arm(),
  * fi_window_disarm() and fi_window_take(); `armed` mirrors count != 0 for
  * the lock-free fast path, and the counters are C11 atomics.
+ *
+ * Each eligible call's stack (FI_DEPTH return addresses, from backtrace())
+ * is kept by its number since the last arm, for the first FI_SITES calls:
+ * a sweep's census names every site it will fail. The family captures the
+ * stack before it takes its lock; fi_window_arm() runs backtrace() once so
+ * that glibc loads its unwinder then, not inside a later call.
  */
 #ifndef FI_WINDOW_H
 #define FI_WINDOW_H
 
+#include <execinfo.h>
+#include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
+
+#define FI_SITES 1024
+#define FI_DEPTH 8
 
 typedef struct FIWindow {
     int err;
@@ -19,10 +31,15 @@ typedef struct FIWindow {
     atomic_ulong calls;         /* every call, armed or not */
     atomic_ulong eligible;      /* calls that matched the target while armed */
     atomic_ulong failures;      /* failures injected */
+    void *stack[FI_SITES][FI_DEPTH]; /* eligible call n's stack, n < FI_SITES */
+    unsigned char depth[FI_SITES];
 } FIWindow;
 
 static inline void fi_window_arm(FIWindow *w, int err, unsigned skip, unsigned count)
 {
+    void *warm[1];
+
+    backtrace(warm, 1); /* loads glibc's unwinder now; the count does not matter */
     w->err   = err;
     w->skip  = skip;
     w->count = count;
@@ -36,8 +53,8 @@ static inline void fi_window_disarm(FIWindow *w)
     w->count = 0;
 }
 
-/* One eligible call: 0 to let it through, or the error to fail it with. */
-static inline int fi_window_take(FIWindow *w)
+/* One eligible call with its stack: 0 to let it through, or the error to fail it with. */
+static inline int fi_window_take(FIWindow *w, void *const *stack, int depth)
 {
     unsigned long n;
 
@@ -45,10 +62,41 @@ static inline int fi_window_take(FIWindow *w)
         return 0;
     atomic_fetch_add(&w->eligible, 1);
     n = w->seen++;
+    if (n < FI_SITES) {
+        depth = depth < 0 ? 0 : depth > FI_DEPTH ? FI_DEPTH : depth;
+        memcpy(w->stack[n], stack, depth * sizeof(*stack));
+        w->depth[n] = depth;
+    }
     if (n < w->skip || n - w->skip >= w->count)
         return 0;
     atomic_fetch_add(&w->failures, 1);
     return w->err;
+}
+
+/* Copy eligible call n's stack into frames[max]: the number of frames, 0 if
+ * none was kept. The family holds its lock. */
+static inline int fi_window_site(const FIWindow *w, unsigned n, void **frames, int max)
+{
+    int depth;
+
+    if (n >= FI_SITES || n >= w->seen || max <= 0)
+        return 0;
+    depth = w->depth[n] < max ? w->depth[n] : max;
+    memcpy(frames, w->stack[n], depth * sizeof(*frames));
+    return depth;
+}
+
+/* fi_window_site() under the family's lock: 0 when the lock cannot be taken. */
+static inline int fi_window_site_locked(pthread_mutex_t *lock, const FIWindow *w,
+                                        unsigned n, void **frames, int max)
+{
+    int depth;
+
+    if (pthread_mutex_lock(lock))
+        return 0;
+    depth = fi_window_site(w, n, frames, max);
+    pthread_mutex_unlock(lock);
+    return depth;
 }
 
 #endif /* FI_WINDOW_H */

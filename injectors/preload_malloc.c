@@ -206,16 +206,20 @@ static int caller_matches(uintptr_t pc)
  * error number to fail with. */
 static int fi_decide(void *caller)
 {
-    int err = 0;
+    void *stack[FI_DEPTH];
+    int depth, err = 0;
 
+    if (fi_busy)  /* the injector's own allocations (the unwinder's, at arm) */
+        return 0;
     atomic_fetch_add_explicit(&fi_window.calls, 1, memory_order_relaxed);
-    if (!atomic_load_explicit(&fi_window.armed, memory_order_acquire) || fi_busy ||
+    if (!atomic_load_explicit(&fi_window.armed, memory_order_acquire) ||
         !caller_matches((uintptr_t)caller))
         return 0;
     fi_busy++;
+    depth = backtrace(stack, FI_DEPTH);
     if (pthread_mutex_lock(&fi_lock))
         goto end;
-    err = fi_window_take(&fi_window);
+    err = fi_window_take(&fi_window, stack, depth);
     pthread_mutex_unlock(&fi_lock);
 end:
     fi_busy--;
@@ -305,11 +309,22 @@ void free(void *ptr)
 
 int fi_malloc_arm(int err, unsigned skip, unsigned count)
 {
-    if (err <= 0 || pthread_mutex_lock(&fi_lock))
+    if (err <= 0)
         return -1;
+    fi_busy++;  /* the unwinder glibc loads on the first backtrace() allocates */
+    if (pthread_mutex_lock(&fi_lock)) {
+        fi_busy--;
+        return -1;
+    }
     fi_window_arm(&fi_window, err, skip, count);
     pthread_mutex_unlock(&fi_lock);
+    fi_busy--;
     return 0;
+}
+
+int fi_malloc_site(unsigned n, void **frames, int max)
+{
+    return fi_window_site_locked(&fi_lock, &fi_window, n, frames, max);
 }
 
 void fi_malloc_disarm(void)

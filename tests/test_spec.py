@@ -104,7 +104,7 @@ def test_old_specs_mean_what_they_meant(text):
     old, new = faults.parse(text), spec.parse(text)
     assert new.kind == old.kind
     if old.kind == "pthread_create":
-        assert new.plan() == (0, 1, old.errno)   # what worker.arm() arms today
+        assert new.plan() == (0, 1, old.errno)   # what arming.arm() arms
     elif old.kind == "flush":
         assert new.plan() == (0, FOREVER, errnos.averror(old.errno))
     else:

@@ -6,25 +6,24 @@ import pytest
 
 from harness import expected, matrix, sweep
 
-pytestmark = pytest.mark.dnn_processing
 
-
-def run_sweep(tree, preload, backend):
+def run_sweep(tree, preload, backend, filt="dnn_processing"):
     have = {b["name"] for b in tree("after").stamp["backends"]}
     if backend not in have:
         pytest.skip(f"tree built without {backend} (run: make test BACKENDS=all)")
     trees = [tree("before"), tree("after")]
-    scs = matrix.scenarios(trees, backend, "dnn_processing", ["pthread_create=EAGAIN"],
-                           route="sweep")
+    scs = matrix.scenarios(trees, backend, filt, ["pthread_create=EAGAIN"], route="sweep")
     return sweep.sweep(scs, preload, jobs=2)
 
 
 @pytest.mark.tensorflow
-def test_tensorflow_async_start_failure_hangs(tree, preload, monkeypatch):
+@pytest.mark.parametrize("filt", [pytest.param(f, marks=getattr(pytest.mark, f))
+                                  for f in ("dnn_processing", "dnn_detect")])
+def test_tensorflow_async_start_failure_hangs(tree, preload, monkeypatch, filt):
     monkeypatch.setattr(sweep, "FRAMES", 2)  # two sites are enough to show it
     monkeypatch.setattr(sweep, "TIMEOUT", 6.0)
-    found = run_sweep(tree, preload, "tf")
-    want, _ = expected.SWEEP[("tf", "dnn_processing")]
+    found = run_sweep(tree, preload, "tf", filt)
+    want, _ = expected.SWEEP[("tf", filt, "pthread_create")]
     for build in ("before", "after"):
         count, sites = found[build]
         assert count == 2, "one thread per frame in async mode"
@@ -32,13 +31,17 @@ def test_tensorflow_async_start_failure_hangs(tree, preload, monkeypatch):
         assert all(s.result.data.get("counters", {}).get("failures") == 1 for s in sites), \
             "the checkpoint before EOF shows the one failed call"
         assert all("--route sweep" in s.command for s in sites)
+        assert all(s.where.startswith("ff_dnn_start_inference_async (dnn_backend_common.c:")
+                   and "execute_model_tf (dnn_backend_tf.c:" in s.where for s in sites), \
+            "the census names each site in FFmpeg's code"
 
 
 @pytest.mark.onnx
+@pytest.mark.dnn_processing
 def test_onnx_has_no_site(tree, preload):
     found = run_sweep(tree, preload, "onnx")
     assert {b: n for b, (n, _) in found.items()} == {"before": 0, "after": 0}
-    assert expected.SWEEP[("onnx", "dnn_processing")][0] is None
+    assert expected.SWEEP[("onnx", "dnn_processing", "pthread_create")][0] is None
 
 
 @pytest.mark.unit
@@ -50,13 +53,16 @@ def test_classes():
     assert sweep.classify(r) is sweep.Class.LOST
     r.data["activate"] = [{"ret": -22}]
     assert sweep.classify(r) is sweep.Class.SURFACED
-    r.data["activate"], r.data["frames"] = [{"ret": 0}], [{}] * 3
+    r.data["activate"], r.data["frames"] = [{"ret": 0}], [{"md5": "a"}] * 3
     assert sweep.classify(r) is sweep.Class.DROPPED
-    r.data["frames"] = [{}] * 4
+    r.data["frames"] = [{"md5": "a"}, {"md5": "b"}, {"md5": "c"}, {"md5": "d"}]
     assert sweep.classify(r) is sweep.Class.CLEAN
+    assert sweep.classify(r, ["a", "b", "c", "d"]) is sweep.Class.CLEAN
+    assert sweep.classify(r, ["0", "b", "c", "d"]) is sweep.Class.ALTERED
 
 
 @pytest.mark.onnx
+@pytest.mark.dnn_processing
 def test_malloc_family_fires(run_scenario):
     """The malloc interposer, armed through the module before the frames: FFmpeg's first
     allocation fails, and the counters prove it (the harness's own are made before)."""
@@ -67,6 +73,7 @@ def test_malloc_family_fires(run_scenario):
 
 
 @pytest.mark.onnx
+@pytest.mark.dnn_processing
 def test_malloc_sweep_classifies_every_site(tree, preload):
     trees = [tree("after")]
     scs = matrix.scenarios(trees, "onnx", "dnn_processing", ["malloc=1*return(ENOMEM)"],
@@ -77,3 +84,43 @@ def test_malloc_sweep_classifies_every_site(tree, preload):
     assert len(sites) == 8
     assert all(s.result.data.get("counters", {}).get("failures") in (1, None) for s in sites)
     assert {s.cls for s in sites} <= set(sweep.Class)
+
+
+@pytest.mark.onnx
+@pytest.mark.dnn_processing
+@pytest.mark.parametrize("want, build, fault, route", [
+    ("SURFACED", "before", "wrap:ff_proc_from_dnn_to_frame=1*return(AVERROR(ENOMEM))", "sweep"),
+    ("ALTERED", "base", "wrap:ff_proc_from_dnn_to_frame=1*return(AVERROR(ENOMEM))", "sweep"),
+    ("LOST", "before", "pthread_create=EAGAIN", "flush"),
+    # the 17th allocation (swscale's yuv2rgb tables) fails and is retried or not needed
+    ("CLEAN", "after", "malloc=16*off->1*return(ENOMEM)", "sweep"),
+], ids=lambda v: v if v in ("SURFACED", "ALTERED", "LOST", "CLEAN", "base", "before",
+                            "after") else None)
+def test_classes_from_real_runs(run_scenario, want, build, fault, route):
+    """Each class from a real run (HANG: the TensorFlow sweep above; CRASH and the
+    containment: tests/test_runner.py). ALTERED needs the clean run's frames."""
+    clean = run_scenario(build, "none", route=route, frames=sweep.FRAMES)
+    r = run_scenario(build, fault, route=route, frames=sweep.FRAMES)
+    reference = [f["md5"] for f in clean.data["frames"]]
+    assert len(reference) == sweep.FRAMES
+    assert sweep.classify(r, reference).value == want
+    assert r.data["counters"]["failures"] == 1
+    if want == "CLEAN":
+        assert "ff_yuv2rgb_c_init_tables" in r.data["sites"][0]["where"]
+
+
+@pytest.mark.onnx
+@pytest.mark.dnn_processing
+@pytest.mark.parametrize("build", ["base", "before", "after"])
+def test_pre_processing_result_is_ignored(tree, preload, build):
+    """Every site of ff_proc_from_frame_to_dnn() failed in turn: the frame still comes
+    out, made from an input tensor that was never filled, and nothing reports it."""
+    scs = matrix.scenarios([tree(build)], "onnx", "dnn_processing",
+                           ["wrap:ff_proc_from_frame_to_dnn=1*return(AVERROR(ENOMEM))"],
+                           route="sweep")
+    count, sites = sweep.sweep(scs, preload, jobs=2)[build]
+    want, _ = expected.SWEEP[("onnx", "dnn_processing", "wrap:ff_proc_from_frame_to_dnn")]
+    assert count == sweep.FRAMES, "one pre-processing call per frame"
+    assert [s.cls.value for s in sites] == [want] * count
+    assert all(s.result.data["counters"]["failures"] == 1 for s in sites)
+    assert all(s.where.startswith("fill_model_input_onnx (dnn_backend_onnx.c:") for s in sites)

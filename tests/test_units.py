@@ -41,8 +41,9 @@ def test_fault_round_trip(spec):
 
 @pytest.mark.parametrize("bad, says", [
     ("pthread_create", "bad fault spec"), ("flush=EAGAIN", "bad fault spec"),
-    ("wrap:ff_dnn_start_inference_async=1*return(AVERROR(EINVAL))",
-     "the wrap family is not armed by scenarios yet"),
+    ("wrap:ff_dnn_execute_model=1*return(AVERROR(EINVAL))",
+     "ff_dnn_execute_model is not in the link-time family (known: ff_proc_from_dnn_to_frame"),
+    ("wrap:ff_proc_from_dnn_to_frame=return(0)", "a wrapped call cannot fail with 0"),
     ("pthread_create=EFOO", "unknown errno name 'EFOO'"),
     ("flush=AVERROR_EOF", "the stand-in flush can only always return one AVERROR(ENAME)")])
 def test_fault_parse_errors(bad, says):

@@ -1,5 +1,6 @@
-"""The fault injectors' control calls, one family each (pthread_create, malloc),
-resolved at run time.
+"""The fault injectors' control calls: the pthread_create and malloc families, resolved
+at run time, and the link-time family for FFmpeg's own helpers (fi_wrap.h), which
+every variant of the module links in.
 
 With the LD_PRELOAD interposers the functions live in the preloaded libraries and are
 found with dlsym(RTLD_DEFAULT, "fi_<family>_arm") and so on; in the `--wrap` variant of
@@ -20,11 +21,23 @@ FUNCTIONS = """
 int ffdnn_inject_available(int family);
 int ffdnn_inject_arm(int family, int err, unsigned skip, unsigned count, const char *caller);
 void ffdnn_inject_disarm(int family);
+
+int fi_wrap_count(void);
+const char *fi_wrap_symbol(int i);
+int fi_wrap_arm(const char *symbol, int value, unsigned skip, unsigned count);
+void fi_wrap_disarm(void);
+int fi_wrap_counters(const char *symbol, unsigned long *calls, unsigned long *eligible,
+                     unsigned long *failures);
+int fi_wrap_site(const char *symbol, unsigned n, void **frames, int max);
+
+int ffdnn_inject_site(int family, unsigned n, void **frames, int max);
+const char *ffdnn_addr_object(void *addr, void **base);
 int ffdnn_inject_counters(int family, unsigned long *calls, unsigned long *eligible,
                           unsigned long *failures);
 """
 
 CUSTOMIZATIONS = """
+#include "fi_wrap.h"
 #ifdef FFDNN_WRAP_INJECTOR
 #include "fi_pthread_create.h"
 #endif
@@ -40,6 +53,7 @@ typedef struct FFDNNFamily {
     unsigned long (*calls)(void);
     unsigned long (*eligible)(void);
     unsigned long (*failures)(void);
+    int (*site)(unsigned, void **, int);
 } FFDNNFamily;
 
 static FFDNNFamily ffdnn_families[] = {
@@ -72,6 +86,7 @@ static FFDNNFamily *ffdnn_family(int family)
         f->calls    = fi_pthread_create_calls;
         f->eligible = fi_pthread_create_eligible;
         f->failures = fi_pthread_create_failures;
+        f->site     = fi_pthread_create_site;
         f->arm      = fi_pthread_create_arm;
         return f;
     }
@@ -81,7 +96,8 @@ static FFDNNFamily *ffdnn_family(int family)
     f->calls    = (unsigned long (*)(void))ffdnn_family_sym(f, "calls");
     f->eligible = (unsigned long (*)(void))ffdnn_family_sym(f, "eligible");
     f->failures = (unsigned long (*)(void))ffdnn_family_sym(f, "failures");
-    if (f->disarm && f->target && f->calls && f->eligible && f->failures)
+    f->site     = (int (*)(unsigned, void **, int))ffdnn_family_sym(f, "site");
+    if (f->disarm && f->target && f->calls && f->eligible && f->failures && f->site)
         f->arm = (int (*)(int, unsigned, unsigned))ffdnn_family_sym(f, "arm");
     return f->arm ? f : NULL;
 }
@@ -108,6 +124,24 @@ void ffdnn_inject_disarm(int family)
 
     if (f)
         f->disarm();
+}
+
+int ffdnn_inject_site(int family, unsigned n, void **frames, int max)
+{
+    FFDNNFamily *f = ffdnn_family(family);
+
+    return f ? f->site(n, frames, max) : AVERROR(ENOSYS);
+}
+
+/* The file of the object holding addr, and where it is loaded; NULL if none. */
+const char *ffdnn_addr_object(void *addr, void **base)
+{
+    Dl_info info;
+
+    if (!dladdr(addr, &info) || !info.dli_fname)
+        return NULL;
+    *base = info.dli_fbase;
+    return info.dli_fname;
 }
 
 int ffdnn_inject_counters(int family, unsigned long *calls, unsigned long *eligible,

@@ -1,0 +1,220 @@
+"""#24702's commits 1 (ASan) and 2 (TSan), base against before, each through the sanitizer
+variant's own ffmpeg_g; the expected rows are harness/expected.py's SANITIZER_CLAIMS. The
+report parser is tested on report text captured from those runs (tests/data/)."""
+
+import shutil
+import subprocess
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from harness import expected, sanitizer, sanreport, sanverdict, trees, unchanged
+from harness.errors import HarnessError
+
+DATA = Path(__file__).resolve().parent / "data"
+CLAIM = {c.commit: c for c in expected.SANITIZER_CLAIMS}
+MARK = {"onnx": "onnx", "tf": "tensorflow", "openvino": "openvino"}
+
+
+def reports(name: str) -> list:
+    return sanreport.parse((DATA / f"{name}.txt").read_text())
+
+
+@pytest.mark.unit
+@pytest.mark.sanitizer
+def test_asan_report_parsed():
+    first, copy_in, copy_out = reports("asan-commit1-base")
+    assert (first.tool, first.kind) == ("AddressSanitizer", "stack-buffer-overflow")
+    assert (first.function, first.where) == ("scale_internal", "libswscale/swscale.c:1089")
+    (stack,) = first.stacks  # the thread-creation stack is not an access
+    assert (stack.what, stack.who) == ("READ of size 8", "thread T7 (vf#0:0)")
+    own = [f.function for f in first.ffmpeg_frames()]
+    assert own[:4] == ["scale_internal", "sws_scale", "ff_proc_from_frame_to_dnn",
+                       "fill_model_input_onnx"]
+    assert "start_thread" not in own  # glibc's frame is not FFmpeg's
+    # ASan says the read overflows middle_data; for memcpy's 32-byte read it names the
+    # next object ("partially underflows 'linesize'"): the parser takes the one whose end
+    # is the bad offset, middle_data again, in the frame of each caller
+    assert [(r.variable, r.frame) for r in (first, copy_in, copy_out)] == [
+        ("middle_data", "ff_proc_from_frame_to_dnn"), ("middle_data", "ff_proc_from_frame_to_dnn"),
+        ("middle_data", "ff_proc_from_dnn_to_frame")]
+    assert copy_out.function == "__interceptor_memcpy"
+    assert copy_out.brief() == (
+        "stack-buffer-overflow in scale_internal() libswscale/swscale.c:1092 "
+        "(__interceptor_memcpy), from sws_scale() <- ff_proc_from_dnn_to_frame(), "
+        "on 'middle_data'")
+
+
+@pytest.mark.unit
+@pytest.mark.sanitizer
+def test_tsan_race_parsed():
+    race, other = reports("tsan-commit2-base")
+    assert (race.tool, race.kind) == ("ThreadSanitizer", "data race")
+    assert [s.what for s in race.stacks] == ["Write of size 4", "Previous read of size 4"]
+    assert [str(s.frames[0]) for s in race.stacks] == [
+        "infer_completion_callback libavfilter/dnn/dnn_backend_tf.c:746",
+        "ff_dnn_get_result_common libavfilter/dnn/dnn_backend_common.c:153"]
+    assert race.stacks[1].who == "thread T9"
+    assert race.variable == ""  # TSan does not name it; the judge reads the source line
+    assert other.function == "free" and other.ffmpeg_frames()[0].function == "av_free"
+
+
+@pytest.mark.unit
+@pytest.mark.sanitizer
+def test_tsan_before_has_only_the_queue_size_race():
+    (r,) = reports("tsan-commit2-before")
+    assert r.brief() == ("data race: ff_queue_size() libavfilter/dnn/queue.c:90 vs "
+                         "ff_queue_push_back() libavfilter/dnn/queue.c:146")
+    # the completion callback is in it (it pushes its request back), the reader is not
+    assert "infer_completion_callback" in r.functions()
+    assert "ff_dnn_get_result_common" not in r.functions()
+    assert not sanverdict.matches(CLAIM[2], r, tree=None)
+
+
+@pytest.mark.unit
+@pytest.mark.sanitizer
+def test_matches_names_the_variable():
+    r = reports("asan-commit1-base")[0]
+    assert sanverdict.matches(CLAIM[1], r, tree=None)
+    other = sanreport.Report(r.tool, r.kind, r.stacks, "linesize", r.frame)
+    assert not sanverdict.matches(CLAIM[1], other, tree=None)
+    assert not sanverdict.matches(CLAIM[2], r, tree=None)
+
+
+@pytest.mark.unit
+@pytest.mark.sanitizer
+def test_judge_needs_runs_that_finished():
+    """The verdict from the captured base report and made-up before runs: no report
+    counts only from a run that wrote its output; a timeout never reproduces."""
+    def run(name, code, found=(), md5="", tail=()):
+        return sanitizer.Run(SimpleNamespace(name=name), "ffmpeg_g ...", code, 0.1,
+                             list(found), md5, list(tail))
+    base = run("base-asan", 1, reports("asan-commit1-base"))
+    clean = run("before-asan", 0, md5=unchanged.PR_IDENTITY_MD5)
+    failed = run("before-asan", 1, tail=["Failed to load model"])
+    assert sanverdict.judge(CLAIM[1], base, clean)["verdict"] == "reproduces"
+    assert sanverdict.judge(CLAIM[1], base, failed)["verdict"] == (
+        "does not reproduce: before-asan did not run the graph to its end "
+        "(exit 1: Failed to load model)")
+    assert sanverdict.judge(CLAIM[1], clean, clean)["verdict"].startswith(
+        "does not reproduce: base has no stack-buffer-overflow report on middle_data")
+    assert sanverdict.judge(CLAIM[1], base, run("before-asan", None))["verdict"] == \
+        "does not reproduce: a run timed out"
+    one_path = run("base-asan", 0, reports("asan-commit1-base")[:2], unchanged.PR_IDENTITY_MD5)
+    assert sanverdict.judge(CLAIM[1], one_path, clean)["verdict"] == (
+        "does not reproduce: base has no such report through ff_proc_from_dnn_to_frame()")
+    row = sanverdict.judge(CLAIM[1], base, clean)
+    assert row["base"] == ("3 reports, first: stack-buffer-overflow in scale_internal() "
+                           "libswscale/swscale.c:1089, from sws_scale() <- "
+                           "ff_proc_from_frame_to_dnn(), on 'middle_data'; through "
+                           "ff_proc_from_frame_to_dnn() 2x, ff_proc_from_dnn_to_frame() 1x; "
+                           "exit 1")
+    assert row["before"] == "no such report; exit 0"
+
+
+@pytest.mark.unit
+@pytest.mark.sanitizer
+def test_no_report_in_plain_output():
+    assert sanreport.parse("MD5=eadd543ed2bc6e4e16e9295f92a11f5c\n==1==WARNING: other\n") == []
+
+
+@pytest.mark.unit
+@pytest.mark.sanitizer
+def test_unknown_sanitizer_is_one_error():
+    with pytest.raises(HarnessError, match="unknown sanitizer 'msan'"):
+        sanitizer.plan("msan")
+
+
+@pytest.fixture(scope="module")
+def runs():
+    """(claim id, build) -> sanitizer.Run, each run once per test process."""
+    found = {}
+
+    def get(claim, build):
+        if (claim.id, build) not in found:
+            try:
+                t = sanitizer.trees(claim.sanitizer)[build]
+            except HarnessError as e:
+                pytest.skip(f"{e}; make sanitizers builds every variant")
+            found[claim.id, build] = sanitizer.run(claim, t)
+        return found[claim.id, build]
+    return get
+
+
+def _marks(claim, *extra):
+    return [pytest.mark.sanitizer, getattr(pytest.mark, f"commit{claim.commit}"),
+            getattr(pytest.mark, MARK[claim.backend]), *extra]
+
+
+def _params():
+    for c in expected.SANITIZER_CLAIMS:
+        for build in ("base", "before"):
+            yield pytest.param(c, build, id=f"{c.id}-{build}",
+                               marks=_marks(c, getattr(pytest.mark, build)))
+
+
+@pytest.mark.parametrize("claim, build", list(_params()))
+def test_sanitizer_claim(runs, claim, build):
+    r = runs(claim, build)
+    assert r.exit is not None, f"timed out: {r.command}"
+    hits = [x for x in r.reports if sanverdict.matches(claim, x, r.tree)]
+    if build == "base":
+        for caller in claim.base["callers"] or [None]:  # every path the claim names
+            assert [x for x in hits if caller is None or caller in x.functions()], (
+                f"no {claim.base['kind']} on {claim.base['variable']} through {caller}: "
+                f"{[x.brief() for x in r.reports]} {r.stderr_tail}")
+    else:
+        assert hits == [], [x.brief() for x in hits]
+    if claim.sanitizer == "asan":
+        # "the output is unaffected": every frame out, the PR's identity MD5, in both
+        # builds (the ASan build recovers); before has no report at all
+        assert r.md5 == unchanged.PR_IDENTITY_MD5, r.stderr_tail
+        assert r.exit == 0 and (build == "base" or r.reports == []), r.stderr_tail
+
+
+@pytest.mark.parametrize("claim", [pytest.param(c, id=c.id, marks=_marks(c))
+                                   for c in expected.SANITIZER_CLAIMS])
+def test_claim_row(runs, claim):
+    """The row the claims table shows, and that its verdict is measured: with base and
+    before swapped the same judge says the claim does not reproduce."""
+    base, before = runs(claim, "base"), runs(claim, "before")
+    row = sanverdict.judge(claim, base, before)
+    assert set(row) == {"commit", "id", "claim", "base", "before", "verdict"}
+    assert (row["commit"], row["id"], row["verdict"]) == (claim.commit, claim.id, "reproduces")
+    assert sanverdict.judge(claim, before, base)["verdict"].startswith("does not reproduce: ")
+
+
+def _revert(src: Path, commit: int) -> None:
+    """Undo one commit in a copy of before: commit 1 with `git revert` (it reverts
+    cleanly), commit 2 by deleting its lock calls (commit 3 rewrites the lines around
+    them, so `git revert` conflicts); the lock is all commit 2 adds to the reader."""
+    if commit == 1:
+        subject = "avfilter/dnn: fix single-pointer arrays passed as 4-plane"
+        sha = trees.git(src, "log", "--format=%H", "--fixed-strings", f"--grep={subject}").stdout
+        trees.git(src, "revert", "--no-edit", sha.split()[0])
+    else:
+        f = src / "libavfilter/dnn/dnn_backend_common.c"
+        text = f.read_text()
+        lines = [l for l in text.splitlines(True) if "(&task_completion_lock);" not in l]
+        assert len(lines) == len(text.splitlines(True)) - 4, "commit 2's four lock calls"
+        f.write_text("".join(lines))
+
+
+@pytest.mark.parametrize("claim", [pytest.param(c, id=c.id, marks=_marks(c))
+                                   for c in expected.SANITIZER_CLAIMS])
+def test_reverted_fix_reports_again(runs, tmp_path, claim):
+    """before with the claim's commit undone (and ffmpeg_g relinked) reports again: the
+    test of before is one that can fail."""
+    base, before = runs(claim, "base"), runs(claim, "before")
+    subprocess.run(["cp", "-a", str(before.tree.src), str(tmp_path / "src")], check=True)
+    try:  # a tree is about 300 MB: not kept among pytest's last temporary directories
+        _revert(tmp_path / "src", claim.commit)
+        make = subprocess.run(["make", "-j2", "ffmpeg_g"], cwd=tmp_path / "src",
+                              capture_output=True, text=True)
+        assert make.returncode == 0, make.stdout[-2000:] + make.stderr[-2000:]
+        undone = trees.Tree(f"before-without-{claim.commit}", tmp_path, before.tree.stamp)
+        row = sanverdict.judge(claim, base, sanitizer.run(claim, undone))
+    finally:
+        shutil.rmtree(tmp_path / "src")
+    assert row["verdict"].startswith("does not reproduce: before still reports it"), row
