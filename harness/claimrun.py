@@ -34,10 +34,11 @@ def description(claim, graph: str = "") -> str:
     return (graph or claim.graph).format(**paths)
 
 
-def observe(claim, tree, preload: str, graph: str = "") -> dict:
+def observe(claim, tree, preload: str, graph: str = "", runner: str = "") -> dict:
     """{"frames": [md5], "boxes": [(boxes, classified) per frame], "errors": [codes],
-    "log": text, "hang": bool, "crash": signal name or ""}."""
-    if claim.runner == "ffmpeg":
+    "log": text, "hang": bool, "crash": signal name or ""}. `runner` overrides the
+    claim's (a reverted copy of a tree has a program but no cffi module)."""
+    if (runner or claim.runner) == "ffmpeg":
         return _ffmpeg(tree, description(claim, graph))
     return _worker(claim, tree, preload, description(claim, graph))
 

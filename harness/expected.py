@@ -349,6 +349,39 @@ COMMIT_CLAIMS = (
 )
 
 
+
+# before with one commit reverted (a copy of the tree, `git revert`, `make ffmpeg`), run
+# through its ffmpeg program: what the commit's own rows then measure. The test that a
+# row of COMMIT_CLAIMS fails when its commit is undone (tests/test_claims.py).
+@dataclass(frozen=True)
+class Reverted:
+    commit: int
+    subject: str   # the commit's subject, to find it in the tree's git history
+    cites: str
+    rows: dict     # COMMIT_CLAIMS id -> what before without the commit does (claimrun.diffs)
+
+
+_NO_CAUSE = {"frames": [], "errors": [EINVAL], "no_log": POST_PROC_FAILED}
+_EPERM = {"frames": [], "errors": [-errno.EPERM], "log": POST_PROC_FAILED}
+REVERTED = (
+    Reverted(4, "avfilter/vf_derain, vf_sr: return the post-processing error",
+             "vf_derain and vf_sr still passed NULL for the status and collapsed every "
+             "non-success result into AVERROR(EINVAL)",
+             {"commit4-derain-real-error": _NO_CAUSE, "commit4-sr-real-error": _NO_CAUSE}),
+    Reverted(5, "avfilter/dnn: return AVERROR codes from analytics post-processing",
+             "The next commit makes them the error of the filter, and of ffmpeg, where -1 "
+             "would read as \"Operation not permitted\".",
+             {"commit5-tf-detect-boxes-present": _EPERM,
+              "commit5-openvino-detect-boxes-present": _EPERM,
+              "commit5-tf-detect-side-data-enomem": _EPERM,
+              "commit5-classify-no-scores": _EPERM}),
+    Reverted(8, "avfilter/dnn_backend_openvino: complete tasks when reading the output fails",
+             "the flush loops of dnn_detect and dnn_classify spun at EOF.",
+             # dnn_classify's hang takes the same path: one 10 s hang is enough here
+             {"commit8-zero-element-output": {"hang": True, "frames": []},
+              "commit8-zero-row-assert": {"crash": "SIGABRT", "frames": []}}),
+)
+
 # #24702's commits 1 and 2 (issue 8) under FFmpeg's own sanitizer toolchains, base against
 # before, each through the tree's own ffmpeg_g (harness/sanitizer.py). `base` is the report
 # the commit says base has: its kind, the functions its access stacks must name, the

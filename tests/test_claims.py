@@ -119,32 +119,39 @@ def test_cli_commit4(tree, tmp_path):
         ["reproduces", "reproduces", claims.NOT_EXPRESSIBLE]
 
 
-@pytest.mark.commit4
-@pytest.mark.before
-@pytest.mark.tensorflow
-def test_commit4_reverted_collapses_to_einval(tree, preload, tmp_path):
-    """The half of commit 4 that base cannot show: before with commit 4 undone (a copy,
-    `git revert`, ffmpeg relinked) collapses derain's and sr's post-processing failure
-    into AVERROR(EINVAL) without naming it; before returns and logs AVERROR(ENOSYS)."""
+def _revert_params():
+    by_id = {c.id: c for c in expected.COMMIT_CLAIMS}
+    for r in expected.REVERTED:
+        needs = sorted({b for i in r.rows for b in by_id[i].needs})
+        marks = [getattr(pytest.mark, f"commit{r.commit}"), pytest.mark.before]
+        marks += [getattr(pytest.mark, MARK[b]) for b in needs]
+        yield pytest.param(r, [by_id[i] for i in r.rows], needs, id=f"before-without-{r.commit}",
+                           marks=marks)
+
+
+@pytest.mark.parametrize("reverted, rows, needs", list(_revert_params()))
+def test_reverted_commit(tree, preload, tmp_path, reverted, rows, needs):
+    """before with the commit undone (a copy, `git revert`, ffmpeg relinked) does what the
+    commit message says it did, and the commit's rows fail on it."""
     before = tree("before")
-    if "tf" not in {b["name"] for b in before.stamp["backends"]}:
-        pytest.skip("tree built without tf (run: make test BACKENDS=all)")
+    missing = set(needs) - {b["name"] for b in before.stamp["backends"]}
+    if missing:
+        pytest.skip(f"tree built without {', '.join(sorted(missing))} "
+                    "(run: make test BACKENDS=all)")
+    assert " ".join(reverted.cites.split()) in " ".join(claims_patch(reverted.commit).split())
     subprocess.run(["cp", "-a", str(before.src), str(tmp_path / "src")], check=True)
     try:  # about 250 MB: not kept among pytest's last temporary directories
-        subject = "avfilter/vf_derain, vf_sr: return the post-processing error"
         sha = trees.git(tmp_path / "src", "log", "--format=%H", "--fixed-strings",
-                        f"--grep={subject}").stdout.split()
-        assert len(sha) == 1, "commit 4 is in before exactly once"
+                        f"--grep={reverted.subject}").stdout.split()
+        assert len(sha) == 1, f"commit {reverted.commit} is in before exactly once"
         trees.git(tmp_path / "src", "revert", "--no-edit", sha[0])
         make = subprocess.run(["make", "-j2", "ffmpeg"], cwd=tmp_path / "src",
                               capture_output=True, text=True)
         assert make.returncode == 0, make.stdout[-2000:] + make.stderr[-2000:]
-        undone = trees.Tree("before-without-4", tmp_path, before.stamp)
-        for claim in (c for c in expected.COMMIT_CLAIMS if c.id.startswith("commit4-")
-                      and not c.not_expressible):
-            obs = claimrun.observe(claim, undone, preload)
-            assert obs["frames"] == [] and obs["errors"] == [expected.EINVAL], claim.id
-            assert expected.POST_PROC_FAILED not in obs["log"], claim.id
-            assert claimrun.diffs(obs, claim.before), claim.id  # the row catches it
+        undone = trees.Tree(f"before-without-{reverted.commit}", tmp_path, before.stamp)
+        for claim in rows:
+            obs = claimrun.observe(claim, undone, preload, runner="ffmpeg")
+            assert claimrun.diffs(obs, reverted.rows[claim.id]) == [], claim.id
+            assert claimrun.diffs(obs, claim.before), f"{claim.id} passes without its commit"
     finally:
         shutil.rmtree(tmp_path / "src")
