@@ -15,7 +15,7 @@ HARNESS = FFDNN_BACKENDS=$(BACKENDS) $(PY) -m harness
 # (each its own backend set), so an ONNX-only run builds only the ASan one
 SANITIZERS ?= $(if $(filter default onnx,$(BACKENDS)),asan,asan tsan)
 
-.PHONY: all help venv deps build sanitizers run test unchanged sweep bench clean
+.PHONY: all help venv deps build sanitizers run test unchanged claims sweep bench clean
 
 all: run ## set up, build base/before/after, run the reproduction, print the table
 
@@ -58,6 +58,10 @@ sweep: build ## fail every site in turn: pthread_create (TF, LibTorch, ONNX), ma
 
 bench: build ## measure build, matrix and per-scenario costs (results/bench.json; QUICK=1 skips the cold build)
 	FFDNN_BACKENDS=$(BACKENDS) $(PY) bench/bench.py $(if $(QUICK),--quick)
+
+claims: build ## #24702's claims (commits 3-8), base against before: results/claims.json
+	mkdir -p results
+	$(HARNESS) claims --backend $(BACKENDS) --json results/claims.json
 
 clean: ## remove the virtualenv (the build cache outside the clone stays)
 	rm -rf $(VENV) .pytest_cache

@@ -175,6 +175,28 @@ def cmd_unchanged(args) -> int:
     return 1 if bad else 0
 
 
+def cmd_claims(args) -> int:
+    import json
+
+    from . import claims, matrix
+    known = sorted({n for covers, _ in claims.SOURCES for n in covers})
+    unknown = sorted(set(args.commit or ()) - set(known))
+    if unknown:
+        raise HarnessError(f"no claims for commit {', '.join(map(str, unknown))} "
+                           f"(known: {', '.join(map(str, known))})")
+    plan = _plan(args)
+    trees = {b: matrix.resolve_tree(b, plan) for b in ("base", "before")}
+    ctx = claims.Context(trees, matrix.preload_library(), set(args.commit or ()) or None)
+    rows = claims.rows(ctx)
+    print(claims.markdown(rows))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+    bad = [r for r in rows if not claims.as_expected(r)]
+    for r in bad:
+        print(f"- unexpected verdict for {r['id']}: {r['verdict']}", file=sys.stderr)
+    return 1 if bad else 0
+
+
 def add_report_options(p) -> None:
     """What a command that runs scenarios takes: parallelism, timeout, report files."""
     p.add_argument("--jobs", "-j", type=int, default=2, help="scenarios at a time")
@@ -247,6 +269,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="FILE")
     add_build_options(p)
     p.set_defaults(func=cmd_sweep)
+
+    p = sub.add_parser("claims", help="#24702's claims (commits 3-8), base against before")
+    p.add_argument("--commit", type=int, action="append", metavar="N",
+                   help="only this commit's claims; repeatable")
+    p.add_argument("--json", metavar="FILE", help="write the rows as JSON")
+    add_build_options(p)
+    p.set_defaults(func=cmd_claims)
 
     p = sub.add_parser("unchanged", help="ffmpeg CLI output, before against after")
     p.add_argument("--build", default="before,after")

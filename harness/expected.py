@@ -151,40 +151,236 @@ SWEEP = {
 
 
 # #24702's own claims (issue 8), base (9.0.2) against before (patches 1-8): measured
-# here with models that make 9.0.2's post-processing fail for real (models/claims_models.py).
+# here with models that make 9.0.2's post-processing fail for real (models/claims_models.py),
+# run by harness/claimrun.py, tabled by harness/claims.py. Each row quotes its commit.
 ZEROS_64X64_RGB24 = "4072783b8efb99a9e5817067d68f61c6"  # md5 of 12288 zero bytes
+TF_DET = ("dnn_detect=dnn_backend=tensorflow:model={det}:input=image_tensor"
+          ":output=num_detections&detection_scores&detection_classes&detection_boxes")
+OV_DET = "dnn_detect=dnn_backend=openvino:model={det}:input=x"
+OV_CLS = "dnn_classify=dnn_backend=openvino:model={model}:input=x:confidence=0"
+TF_U8 = "dnn_backend=tensorflow:model={model}:input=x:output=y"
+ENOSYS, EINVAL = -errno.ENOSYS, -errno.EINVAL
+INVALIDDATA = next(c for c, n in errnos.TAGGED.items() if n == "AVERROR_INVALIDDATA")
+POST_PROC_FAILED = "DNN post-processing of inference output failed"
 
 
 @dataclass(frozen=True)
 class CommitClaim:
     id: str
     commit: int
-    cites: str
-    backend: str
-    filter: str
-    model: str
-    base: dict     # what base does: frames out, their md5, errors while draining, or HANG
+    claim: str     # the claim in one line, for the table
+    cites: str     # the commit message's sentence
+    needs: tuple   # the backends the graph uses
+    graph: str     # filters between the source and the sink; {field}: models[field]
+    models: dict
+    base: dict     # what base must do (keys: claimrun.diffs)
     before: dict
+    runner: str = "worker"   # worker: buffer -> graph -> buffersink; ffmpeg: the program
+    filter: str = ""         # worker: the first filter of this name gets the recorder
+    reference: str = ""      # a chain whose frames a "frames": "reference" must equal
+    not_expressible: str = ""  # why 9.0.2 cannot show the claim (the rows still measure it)
+    frames: int = 2          # worker: frames pushed before EOF
+
+    @property
+    def backend(self) -> str:
+        return self.needs[-1] if self.needs else ""
+
+
+def _detect_present(commit, backend, det, line, claim, cites):
+    graph = f"format=rgb24,{det},{det}"
+    model = {"tf": "tf-det", "openvino": "ov-detect"}[backend]
+    # before: each frame's task fails (2 frames, 2 errors at the sink)
+    after = ({"frames": 0, "errors": [EINVAL] * 2, "log": line} if commit == 5 else
+             {"frames": 0, "errors": [EINVAL] * 2, "log": f"{POST_PROC_FAILED}: Invalid argument"})
+    return CommitClaim(f"commit{commit}-{backend}-detect-boxes-present", commit, claim, cites,
+                       (backend,), graph, {"det": model},
+                       base={"frames": 2, "boxes": [(1, 0)] * 2, "errors": [], "log": line,
+                             "no_log": POST_PROC_FAILED},
+                       before=after, filter="dnn_detect")
 
 
 COMMIT_CLAIMS = (
     CommitClaim(
         "commit3-unwritten-frame", 3,
+        "dnn_processing: a failed post-processing no longer forwards the unwritten frame",
         "on a post-processing failure it forwards this unwritten buffer downstream as a "
         "normal successful frame",
-        "tf", "dnn_processing", "claims-tf-u8-out",
         # a uint8 output: ff_proc_from_dnn_to_frame() returns AVERROR(ENOSYS) (scale 0)
+        ("tf",), f"format=rgb24,dnn_processing={TF_U8}", {"model": "claims-tf-u8-out"},
         base={"frames": [ZEROS_64X64_RGB24] * 2, "errors": []},
-        before={"frames": [], "errors": [-errno.ENOSYS] * 2}),
+        before={"frames": [], "errors": [ENOSYS] * 2}, filter="dnn_processing"),
+    CommitClaim(
+        "commit4-derain-real-error", 4,
+        "derain returns the post-processing error (here AVERROR(ENOSYS)) and logs it",
+        "Pass a status pointer, log the failure and return the real error, as "
+        "vf_dnn_processing already does.",
+        ("tf",), f"format=rgb24,derain={TF_U8}", {"model": "claims-tf-u8-out"},
+        base={"frames": [ZEROS_64X64_RGB24] * 2, "errors": [], "no_log": POST_PROC_FAILED},
+        before={"frames": [], "errors": [ENOSYS],
+                "log": f"{POST_PROC_FAILED}: Function not implemented"}, runner="ffmpeg"),
+    CommitClaim(
+        "commit4-sr-real-error", 4,
+        "sr returns the post-processing error (here AVERROR(ENOSYS)) and logs it",
+        "Pass a status pointer, log the failure and return the real error, as "
+        "vf_dnn_processing already does.",
+        # srcnn path: base forwards its bicubic pre-scale, the model's output never lands
+        ("tf",), f"format=yuv420p,sr={TF_U8}:scale_factor=2", {"model": "claims-tf-u8-out-gray"},
+        base={"frames": "reference", "errors": [], "no_log": POST_PROC_FAILED},
+        before={"frames": [], "errors": [ENOSYS],
+                "log": f"{POST_PROC_FAILED}: Function not implemented"}, runner="ffmpeg",
+        reference="format=yuv420p,scale=128:128:flags=bicubic"),
+    CommitClaim(
+        "commit4-not-einval", 4,
+        "derain and sr no longer collapse a post-processing failure into AVERROR(EINVAL)",
+        "vf_derain and vf_sr still passed NULL for the status and collapsed every "
+        "non-success result into AVERROR(EINVAL)",
+        ("tf",), f"format=rgb24,derain={TF_U8}", {"model": "claims-tf-u8-out"},
+        base={"frames": 2, "errors": []}, before={"frames": [], "errors": [ENOSYS]},
+        runner="ffmpeg",
+        not_expressible="base reports no error at all: 9.0.2's TF callback ignores "
+                        "ff_proc_from_dnn_to_frame()'s result and completes the task, so "
+                        "ff_dnn_get_result() succeeds; the AVERROR(EINVAL) fallback is "
+                        "reachable only with commit 3 and without commit 4 (measured in "
+                        "tests/test_claims.py: before with commit 4 reverted returns "
+                        "AVERROR(EINVAL) for derain and sr, and logs no cause)"),
+    _detect_present(5, "tf", TF_DET, "already have dnn bounding boxes in side data.",
+                    "TF dnn_detect: boxes already present -> AVERROR(EINVAL), not -1",
+                    "Return AVERROR(EINVAL) for missing or already present detection side data"),
+    _detect_present(5, "openvino", OV_DET, "already have bounding boxes in side data.",
+                    "OpenVINO dnn_detect: boxes already present -> AVERROR(EINVAL), not -1",
+                    "Return AVERROR(EINVAL) for missing or already present detection side data"),
+    CommitClaim(
+        "commit5-tf-detect-side-data-enomem", 5,
+        "TF dnn_detect: side data that cannot be allocated -> AVERROR(ENOMEM), not -1",
+        "Return AVERROR(EINVAL) for missing or already present detection side data, and "
+        "AVERROR(ENOMEM) when the side data cannot be allocated.",
+        # 6e6 boxes over the threshold: av_mallocz() refuses the 2.3 GB side data
+        ("tf",), f"format=rgb24,{TF_DET}", {"det": "claims-tf-det-too-many"},
+        base={"frames": 2, "boxes": [(0, 0)] * 2, "errors": [],
+              "log": "failed to create side data with 6000000 bounding boxes"},
+        before={"frames": 0, "errors": [-errno.ENOMEM] * 2,
+                "log": f"{POST_PROC_FAILED}: Cannot allocate memory"}, filter="dnn_detect"),
+    CommitClaim(
+        "commit5-classify-no-scores", 5,
+        "dnn_classify: an output without scores -> AVERROR_INVALIDDATA, logged",
+        "Return AVERROR_INVALIDDATA, and log it, for a classifier output without any "
+        "scores, which was not logged at all.",
+        ("tf", "openvino"), f"format=rgb24,{TF_DET},{OV_CLS}",
+        {"det": "tf-det", "model": "claims-ov-classify-no-scores"},
+        base={"frames": 2, "boxes": [(1, 0)] * 2, "errors": [],
+              "no_log": "Model output has no class scores."},
+        before={"frames": 0, "errors": [INVALIDDATA] * 2,
+                "log": "Model output has no class scores."}, filter="dnn_classify"),
+    CommitClaim(
+        "commit5-classify-missing-side-data", 5,
+        "dnn_classify: missing detection side data -> AVERROR(EINVAL), not -1",
+        "Return AVERROR(EINVAL) for missing or already present detection side data",
+        ("openvino",), f"format=rgb24,{OV_CLS}", {"model": "ov-classify"},
+        base={"frames": 2, "boxes": [(0, 0)] * 2, "errors": []},
+        before={"frames": 2, "boxes": [(0, 0)] * 2, "errors": []}, filter="dnn_classify",
+        not_expressible="classify_post_proc() never runs on a frame without boxes: the "
+                        "OpenVINO backend queues one request per box of the frame's side "
+                        "data (extract_lltask_from_task), none without it; such frames pass "
+                        "unclassified on both builds"),
+    _detect_present(6, "tf", TF_DET, "already have dnn bounding boxes in side data.",
+                    "TF dnn_detect returns the post-processing error instead of forwarding",
+                    "The OpenVINO and TensorFlow backends ignored the return values of "
+                    "detect_post_proc() and classify_post_proc() altogether, so failures "
+                    "there went unnoticed."),
+    _detect_present(6, "openvino", OV_DET, "already have bounding boxes in side data.",
+                    "OpenVINO dnn_detect returns the post-processing error instead of "
+                    "forwarding", "dnn_detect and dnn_classify now pass a status to "
+                    "ff_dnn_get_result() and return that error, like dnn_processing does, "
+                    "instead of silently forwarding the frame."),
+    CommitClaim(
+        "commit6-classify-error-returned", 6,
+        "OpenVINO dnn_classify returns classify_post_proc()'s error instead of forwarding",
+        "dnn_detect and dnn_classify now pass a status to ff_dnn_get_result() and return "
+        "that error, like dnn_processing does, instead of silently forwarding the frame.",
+        ("tf", "openvino"), f"format=rgb24,{TF_DET},{OV_CLS}",
+        {"det": "tf-det", "model": "claims-ov-classify-no-scores"},
+        base={"frames": 2, "boxes": [(1, 0)] * 2, "errors": [], "no_log": POST_PROC_FAILED},
+        before={"frames": 0, "errors": [INVALIDDATA] * 2,
+                "log": f"{POST_PROC_FAILED}: Invalid data found when processing input"},
+        filter="dnn_classify"),
+    CommitClaim(
+        "commit6-onnx-detect-eio", 6,
+        "ONNX dnn_detect: the post-processing error instead of a bare AVERROR(EIO)",
+        "execute_model_onnx() then returned DNN_GENERIC_ERROR and dnn_detect failed with "
+        "a bare AVERROR(EIO) (\"Input/output error\") instead of the post-processing error",
+        (), "format=rgb24,dnn_detect=dnn_backend=onnx:model={model}:input=x",
+        {"model": "ov-detect"},
+        base={"frames": [], "errors": [EINVAL], "log": 'option value "onnx"'},
+        before={"frames": [], "errors": [EINVAL], "log": 'option value "onnx"'},
+        runner="ffmpeg",
+        not_expressible="9.0.2's dnn_detect accepts only TensorFlow and OpenVINO (its "
+                        "dnn_backend option cannot parse \"onnx\") and its ONNX backend has "
+                        "no DFT_ANALYTICS_DETECT case"),
     CommitClaim(
         "commit8-zero-element-output", 8,
+        "OpenVINO dnn_detect, constant [1,1,0,7] output: an error instead of a spin at EOF",
         "In async mode the task then never completed: ff_dnn_get_result() returned "
         "DAST_NOT_READY forever, and the flush loops of dnn_detect and dnn_classify spun at EOF.",
-        "openvino", "dnn_detect", "claims-ov-detect-empty",
+        ("openvino",), f"format=rgb24,{OV_DET}", {"det": "claims-ov-detect-empty"},
+        # one frame: the worker waits 10 s for it, then sends EOF, where base spins
         base={"hang": True, "frames": []},
-        before={"frames": [], "errors": [-errno.EINVAL] * 2}),
+        before={"frames": [], "errors": [EINVAL], "log": "Failed to get output port shape."},
+        filter="dnn_detect", frames=1),
+    CommitClaim(
+        "commit8-classify-zero-classes", 8,
+        "OpenVINO dnn_classify, constant [1,0] output: an error instead of a spin at EOF",
+        "A model with a constant zero-element output reaches this, e.g. an SSD detector "
+        "without proposals ([1,1,0,7]) or a classifier without classes",
+        ("tf", "openvino"), f"format=rgb24,{TF_DET},{OV_CLS}",
+        {"det": "tf-det", "model": "claims-ov-classify-empty"},
+        base={"hang": True, "frames": []},
+        before={"frames": 0, "errors": [EINVAL], "log": "Failed to get output port shape."},
+        filter="dnn_classify", frames=1),
+    CommitClaim(
+        "commit8-zero-row-assert", 8,
+        "OpenVINO dnn_detect, rank-2 output with zero rows: an error instead of an abort",
+        "Replace the assertion on the first output dimension with an error, since a "
+        "rank-2 detection output with zero rows made ffmpeg abort.",
+        ("openvino",), f"format=rgb24,{OV_DET}", {"det": "claims-ov-detect-no-rows"},
+        base={"crash": "SIGABRT", "frames": []},
+        before={"frames": 0, "errors": [EINVAL] * 2,
+                "log": "has 0 entries in its first dimension, fewer than the batch of 1"},
+        filter="dnn_detect"),
 )
 
+
+
+# before with one commit reverted (a copy of the tree, `git revert`, `make ffmpeg`), run
+# through its ffmpeg program: what the commit's own rows then measure. The test that a
+# row of COMMIT_CLAIMS fails when its commit is undone (tests/test_claims.py).
+@dataclass(frozen=True)
+class Reverted:
+    commit: int
+    subject: str   # the commit's subject, to find it in the tree's git history
+    cites: str
+    rows: dict     # COMMIT_CLAIMS id -> what before without the commit does (claimrun.diffs)
+
+
+_NO_CAUSE = {"frames": [], "errors": [EINVAL], "no_log": POST_PROC_FAILED}
+_EPERM = {"frames": [], "errors": [-errno.EPERM], "log": POST_PROC_FAILED}
+REVERTED = (
+    Reverted(4, "avfilter/vf_derain, vf_sr: return the post-processing error",
+             "vf_derain and vf_sr still passed NULL for the status and collapsed every "
+             "non-success result into AVERROR(EINVAL)",
+             {"commit4-derain-real-error": _NO_CAUSE, "commit4-sr-real-error": _NO_CAUSE}),
+    Reverted(5, "avfilter/dnn: return AVERROR codes from analytics post-processing",
+             "The next commit makes them the error of the filter, and of ffmpeg, where -1 "
+             "would read as \"Operation not permitted\".",
+             {"commit5-tf-detect-boxes-present": _EPERM,
+              "commit5-openvino-detect-boxes-present": _EPERM,
+              "commit5-tf-detect-side-data-enomem": _EPERM,
+              "commit5-classify-no-scores": _EPERM}),
+    Reverted(8, "avfilter/dnn_backend_openvino: complete tasks when reading the output fails",
+             "the flush loops of dnn_detect and dnn_classify spun at EOF.",
+             # dnn_classify's hang takes the same path: one 10 s hang is enough here
+             {"commit8-zero-element-output": {"hang": True, "frames": []},
+              "commit8-zero-row-assert": {"crash": "SIGABRT", "frames": []}}),
+)
 
 # #24702's commits 1 and 2 (issue 8) under FFmpeg's own sanitizer toolchains, base against
 # before, each through the tree's own ffmpeg_g (harness/sanitizer.py). `base` is the report

@@ -41,6 +41,9 @@ GENERATORS = {
     "claims-tf-u8-out-gray": _lazy("claims_models", "tf_u8_out_gray"),
     "claims-ov-detect-empty": _lazy("claims_models", "ov_detect_const_empty"),
     "claims-ov-classify-empty": _lazy("claims_models", "ov_classify_const_empty"),
+    "claims-ov-classify-no-scores": _lazy("claims_models", "ov_classify_no_scores"),
+    "claims-ov-detect-no-rows": _lazy("claims_models", "ov_detect_no_rows"),
+    "claims-tf-det-too-many": _lazy("claims_models", "tf_det_too_many"),
 }
 
 
