@@ -16,7 +16,7 @@ import subprocess
 
 import models
 
-from . import errnos, ffi_build, faults
+from . import errnos, expected, faults, ffi_build, graphs
 from .paths import cache_root
 from .runner import run_one
 from .scenario import Scenario
@@ -30,6 +30,8 @@ FRAME_MD5 = re.compile(r"^\d+,\s*-?\d+,\s*-?\d+,\s*\d+,\s*\d+,\s*([0-9a-f]{32})$
 
 
 def description(claim, graph: str = "") -> str:
+    if not (graph or claim.graph):  # the harness's own graph for the backend and filter
+        return graphs.description(claim.backend, claim.filter)
     paths = {f: str(models.path(n, cache_root() / "models")) for f, n in claim.models.items()}
     return (graph or claim.graph).format(**paths)
 
@@ -46,8 +48,11 @@ def observe(claim, tree, preload: str, graph: str = "", runner: str = "") -> dic
 def _worker(claim, tree, preload, desc: str) -> dict:
     ffi_build.build(tree, "preload")
     # long enough for every frame's wait, so a run that hangs is killed at EOF
-    sc = Scenario(tree.name, str(tree.path), claim.backend, claim.filter, faults.parse("none"),
-                  desc, timeout=SETTLE * claim.frames + 4, frames=claim.frames)
+    # a fault is armed before the first frame (route sweep), with the backend's own flush
+    route = "flush" if claim.fault == "none" else "sweep"
+    sc = Scenario(tree.name, str(tree.path), claim.backend, claim.filter,
+                  faults.parse(claim.fault), desc, route=route,
+                  timeout=SETTLE * claim.frames + 4, frames=claim.frames)
     r = run_one(sc, preload)
     d = r.data
     if r.outcome.value == "ERROR":
@@ -87,7 +92,8 @@ def _ffmpeg(tree, desc: str) -> dict:
 def diffs(obs: dict, want: dict, reference=None) -> list:
     """What differs from a claim's expectation for one build. `want` keys: hang, crash,
     frames (md5s, a count, or "reference": the frames of the claim's reference chain),
-    boxes, errors, log (must contain), no_log (must not contain)."""
+    zero_frames (how many came out never written), boxes, errors, log (must contain),
+    no_log (must not contain)."""
     out = []
     if want.get("hang", False) != obs["hang"]:
         out.append(f"hang: got {obs['hang']}, expected {want.get('hang', False)}")
@@ -104,6 +110,9 @@ def diffs(obs: dict, want: dict, reference=None) -> list:
         out.append(f"frames: got {len(obs['frames'])}, expected {frames}")
     elif isinstance(frames, list) and obs["frames"] != frames:
         out.append(f"frames: got {obs['frames']}, expected {frames}")
+    zeros = sum(f == expected.ZEROS_64X64_RGB24 for f in obs["frames"])
+    if "zero_frames" in want and zeros != want["zero_frames"]:
+        out.append(f"frames never written (all zero): got {zeros}, expected {want['zero_frames']}")
     if "boxes" in want and obs.get("boxes") != want["boxes"]:
         out.append(f"(boxes, classified) per frame: got {obs.get('boxes')}, expected {want['boxes']}")
     if "errors" in want and obs["errors"] != want["errors"]:
@@ -130,8 +139,11 @@ def summary(obs: dict, zero_md5: str = "", reference=None, ref_name: str = "") -
         return f"CRASH ({obs['crash']})"
     n = len(obs["frames"])
     text = f"{n} frame{'s' * (n != 1)}"
-    if n and zero_md5 and all(m == zero_md5 for m in obs["frames"]):
+    zeros = sum(m == zero_md5 for m in obs["frames"]) if zero_md5 else 0
+    if n and zeros == n:
         text += " (all zero: never written)"
+    elif zeros:
+        text += f" ({zeros} all zero: never written)"
     elif n and reference and obs["frames"] == reference:
         text += f" (= `{ref_name}`: the model's output never written)"
     if any(b for b, _ in obs.get("boxes", [])):

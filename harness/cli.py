@@ -270,7 +270,7 @@ def parser() -> argparse.ArgumentParser:
     add_build_options(p)
     p.set_defaults(func=cmd_sweep)
 
-    p = sub.add_parser("claims", help="#24702's claims (commits 3-8), base against before")
+    p = sub.add_parser("claims", help="#24702's claims (commits 1-8), base against before")
     p.add_argument("--commit", type=int, action="append", metavar="N",
                    help="only this commit's claims; repeatable")
     p.add_argument("--json", metavar="FILE", help="write the rows as JSON")

@@ -180,6 +180,7 @@ class CommitClaim:
     reference: str = ""      # a chain whose frames a "frames": "reference" must equal
     not_expressible: str = ""  # why 9.0.2 cannot show the claim (the rows still measure it)
     frames: int = 2          # worker: frames pushed before EOF
+    fault: str = "none"      # worker: a fault spec, armed before the first frame
 
     @property
     def backend(self) -> str:
@@ -199,7 +200,28 @@ def _detect_present(commit, backend, det, line, claim, cites):
                        before=after, filter="dnn_detect")
 
 
+WRAP_POST_PROC = "wrap:ff_proc_from_dnn_to_frame=1*return(AVERROR(ENOMEM))"
+BACKEND_NAMES = {"onnx": "ONNX Runtime", "openvino": "OpenVINO", "tf": "TensorFlow",
+                 "torch": "LibTorch"}
+
+
+def _post_proc_fails(backend):
+    """Commit 3 on every backend through the link-time family: the first frame's
+    ff_proc_from_dnn_to_frame() returns AVERROR(ENOMEM) in place of the call. The graph
+    is the harness's own for the backend (graph "": harness/graphs.py)."""
+    return CommitClaim(
+        f"commit3-{backend}-post-proc-fails", 3,
+        f"dnn_processing on {BACKEND_NAMES[backend]}, `{WRAP_POST_PROC}`: the first frame "
+        "is an error, not an unwritten frame",
+        "on a post-processing failure it forwards this unwritten buffer downstream as a "
+        "normal successful frame", (backend,), "", {},
+        base={"frames": 2, "zero_frames": 1, "errors": []},
+        before={"frames": 1, "zero_frames": 0, "errors": [-errno.ENOMEM]},
+        filter="dnn_processing", fault=WRAP_POST_PROC)
+
+
 COMMIT_CLAIMS = (
+    *(_post_proc_fails(b) for b in BACKEND_NAMES),
     CommitClaim(
         "commit3-unwritten-frame", 3,
         "dnn_processing: a failed post-processing no longer forwards the unwritten frame",

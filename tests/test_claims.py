@@ -12,7 +12,7 @@ import pytest
 from harness import claimrun, claims, expected, trees
 from harness.paths import PROJECT
 
-MARK = {"tf": "tensorflow", "openvino": "openvino"}
+MARK = {"tf": "tensorflow", "openvino": "openvino", "onnx": "onnx", "torch": "torch"}
 BUILDS = ("base", "before")
 OTHER = {"base": "before", "before": "base"}
 
@@ -36,7 +36,7 @@ def observed(tree, preload):
         if missing:
             pytest.skip(f"tree built without {', '.join(sorted(missing))} "
                         "(run: make test BACKENDS=all)")
-        key = (build, claim.runner, claim.frames, claimrun.description(claim, graph))
+        key = (build, claim.runner, claim.frames, claim.fault, claimrun.description(claim, graph))
         if key not in seen:
             seen[key] = claimrun.observe(claim, t, preload, graph)
         return seen[key]
@@ -99,7 +99,7 @@ def harness(*args):
 def test_cli_unknown_commit():
     r = harness("--commit", "7")
     assert r.returncode == 2 and r.stdout == ""
-    assert r.stderr.strip().splitlines() == ["error: no claims for commit 7 (known: 3, 4, 5, 6, 8)"]
+    assert r.stderr.strip().splitlines() == ["error: no claims for commit 7 (known: 1, 2, 3, 4, 5, 6, 8)"]
 
 
 @pytest.mark.commit4
