@@ -20,7 +20,7 @@ from . import errnos, ffi_build
 from .errors import HarnessError
 from .graph import Graph
 from .scenario import HEIGHT, WIDTH, Scenario
-from .trees import Tree
+from .trees import Tree, check_stamp
 
 MAX_PULLS = 16
 
@@ -28,6 +28,20 @@ MAX_PULLS = 16
 def load_tree(name: str, path: str) -> Tree:
     stamp = json.loads((Path(path) / "stamp.json").read_text())
     return Tree(name, Path(path), stamp)
+
+
+_LOADED = {}
+
+
+def module(build: str, path: str, variant: str):
+    """The build's (ffi, lib), imported once per process; the stamp is checked on every
+    call, as a fresh worker's import would (a fork server calls this before forking)."""
+    tree = load_tree(build, path)
+    if (tree.path, variant) not in _LOADED:
+        _LOADED[(tree.path, variant)] = ffi_build.load(tree, variant)
+    else:
+        check_stamp(tree)
+    return _LOADED[(tree.path, variant)]
 
 
 def drain(g: Graph, until_eof: bool = False) -> tuple[list, list]:
@@ -97,7 +111,7 @@ def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
     """route "flush": the PR's stand-in flush at EOF; route "frame": the backend's own
     per-frame start, with the last frame's thread start failed; route "sweep": armed
     before the first frame, the backend's own code throughout."""
-    ffi, lib = ffi_build.load(load_tree(sc.build, sc.tree), sc.injector)
+    ffi, lib = module(sc.build, sc.tree, sc.injector)
     selftest = sc.extra.get("selftest")  # the runner's own containment tests
     if selftest == "crash":
         os.kill(os.getpid(), signal.SIGSEGV)
@@ -164,24 +178,30 @@ def snapshot(ffi, lib, sc: Scenario, result: dict, start: int, before: dict) -> 
     result["log"] = ffi.string(lib.ffdnn_log_text()).decode(errors="replace")
 
 
+def execute(scenario: str, out: str) -> int:
+    """Run one scenario (its JSON) and write its result to `out`, the checkpoint beside
+    it (.partial.json): the exit status. A fresh worker and a fork server's child both
+    come here."""
+    out = Path(out)
+
+    def checkpoint(result):
+        out.with_suffix(".partial.json").write_text(json.dumps(result, indent=1))
+
+    try:
+        result = run(Scenario.from_json(scenario), checkpoint)
+        status = 0
+    except HarnessError as e:
+        result, status = {"error": str(e)}, 3
+    out.write_text(json.dumps(result, indent=1))
+    return status
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m harness.worker")
     ap.add_argument("--out", required=True, help="where to write the result JSON")
     args = ap.parse_args(argv)
     faulthandler.enable()
-    out = Path(args.out)
-
-    def checkpoint(result):
-        partial = out.with_suffix(".partial.json")
-        partial.write_text(json.dumps(result, indent=1))
-
-    try:
-        result = run(Scenario.from_json(sys.stdin.read()), checkpoint)
-        status = 0
-    except HarnessError as e:
-        result, status = {"error": str(e)}, 3
-    Path(args.out).write_text(json.dumps(result, indent=1))
-    return status
+    return execute(sys.stdin.read(), args.out)
 
 
 if __name__ == "__main__":
