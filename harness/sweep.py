@@ -67,7 +67,8 @@ def reproducer(sc) -> str:
                        "--timeout", f"{sc.timeout:g}"])
 
 
-def sweep(base_scenarios, preload: str, jobs: int = 2, progress=None, limit=None) -> dict:
+def sweep(base_scenarios, preload: str, jobs: int = 2, progress=None, limit=None,
+          results=None) -> dict:
     """build -> (number of sites, [Site]) for each scenario (one per build); `limit`
     fails only the first sites."""
     clean = run_all([census(sc) for sc in base_scenarios], preload, jobs=jobs)
@@ -79,9 +80,9 @@ def sweep(base_scenarios, preload: str, jobs: int = 2, progress=None, limit=None
         f = sc.fault
         plans += [replace(census(sc), fault=Fault(f.kind, f.errno, i, 1, f.caller))
                   for i in range(n if limit is None else min(n, limit))]
-    results = run_all(plans, preload, jobs=jobs, progress=progress)
+    runs = run_all(plans, preload, jobs=jobs, progress=progress, results=results)
     out = {b: (n, []) for b, n in counts.items()}
-    for sc, r in zip(plans, results):
+    for sc, r in zip(plans, runs):
         out[sc.build][1].append(Site(sc.build, sc.fault.skip, classify(r), r, reproducer(sc)))
     return out
 
