@@ -151,7 +151,7 @@ def run_one(sc: Scenario, preload: str | None, results=None, pool=None) -> Resul
             return Result(sc, Outcome.ERROR, {"output": tail, **base}, seconds=seconds,
                           reason=f"worker exited {w.returncode} without a result: "
                                  f"{(tail.strip().splitlines() or ['no output'])[-1]}")
-    data["worker"] = w.how
+    data.update(base)
     if "error" in data:
         return Result(sc, Outcome.ERROR, data, seconds=seconds, reason=data["error"])
     outcome, diffs = judge(data, _expectation(sc))
