@@ -56,6 +56,14 @@ def _expects_hang(sc: Scenario) -> bool:
     return exp is not None and exp.outcome == "HANG"
 
 
+def _known_hang(sc: Scenario) -> bool:
+    """The table's HANG rows, and the sweep's sites where the table says every failed
+    pthread_create() hangs the run (expected.SWEEP)."""
+    sweep = expected.SWEEP.get((sc.backend, sc.filter), (None,))[0]
+    return _expects_hang(sc) or (sc.route == "sweep" and sc.fault.kind == "pthread_create"
+                                 and sweep == "HANG")
+
+
 def _cpu(pid: int) -> float:
     """CPU seconds the process (all its threads) has used; 0 once it is gone."""
     try:
@@ -67,9 +75,9 @@ def _cpu(pid: int) -> float:
 
 def _wait(w, sc: Scenario, out: str) -> str | None:
     """None when the worker ended; else why it is judged hung: its timeout, or, for a
-    run the table says hangs, QUIET seconds after its checkpoint (taken just before
+    run the table says hangs (_known_hang), QUIET seconds after its checkpoint (taken just before
     EOF) during which it neither ended nor used more than IDLE of a CPU."""
-    if not _expects_hang(sc):
+    if not _known_hang(sc):
         return None if w.wait(sc.timeout) else f"killed after its {sc.timeout:g} s timeout"
     t0 = time.monotonic()
     deadline, partial, since = t0 + sc.timeout, Path(out).with_suffix(".partial.json"), None
