@@ -148,20 +148,28 @@ class Pool:
     def __init__(self):
         self.servers, self.lock, self.said = {}, threading.Lock(), set()
 
-    def start(self, sc, env: dict, out: str, log: str) -> Worker:
+    def server(self, sc, env: dict):
+        """The server for this scenario's build, module and environment, started if
+        needed (without waiting for its import); None with FFDNN_FORKSERVER=0."""
         if os.environ.get("FFDNN_FORKSERVER", "1") == "0":
-            return Fresh(sc.to_json(), env, out, log, "FFDNN_FORKSERVER=0")
+            return None
         key = (sc.build, sc.tree, sc.injector, tuple(sorted(env.items())))
         with self.lock:
             s = self.servers.get(key)
             if s is None or s.dead:
                 s = self.servers[key] = Server(sc.build, sc.tree, sc.injector, env)
+        return s
+
+    def start(self, sc, env: dict, out: str, log: str) -> Worker:
+        s = self.server(sc, env)
+        if s is None:
+            return Fresh(sc.to_json(), env, out, log, "FFDNN_FORKSERVER=0")
         w = s.start(sc.to_json(), out, log)
         if w is not None:
             return w
         why = s.why
-        if (key, why) not in self.said:
-            self.said.add((key, why))
+        if (s, why) not in self.said:
+            self.said.add((s, why))
             print(f"note: no fork server for {sc.build} ({sc.injector}): {why}; "
                   "a fresh process per scenario", file=sys.stderr, flush=True)
         return Fresh(sc.to_json(), env, out, log, why)

@@ -120,14 +120,19 @@ def _keep(results, r: Result, log: str, out: str, preload, trace=None) -> Result
     return r
 
 
-def run_one(sc: Scenario, preload: str | None, results=None, pool=None) -> Result:
-    """One scenario in a worker of its own (a fork server's child, or a fresh process);
-    a CRASH or HANG leaves its artifacts under `results` when given."""
+def _env(sc: Scenario, preload: str | None) -> dict:
     # TF_CPP_MIN_LOG_LEVEL: libtensorflow's start-up banner would otherwise reach the log
     env = dict(os.environ, PYTHONPATH=str(PROJECT), TF_CPP_MIN_LOG_LEVEL="1")
     env.pop("LD_PRELOAD", None)
     if preload and sc.injector == "preload":
         env["LD_PRELOAD"] = preload
+    return env
+
+
+def run_one(sc: Scenario, preload: str | None, results=None, pool=None) -> Result:
+    """One scenario in a worker of its own (a fork server's child, or a fresh process);
+    a CRASH or HANG leaves its artifacts under `results` when given."""
+    env = _env(sc, preload)
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="ffdnn-worker-") as tmp:
         out, log = os.path.join(tmp, "result.json"), os.path.join(tmp, "output.txt")
@@ -171,6 +176,8 @@ def run(scenarios: list, preload: str | None, jobs: int = 1, progress=None,
     """Run every scenario (jobs at a time) with fork servers of its own, shut down at
     the end; results in the scenarios' order."""
     pool = forkclient.Pool()
+    for sc in scenarios:  # every server imports its module at once, in parallel
+        pool.server(sc, _env(sc, preload))
 
     def one(sc):
         r = run_one(sc, preload, results, pool)
