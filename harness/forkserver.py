@@ -108,7 +108,11 @@ def loop(proto: int, send, children: dict) -> None:
                     continue
                 sys.stdout.flush()
                 sys.stderr.flush()
-                pid = os.fork()
+                try:
+                    pid = os.fork()
+                except OSError as e:
+                    send({"n": req["n"], "error": f"fork: {e.strerror}"})
+                    continue
                 if pid == 0:
                     child(req, [proto, *children])
                 children[os.pidfd_open(pid)] = (req["n"], pid)
