@@ -75,8 +75,8 @@ def _cpu(pid: int) -> float:
 
 def _wait(w, sc: Scenario, out: str) -> str | None:
     """None when the worker ended; else why it is judged hung: its timeout, or, for a
-    run the table says hangs (_known_hang), QUIET seconds after its checkpoint (taken just before
-    EOF) during which it neither ended nor used more than IDLE of a CPU."""
+    run the tables say hangs (_known_hang), QUIET seconds after its checkpoint (taken
+    just before EOF) during which it neither ended nor used more than IDLE of a CPU."""
     if not _known_hang(sc):
         return None if w.wait(sc.timeout) else f"killed after its {sc.timeout:g} s timeout"
     t0 = time.monotonic()
