@@ -24,7 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from harness import ffi_build, matrix, runner  # noqa: E402
+from harness import ffi_build, forkclient, matrix, runner  # noqa: E402
 from harness.paths import cache_root  # noqa: E402
 from harness.trees import Plan  # noqa: E402
 
@@ -57,7 +57,7 @@ def figure(fid, name, measured, unit, limit, higher_better=False, detail="") -> 
     ok = measured >= limit if higher_better else measured <= limit
     return {"id": fid, "figure": name, "measured": round(measured, 3), "unit": unit,
             "target": f"{'≥' if higher_better else '≤'} {limit:g}{unit}", "pass": ok,
-            "detail": detail}
+            "detail": detail, "load": round(os.getloadavg()[0], 2)}
 
 
 def p1_cold_build(quick=False) -> list:
@@ -119,57 +119,85 @@ def build_c_floor(tree) -> Path:
 
 
 def p3_per_scenario(n=5) -> list:
+    """One scenario's wall time, through a fresh worker process (FFDNN_FORKSERVER=0, the
+    way before the fork server) and through a fork server's child (kept across the runs,
+    as a matrix keeps it), against the two floors; all interleaved in this run."""
     tree = Plan(BACKENDS).get("after", build=False)
     (sc,) = matrix.scenarios([tree], "onnx", "dnn_processing", ["pthread_create=EAGAIN"])
     preload, exe = matrix.preload_library(), build_c_floor(tree)
     model = re.search(r":model=([^:]+)", sc.description)[1]  # the harness's own model
     env = {"LD_PRELOAD": preload, "PYTHONPATH": str(ROOT)}
+    pool = forkclient.Pool()
 
-    def harness_s():
-        t0 = time.monotonic()
-        r = runner.run_one(sc, preload)
+    def harness_s(fork):
+        os.environ["FFDNN_FORKSERVER"] = "1" if fork else "0"
+        try:
+            t0 = time.monotonic()
+            r = runner.run_one(sc, preload, pool=pool)
+            seconds = time.monotonic() - t0
+        finally:
+            os.environ.pop("FFDNN_FORKSERVER")
         assert r.outcome.value == "PASS", r.reason or r.diffs
-        return time.monotonic() - t0
+        assert r.data["worker"] == ("fork server" if fork else "fresh (FFDNN_FORKSERVER=0)")
+        return seconds
     floors = {"python": [PY, ROOT / "bench/floor_py.py", tree.path, model, "11"],
               "c": [exe, model, "11"]}
-    want = runner.run_one(sc, preload).data["sink"]
+    want = runner.run_one(sc, preload, pool=pool).data["sink"]
     for name, cmd in floors.items():  # the floors must end the way the harness's run does
         out = subprocess.run(cmd, env={**os.environ, **env}, capture_output=True, text=True)
         got = [int(x) for line in out.stdout.splitlines() if line.startswith("sink:")
                for x in re.findall(r"-?\d+", line.split("(")[0])]
         assert got == want, f"{name} floor: sink {got}, the harness's {want}: {out.stderr}"
-    runs = {"harness": harness_s, **{k: lambda c=c: wall(c, env) for k, c in floors.items()}}
-    times = [{k: f() for k, f in runs.items()} for _ in range(n + 1)]  # interleaved
+    runs = {"fork": lambda: harness_s(True), "fresh": lambda: harness_s(False),
+            **{k: lambda c=c: wall(c, env) for k, c in floors.items()}}
+    try:
+        times = [{k: f() for k, f in runs.items()} for _ in range(n + 1)]  # interleaved
+    finally:
+        pool.close()
     med = {k: statistics.median(t[k] for t in times[1:]) for k in runs}  # first: warm-up
     start = {w: median(lambda: wall([PY, "-c", w or "pass"]), 5)  # where the time goes
              for w in ("", "import numpy", "import harness.worker")}
-    detail = (f"after / pthread_create=EAGAIN, median of {n}: harness {med['harness']:.3f} s, "
+    detail = (f"after / pthread_create=EAGAIN, median of {n}: harness through a fork server "
+              f"{med['fork']:.3f} s, through a fresh process {med['fresh']:.3f} s, "
               f"python {med['python']:.3f} s, C {med['c']:.3f} s; "
               + ", ".join(f"python -c '{k or 'pass'}' {v:.3f} s" for k, v in start.items()))
-    return [figure("P3a", "per scenario, harness over bare Python", med["harness"] / med["python"],
-                   "x", 1.2, detail=detail),
-            figure("P3b", "per scenario, harness over C (tests/api style)",
-                   med["harness"] / med["c"], "x", 1.5,
-                   detail="C floor implements the stand-in flush, no recorder/log capture")]
+    out = []
+    for how, label in (("fork", "fork server"), ("fresh", "fresh process")):
+        suffix = "" if how == "fork" else "-fresh"
+        out += [figure(f"P3a{suffix}", f"per scenario ({label}), harness over bare Python",
+                       med[how] / med["python"], "x", 1.2, detail=detail),
+                figure(f"P3b{suffix}", f"per scenario ({label}), harness over C (tests/api "
+                       "style)", med[how] / med["c"], "x", 1.5,
+                       detail="C floor implements the stand-in flush, no recorder/log capture")]
+    return out
 
 
 def p4_throughput() -> list:
     """Scenarios per second through runner.run (the pool `harness run` uses), and the
-    whole `harness run` wall, which adds its fixed start-up (imports, module checks)."""
+    whole `harness run` wall, which adds its fixed start-up (imports, module checks);
+    the runner also with FFDNN_FORKSERVER=0, the fresh process per scenario of before."""
     trees = [Plan(BACKENDS).get(n, build=False) for n in ("before", "after")]
     scs = matrix.scenarios(trees, "onnx", "dnn_processing", P4_FAULTS)
     preload = matrix.preload_library()
 
-    def pool(jobs):
-        t0 = time.monotonic()
-        runner.run(scs, preload, jobs=jobs)
-        return time.monotonic() - t0
+    def pool(jobs, fork="1"):
+        os.environ["FFDNN_FORKSERVER"] = fork
+        try:
+            t0 = time.monotonic()
+            runner.run(scs, preload, jobs=jobs)
+            return time.monotonic() - t0
+        finally:
+            os.environ.pop("FFDNN_FORKSERVER")
     cli = [PY, "-m", "harness", "run", "--build", "before,after"]
     cli += [a for f in P4_FAULTS for a in ("--fault", f)]
     t = {j: min(pool(j) for _ in range(2)) for j in (1, 2)}
+    fresh = {j: min(pool(j, "0") for _ in range(2)) for j in (1, 2)}
     c = {j: min(wall(cli + ["--jobs", str(j)], check=False) for _ in range(2)) for j in (1, 2)}
     return [figure("P4a", "-j 2 throughput over -j 1, runner", t[1] / t[2], "x", 1.7, True,
-                   f"{len(scs)} scenarios: -j 1 {t[1]:.2f} s, -j 2 {t[2]:.2f} s, best of 2"),
+                   f"{len(scs)} scenarios, two fork servers started in parallel: -j 1 "
+                   f"{t[1]:.2f} s, -j 2 {t[2]:.2f} s, best of 2; a fresh process per "
+                   f"scenario: -j 1 {fresh[1]:.2f} s, -j 2 {fresh[2]:.2f} s "
+                   f"({fresh[1] / fresh[2]:.2f}x)"),
             figure("P4b", "-j 2 over -j 1, harness run wall", c[1] / c[2], "x", 1.7, True,
                    f"-j 1 {c[1]:.2f} s, -j 2 {c[2]:.2f} s, best of 2, start-up included")]
 
@@ -181,11 +209,12 @@ def p5_noop_make() -> list:
 
 
 def markdown(figs) -> str:
-    rows = ["| figure | measured | target | pass/fail |", "|---|---|---|---|"]
+    rows = ["| figure | measured | target | pass/fail | load |", "|---|---|---|---|---|"]
     for f in figs:
         got = "skipped" if f["measured"] is None else f"{f['measured']:.2f}{f['unit']}"
         verdict = "—" if f["pass"] is None else ("pass" if f["pass"] else "**fail**")
-        rows.append(f"| {f['id']} {f['figure']} | {got} | {f['target']} | {verdict} |")
+        load = f"{f['load']:.2f}" if f.get("load") is not None else "—"
+        rows.append(f"| {f['id']} {f['figure']} | {got} | {f['target']} | {verdict} | {load} |")
     return "\n".join(rows) + "\n\n" + "\n".join(f"- {f['id']}: {f['detail']}" for f in figs)
 
 
@@ -205,13 +234,17 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="skip P1, the ~5 min cold build")
     ap.add_argument("--json", metavar="FILE", help="where to write (default results/bench.json)")
     ap.add_argument("--compare", metavar="OLD.json", help="print the changes against a run")
+    ap.add_argument("--only", metavar="P3,P4", help="only these steps (P1 to P5)")
     args = ap.parse_args(argv)
+    only = {x.strip().upper() for x in args.only.split(",")} if args.only else None
     RESULTS.mkdir(exist_ok=True)
     load0, figs = os.getloadavg(), []
     for step in (p5_noop_make, p2_warm_matrix, p3_per_scenario, p4_throughput, p1_cold_build):
+        if only and step.__name__[:2].upper() not in only:
+            continue
         print(f"bench: {step.__name__} ...", file=sys.stderr, flush=True)
         figs += step(args.quick) if step is p1_cold_build else step()
-    figs.sort(key=lambda f: f["id"])
+    figs.sort(key=lambda f: f["id"])  # P3a-fresh after P3a: the change beside its figure
     out = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "quick": args.quick,
            "backends": BACKENDS, "cpus": os.cpu_count(), "load_start": load0,
            "load_end": os.getloadavg(), "python": sys.version.split()[0], "figures": figs}

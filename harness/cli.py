@@ -45,7 +45,8 @@ def cmd_run(args) -> int:
     def progress(r):
         print(f"{r.outcome.value:8} {r.scenario.id} ({r.seconds:.2f} s)", file=sys.stderr,
               flush=True)
-    results = runner.run(scs, preload, jobs=args.jobs, progress=progress)
+    results = runner.run(scs, preload, jobs=args.jobs, progress=progress,
+                         results=args.results or None)
     title = f"{args.backend_name} / {args.filter}" + (" / frame route" if args.route == "frame" else "")
     if args.expect:
         title += f" (judged against the {args.expect} expectations)"
@@ -96,7 +97,7 @@ def cmd_table(args) -> int:
                 groups.append((f"{title}: {key}", matrix.scenarios(
                     trees, backend, filt, faults, timeout=timeout, route=route)))
     results = runner.run([sc for _, scs in groups for sc in scs], matrix.preload_library(),
-                         jobs=args.jobs)
+                         jobs=args.jobs, results=args.results or None)
     by_id = {r.scenario.id: r for r in results}
     for title, scs in groups:
         print(report.markdown([by_id[sc.id] for sc in scs], title))
@@ -143,7 +144,7 @@ def cmd_sweep(args) -> int:
             scs = matrix.scenarios(trees, backend, filt, [fault], route="sweep")
             key = backend if filt == "dnn_processing" else f"{backend}/{filt}"
             found[key] = sweep.sweep(scs, matrix.preload_library(), args.jobs, progress,
-                                     args.limit)
+                                     args.limit, results=args.results or None)
             print(sweep.markdown(found[key], f"{backend} / {filt}: every site of "
                                  f"`{scs[0].fault.spec}` failed in turn"))
     if args.json:
@@ -203,6 +204,13 @@ def add_report_options(p) -> None:
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per scenario")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
     p.add_argument("--junit", metavar="FILE", help="write the results as JUnit XML")
+    add_results_option(p)
+
+
+def add_results_option(p) -> None:
+    p.add_argument("--results", metavar="DIR", default="results",
+                   help="where a CRASH or HANG leaves its artifacts, DIR/<scenario id>/ "
+                        "(default results/; '' keeps none)")
 
 
 def add_build_options(p) -> None:
@@ -267,6 +275,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, help="fail only the first N sites of each build")
     p.add_argument("--jobs", "-j", type=int, default=2)
     p.add_argument("--json", metavar="FILE")
+    add_results_option(p)
     add_build_options(p)
     p.set_defaults(func=cmd_sweep)
 

@@ -73,7 +73,8 @@ def reproducer(sc) -> str:
                        "--timeout", f"{sc.timeout:g}"])
 
 
-def sweep(base_scenarios, preload: str, jobs: int = 2, progress=None, limit=None) -> dict:
+def sweep(base_scenarios, preload: str, jobs: int = 2, progress=None, limit=None,
+          results=None) -> dict:
     """build -> (number of sites, [Site]) for each scenario (one per build); `limit`
     fails only the first sites."""
     clean = run_all([census(sc) for sc in base_scenarios], preload, jobs=jobs)
@@ -86,9 +87,9 @@ def sweep(base_scenarios, preload: str, jobs: int = 2, progress=None, limit=None
         where[sc.build] = {s["call"] - 1: s["where"] for s in r.data.get("sites", [])}
         plans += [replace(census(sc), fault=replace(sc.fault, skip=i, count=1))
                   for i in range(n if limit is None else min(n, limit))]
-    results = run_all(plans, preload, jobs=jobs, progress=progress)
+    runs = run_all(plans, preload, jobs=jobs, progress=progress, results=results)
     out = {b: (n, []) for b, n in counts.items()}
-    for sc, r in zip(plans, results):
+    for sc, r in zip(plans, runs):
         i = sc.fault.skip
         out[sc.build][1].append(Site(sc.build, i, classify(r, reference[sc.build]), r,
                                      reproducer(sc), where[sc.build].get(i, "")))

@@ -9,6 +9,9 @@ from harness import runner
 from harness.outcome import Outcome
 
 pytestmark = [pytest.mark.base, pytest.mark.onnx]
+# a fork server's child unless switched off (tests/test_forkserver.py)
+WORKER = "fork server" if os.environ.get("FFDNN_FORKSERVER", "1") != "0" else \
+    "fresh (FFDNN_FORKSERVER=0)"
 
 
 def _gone(pgid):
@@ -23,6 +26,7 @@ def test_hang_is_killed(run_scenario):
     r = run_scenario("base", "none", timeout=3, extra={"selftest": "hang"})
     assert r.outcome is Outcome.HANG
     assert "3 s timeout" in r.reason
+    assert r.data["worker"] == WORKER
     assert _gone(r.data["pid"]), "no process of the worker's group is left"
 
 
@@ -30,6 +34,7 @@ def test_crash_names_the_signal(run_scenario):
     r = run_scenario("base", "none", extra={"selftest": "crash"})
     assert r.outcome is Outcome.CRASH
     assert r.reason == "worker died on SIGSEGV"
+    assert r.data["worker"] == WORKER
     assert "Fatal Python error" in r.data["output"], "faulthandler's dump is kept"
 
 

@@ -1,0 +1,82 @@
+"""A CRASH or a HANG leaves its artifacts under the results directory: the output with
+faulthandler's dump, the checkpoint, the scenario, the result, a reproducer and, for a
+hang, gdb's backtrace of every thread taken before the kill."""
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+
+import pytest
+
+from harness import artifacts, cli, matrix, runner
+from harness.outcome import Outcome
+from harness.scenario import Scenario
+from harness.trees import Plan
+from tests.conftest import need_tree
+
+FILES = {"output.txt", "partial.json", "scenario.json", "result.json", "reproduce.sh"}
+
+
+def test_crash_leaves_artifacts(trees, preload, tmp_path):
+    """A real SIGSEGV in the worker; its reproduce.sh crashes the same way again."""
+    tree = need_tree(trees, "base")
+    (sc,) = matrix.scenarios([tree], "onnx", "dnn_processing", ["none"],
+                             extra={"selftest": "crash"})
+    r = runner.run_one(sc, preload, results=tmp_path)
+    assert r.outcome is Outcome.CRASH
+    where = tmp_path / sc.id
+    assert r.data["artifacts"] == str(where)
+    assert {p.name for p in where.iterdir()} == FILES, "no backtrace for a crash"
+    assert "Fatal Python error: Segmentation fault" in (where / "output.txt").read_text()
+    assert json.loads((where / "partial.json").read_text()) is None, "died before EOF"
+    assert Scenario.from_json((where / "scenario.json").read_text()) == sc
+    assert json.loads((where / "result.json").read_text())["reason"] == "worker died on SIGSEGV"
+    again = subprocess.run([where / "reproduce.sh"], capture_output=True, text=True)
+    assert again.returncode == 128 + 11, "sh reports the rerun's SIGSEGV"
+    assert json.loads((where / "partial.json").read_text()) is None
+
+
+@pytest.mark.tensorflow
+@pytest.mark.after
+def test_real_hang_leaves_artifacts(trees, preload, tmp_path):
+    """TensorFlow's first per-frame thread start failed: the run hangs at EOF (the
+    sweep's finding). The checkpoint shows the failed call; gdb shows the threads."""
+    tree = need_tree(trees, "after")
+    if "tf" not in {b["name"] for b in tree.stamp["backends"]}:
+        pytest.skip("tree built without tf (run: make test BACKENDS=all)")
+    (sc,) = matrix.scenarios([tree], "tf", "dnn_processing", ["pthread_create=EAGAIN"],
+                             route="sweep", timeout=3.0)
+    r = runner.run_one(sc, preload, results=tmp_path)
+    assert r.outcome is Outcome.HANG, r.reason
+    where = tmp_path / sc.id
+    assert {p.name for p in where.iterdir()} == FILES | {"backtrace.txt"}
+    partial = json.loads((where / "partial.json").read_text())
+    assert partial["counters"]["failures"] == 1, "the checkpoint before EOF"
+    assert "eof_push" not in partial
+    trace = (where / "backtrace.txt").read_text()
+    if shutil.which("gdb"):
+        assert trace.startswith(f"$ gdb -p {r.data['pid']} -batch")
+        assert "Thread 1 " in trace and "\n#0 " in trace, trace[-2000:]
+    else:
+        assert trace.startswith("gdb is not installed")
+    command = (where / "reproduce.sh").read_text().splitlines()[-1]
+    assert rerun_scenario(command) == sc, "reproduce.sh names exactly this scenario"
+
+
+def rerun_scenario(command: str) -> Scenario:
+    """The scenario a reproduce.sh's `python -m harness run` would run, as cmd_run makes it."""
+    words = shlex.split(command)
+    args = cli.parser().parse_args(words[words.index("harness") + 1:])
+    tree = matrix.resolve_tree(args.build, Plan(args.backend), build=False)
+    (sc,) = matrix.scenarios([tree], args.backend_name, args.filter, args.fault,
+                             model=args.model, expect=args.expect, injector=args.injector,
+                             timeout=args.timeout, route=args.route, frames=args.frames)
+    return sc
+
+
+@pytest.mark.unit
+def test_no_gdb_is_said(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert artifacts.backtrace(os.getpid()).startswith("gdb is not installed: no C backtrace")
