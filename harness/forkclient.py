@@ -12,6 +12,10 @@ import threading
 
 from .workers import Forked, Fresh, Worker
 
+# set by pytest for each test phase: a server is reused across them, and each child
+# gets the scenario's whole environment anyway
+VOLATILE = {"PYTEST_CURRENT_TEST"}
+
 
 class Server:
     def __init__(self, build: str, tree: str, variant: str, env: dict):
@@ -50,7 +54,7 @@ class Server:
         self.ready.set()
         self.p.stdout.close()
 
-    def start(self, scenario: str, out: str, log: str):
+    def start(self, scenario: str, out: str, log: str, env: dict):
         """A Forked handle, or None when this server cannot fork (self.why says why)."""
         self.ready.wait(120)
         w = Forked()
@@ -60,7 +64,7 @@ class Server:
             self.n += 1
             self.pending[self.n] = w
             self.p.stdin.write((json.dumps({"n": self.n, "scenario": scenario, "out": out,
-                                            "log": log}) + "\n").encode())
+                                            "log": log, "env": env}) + "\n").encode())
             self.p.stdin.flush()
         w.started.wait()
         if w.pid is None:
@@ -93,7 +97,8 @@ class Pool:
         needed (without waiting for its import); None with FFDNN_FORKSERVER=0."""
         if os.environ.get("FFDNN_FORKSERVER", "1") == "0":
             return None
-        key = (sc.build, sc.tree, sc.injector, tuple(sorted(env.items())))
+        key = (sc.build, sc.tree, sc.injector,
+               tuple(sorted((k, v) for k, v in env.items() if k not in VOLATILE)))
         with self.lock:
             s = self.servers.get(key)
             if s is None or s.dead:
@@ -104,7 +109,7 @@ class Pool:
         s = self.server(sc, env)
         if s is None:
             return Fresh(sc.to_json(), env, out, log, "FFDNN_FORKSERVER=0")
-        w = s.start(sc.to_json(), out, log)
+        w = s.start(sc.to_json(), out, log, env)
         if w is not None:
             return w
         why = s.why

@@ -3,7 +3,8 @@
 Imports one build's cffi module once, then forks one child per scenario, so a scenario
 starts from a fresh copy of a process that has loaded the module and done nothing else.
 The runner's side is harness/forkclient.py. One JSON object a line each way:
-  in:  {"n": 1, "scenario": "<Scenario JSON>", "out": "result.json", "log": "output.txt"}
+  in:  {"n": 1, "scenario": "<Scenario JSON>", "out": "result.json", "log": "output.txt",
+        "env": {...}}
   out: {"ready": true, "threads": 1} or {"error": "..."} first; then {"n": 1, "pid": 123}
        when the child is forked, {"n": 1, "status": <wait status>} when it is reaped,
        or {"n": 1, "error": "..."} when it could not be forked.
@@ -44,6 +45,8 @@ def child(req: dict, keep: list) -> None:
         os.dup2(log, 2)
         os.close(log)
         os.close(null)
+        os.environ.clear()  # the scenario's own, as a fresh worker would have it
+        os.environ.update(req["env"])
         faulthandler.enable()
         status = worker.execute(req["scenario"], req["out"])
     except BaseException:
