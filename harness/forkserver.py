@@ -77,11 +77,20 @@ def serve(build: str, tree: str, variant: str) -> int:
         loop(proto, send, children)
     finally:
         for _, pid in children.values():
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            kill(pid)
     return 0
+
+
+def kill(pid: int) -> None:
+    """SIGKILL a child's group; the child alone if it has not called setsid() yet (it is
+    not reaped, so its pid is still its own)."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def loop(proto: int, send, children: dict) -> None:
@@ -89,10 +98,7 @@ def loop(proto: int, send, children: dict) -> None:
     while not eof or children:
         if eof:  # the runner is gone: so are its scenarios
             for _, pid in children.values():
-                try:
-                    os.killpg(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+                kill(pid)
         ready, _, _ = select.select(([] if eof else [0]) + list(children), [], [])
         for fd in ready:
             if fd in children:
