@@ -29,7 +29,10 @@ class Server:
 
     def _read(self) -> None:
         for line in self.p.stdout:
-            msg = json.loads(line)
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue  # not the protocol's: the server keeps stray output off it
             if "n" not in msg:
                 threads = msg.get("threads", 1)
                 self.why = msg.get("error") or (f"the module's import started {threads} "
@@ -62,10 +65,14 @@ class Server:
             if self.why or self.dead:
                 return None
             self.n += 1
+            try:
+                self.p.stdin.write((json.dumps({"n": self.n, "scenario": scenario, "out": out,
+                                                "log": log, "env": env}) + "\n").encode())
+                self.p.stdin.flush()
+            except OSError:  # it died: its reader will say so to the others
+                self.why = "the fork server exited"
+                return None
             self.pending[self.n] = w
-            self.p.stdin.write((json.dumps({"n": self.n, "scenario": scenario, "out": out,
-                                            "log": log, "env": env}) + "\n").encode())
-            self.p.stdin.flush()
         w.started.wait()
         if w.pid is None:
             self.why = w.error or "the fork server could not fork"

@@ -170,3 +170,20 @@ def test_tests_share_a_server(run_scenario, monkeypatch):
     r = run_scenario("base", "none")
     assert r.data["worker"] == "fork server"
     assert len(forkclient.DEFAULT.servers) == servers
+
+
+@pytest.mark.skipif(not FORK, reason="FFDNN_FORKSERVER=0")
+def test_a_dead_server_is_replaced(trees, preload):
+    (sc,) = scenarios(trees, "pthread_create=EAGAIN")
+    pool = forkclient.Pool()
+    try:
+        assert runner.run_one(sc, preload, pool=pool).data["worker"] == "fork server"
+        (server,) = pool.servers.values()
+        server.p.kill()
+        server.reader.join(10)
+        assert server.dead
+        r = runner.run_one(sc, preload, pool=pool)
+        assert r.outcome in OK and r.data["worker"] == "fork server"
+        assert list(pool.servers.values()) != [server]
+    finally:
+        pool.close()
