@@ -109,6 +109,8 @@ class Pool:
         with self.lock:
             s = self.servers.get(key)
             if s is None or s.dead:
+                if s is not None:
+                    s.close()  # reap it
                 s = self.servers[key] = Server(sc.build, sc.tree, sc.injector, env)
         return s
 
