@@ -12,6 +12,10 @@ import threading
 
 from .workers import Forked, Fresh, Worker
 
+# set by pytest for each test phase: a server is reused across them, and each child
+# gets the scenario's whole environment anyway
+VOLATILE = {"PYTEST_CURRENT_TEST"}
+
 
 class Server:
     def __init__(self, build: str, tree: str, variant: str, env: dict):
@@ -25,7 +29,10 @@ class Server:
 
     def _read(self) -> None:
         for line in self.p.stdout:
-            msg = json.loads(line)
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue  # not the protocol's: the server keeps stray output off it
             if "n" not in msg:
                 threads = msg.get("threads", 1)
                 self.why = msg.get("error") or (f"the module's import started {threads} "
@@ -50,7 +57,7 @@ class Server:
         self.ready.set()
         self.p.stdout.close()
 
-    def start(self, scenario: str, out: str, log: str):
+    def start(self, scenario: str, out: str, log: str, env: dict):
         """A Forked handle, or None when this server cannot fork (self.why says why)."""
         self.ready.wait(120)
         w = Forked()
@@ -58,10 +65,14 @@ class Server:
             if self.why or self.dead:
                 return None
             self.n += 1
+            try:
+                self.p.stdin.write((json.dumps({"n": self.n, "scenario": scenario, "out": out,
+                                                "log": log, "env": env}) + "\n").encode())
+                self.p.stdin.flush()
+            except OSError:  # it died: its reader will say so to the others
+                self.why = "the fork server exited"
+                return None
             self.pending[self.n] = w
-            self.p.stdin.write((json.dumps({"n": self.n, "scenario": scenario, "out": out,
-                                            "log": log}) + "\n").encode())
-            self.p.stdin.flush()
         w.started.wait()
         if w.pid is None:
             self.why = w.error or "the fork server could not fork"
@@ -93,10 +104,13 @@ class Pool:
         needed (without waiting for its import); None with FFDNN_FORKSERVER=0."""
         if os.environ.get("FFDNN_FORKSERVER", "1") == "0":
             return None
-        key = (sc.build, sc.tree, sc.injector, tuple(sorted(env.items())))
+        key = (sc.build, sc.tree, sc.injector,
+               tuple(sorted((k, v) for k, v in env.items() if k not in VOLATILE)))
         with self.lock:
             s = self.servers.get(key)
             if s is None or s.dead:
+                if s is not None:
+                    s.close()  # reap it
                 s = self.servers[key] = Server(sc.build, sc.tree, sc.injector, env)
         return s
 
@@ -104,7 +118,7 @@ class Pool:
         s = self.server(sc, env)
         if s is None:
             return Fresh(sc.to_json(), env, out, log, "FFDNN_FORKSERVER=0")
-        w = s.start(sc.to_json(), out, log)
+        w = s.start(sc.to_json(), out, log, env)
         if w is not None:
             return w
         why = s.why

@@ -3,7 +3,8 @@
 Imports one build's cffi module once, then forks one child per scenario, so a scenario
 starts from a fresh copy of a process that has loaded the module and done nothing else.
 The runner's side is harness/forkclient.py. One JSON object a line each way:
-  in:  {"n": 1, "scenario": "<Scenario JSON>", "out": "result.json", "log": "output.txt"}
+  in:  {"n": 1, "scenario": "<Scenario JSON>", "out": "result.json", "log": "output.txt",
+        "env": {...}}
   out: {"ready": true, "threads": 1} or {"error": "..."} first; then {"n": 1, "pid": 123}
        when the child is forked, {"n": 1, "status": <wait status>} when it is reaped,
        or {"n": 1, "error": "..."} when it could not be forked.
@@ -44,6 +45,8 @@ def child(req: dict, keep: list) -> None:
         os.dup2(log, 2)
         os.close(log)
         os.close(null)
+        os.environ.clear()  # the scenario's own, as a fresh worker would have it
+        os.environ.update(req["env"])
         faulthandler.enable()
         status = worker.execute(req["scenario"], req["out"])
     except BaseException:
@@ -74,11 +77,20 @@ def serve(build: str, tree: str, variant: str) -> int:
         loop(proto, send, children)
     finally:
         for _, pid in children.values():
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            kill(pid)
     return 0
+
+
+def kill(pid: int) -> None:
+    """SIGKILL a child's group; the child alone if it has not called setsid() yet (it is
+    not reaped, so its pid is still its own)."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def loop(proto: int, send, children: dict) -> None:
@@ -86,10 +98,7 @@ def loop(proto: int, send, children: dict) -> None:
     while not eof or children:
         if eof:  # the runner is gone: so are its scenarios
             for _, pid in children.values():
-                try:
-                    os.killpg(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+                kill(pid)
         ready, _, _ = select.select(([] if eof else [0]) + list(children), [], [])
         for fd in ready:
             if fd in children:

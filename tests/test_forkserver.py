@@ -159,3 +159,31 @@ def test_threads_at_import_mean_a_fresh_process(trees, preload, tmp_path):
     assert r.data["worker"] == "fresh (the module's import started 2 threads)"
     assert r.outcome in OK, r.reason or r.diffs
     assert r.data["counters"]["failures"] == 1
+
+
+@pytest.mark.skipif(not FORK, reason="FFDNN_FORKSERVER=0")
+def test_tests_share_a_server(run_scenario, monkeypatch):
+    """pytest sets PYTEST_CURRENT_TEST for every test: it must not cost a server each."""
+    run_scenario("base", "none")
+    servers = len(forkclient.DEFAULT.servers)
+    monkeypatch.setenv("PYTEST_CURRENT_TEST", "tests/elsewhere.py::test_other (call)")
+    r = run_scenario("base", "none")
+    assert r.data["worker"] == "fork server"
+    assert len(forkclient.DEFAULT.servers) == servers
+
+
+@pytest.mark.skipif(not FORK, reason="FFDNN_FORKSERVER=0")
+def test_a_dead_server_is_replaced(trees, preload):
+    (sc,) = scenarios(trees, "pthread_create=EAGAIN")
+    pool = forkclient.Pool()
+    try:
+        assert runner.run_one(sc, preload, pool=pool).data["worker"] == "fork server"
+        (server,) = pool.servers.values()
+        server.p.kill()
+        server.reader.join(10)
+        assert server.dead
+        r = runner.run_one(sc, preload, pool=pool)
+        assert r.outcome in OK and r.data["worker"] == "fork server"
+        assert list(pool.servers.values()) != [server]
+    finally:
+        pool.close()
