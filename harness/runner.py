@@ -141,7 +141,7 @@ def run_one(sc: Scenario, preload: str | None, results=None, pool=None) -> Resul
         hung = _wait(w, sc, out)
         if hung:
             trace = None
-            if results and not _expects_hang(sc):  # before the kill
+            if results and not _known_hang(sc):  # before the kill; a hang the table names is known
                 trace = artifacts.backtrace(w.pid)
             w.kill()
             data = {**_partial(out), "output": _tail(log)[-2000:], **base}
