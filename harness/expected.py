@@ -140,6 +140,12 @@ SWEEP = {
         "HANG", "the same `execute_model_tf()` path serves dnn_detect: \"On TensorFlow every "
         "frame's inference is started by `ff_dnn_start_inference_async()`\"; measured here: "
         "a frame whose thread cannot start never completes and the run waits at EOF forever"),
+    ("torch", "dnn_processing", "pthread_create"): (
+        "HANG", "measured here, as on LibTorch's frame route (CLAIMS, "
+        "torch-frame-start-fails-then-hangs): `execute_model_th()` returns the failed "
+        "start, activate() returns AVERROR(EIO), and the task and its request never come "
+        "back: the next frame waits for a request forever, and when the failed start is "
+        "the last frame's, `flush_frame()` waits for the task at EOF forever; every build"),
     ("onnx", "dnn_processing", "pthread_create"): (
         None, "ONNX Runtime and OpenVINO do not use it."),  # no site at all
     ("onnx", "dnn_processing", "wrap:ff_proc_from_frame_to_dnn"): (
