@@ -23,6 +23,11 @@ class Fault:
     symbol: str = ""     # wrap: the FFmpeg function; errno is then the value it returns
 
     @property
+    def site(self) -> str:
+        """The spec's site: pthread_create, malloc, flush, none or wrap:<symbol>."""
+        return f"wrap:{self.symbol}" if self.kind == "wrap" else self.kind
+
+    @property
     def simple(self) -> bool:
         """The PR's form: the first pthread_create() from FFmpeg's own code fails."""
         return (self.kind == "pthread_create" and self.skip == 0 and self.count == 1
@@ -35,7 +40,7 @@ class Fault:
         if self.kind == "none":
             return "none"
         if self.kind == "wrap":
-            return f"wrap:{self.symbol}={self._window(value_text(self.errno))}"
+            return f"{self.site}={self._window(value_text(self.errno))}"
         if self.simple:
             return f"pthread_create={errnos.name(self.errno)}"
         caller = "" if self.caller == CALLER else f",caller={self.caller}"

@@ -59,8 +59,7 @@ def _expects_hang(sc: Scenario) -> bool:
 def _known_hang(sc: Scenario) -> bool:
     """The table's HANG rows, and the sweep's sites where the table says every failed
     call of the family hangs the run (expected.SWEEP)."""
-    family = sc.fault.spec.split("=", 1)[0]
-    sweep = expected.SWEEP.get((sc.backend, sc.filter, family), (None,))[0]
+    sweep = expected.SWEEP.get((sc.backend, sc.filter, sc.fault.site), (None,))[0]
     return _expects_hang(sc) or (sc.route == "sweep" and sweep == "HANG")
 
 
