@@ -36,6 +36,11 @@ def description(claim, graph: str = "") -> str:
     return (graph or claim.graph).format(**paths)
 
 
+def run_key(claim, build: str, graph: str = "") -> tuple:
+    """What makes two rows' runs the same run on one build (they share it)."""
+    return (build, claim.runner, claim.frames, claim.fault, description(claim, graph))
+
+
 def observe(claim, tree, preload: str, graph: str = "", runner: str = "") -> dict:
     """{"frames": [md5], "boxes": [(boxes, classified) per frame], "errors": [codes],
     "log": text, "hang": bool, "crash": signal name or ""}. `runner` overrides the

@@ -38,7 +38,7 @@ def commit_row(claim, trees: dict, preload: str, seen: dict = None) -> dict:
                         f"skipped: the trees were built without {', '.join(sorted(missing))}")
 
         def run(graph=""):
-            key = (build, claim.runner, claim.frames, claim.fault, claimrun.description(claim, graph))
+            key = claimrun.run_key(claim, build, graph)
             if key not in seen:
                 seen[key] = claimrun.observe(claim, tree, preload, graph)
             return seen[key]

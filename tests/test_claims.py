@@ -36,7 +36,7 @@ def observed(tree, preload):
         if missing:
             pytest.skip(f"tree built without {', '.join(sorted(missing))} "
                         "(run: make test BACKENDS=all)")
-        key = (build, claim.runner, claim.frames, claim.fault, claimrun.description(claim, graph))
+        key = claimrun.run_key(claim, build, graph)
         if key not in seen:
             seen[key] = claimrun.observe(claim, t, preload, graph)
         return seen[key]
