@@ -1,6 +1,7 @@
-"""Arm, disarm and count the injector family a scenario's fault names, through the
-build's module: pthread_create and malloc (the interposers, or the --wrap object),
-and wrap:<ff_symbol> (the link-time family every module links in)."""
+"""Arm, disarm and count the injector family a scenario's fault names, and read the
+stacks it kept, through the build's module: pthread_create and malloc (the
+interposers, or the --wrap object), and wrap:<ff_symbol> (the link-time family every
+module links in)."""
 
 import errno
 
@@ -10,8 +11,8 @@ from .faults import Fault
 FIELDS = ("calls", "eligible", "failures")
 
 
-def family(lib, f: Fault) -> int:
-    """The family a fault's counters come from (pthread_create by default)."""
+def _family(lib, f: Fault) -> int:
+    """The family a (non-wrap) fault is armed and counted in (pthread_create by default)."""
     return lib.FFDNN_FAMILY_MALLOC if f.kind == "malloc" else lib.FFDNN_FAMILY_PTHREAD_CREATE
 
 
@@ -21,8 +22,16 @@ def counters(ffi, lib, f: Fault) -> dict:
     if f.kind == "wrap":
         ret = lib.fi_wrap_counters(f.symbol.encode(), *c)
     else:
-        ret = lib.ffdnn_inject_counters(family(lib, f), *c)
+        ret = lib.ffdnn_inject_counters(_family(lib, f), *c)
     return {} if ret < 0 else dict(zip(FIELDS, (x[0] for x in c)))
+
+
+def site(lib, f: Fault, n: int, frames, depth: int) -> int:
+    """Copy the stack of the family's eligible call n since its arm into frames[depth]:
+    how many return addresses (0 when none was kept)."""
+    if f.kind == "wrap":
+        return lib.fi_wrap_site(f.symbol.encode(), n, frames, depth)
+    return lib.ffdnn_inject_site(_family(lib, f), n, frames, depth)
 
 
 def arm(lib, f: Fault) -> None:
@@ -33,7 +42,7 @@ def arm(lib, f: Fault) -> None:
             raise ScenarioError(f"arm the link-time injector: {f.symbol} is not wrapped "
                                 "in this module")
     elif f.kind in ("pthread_create", "malloc"):
-        ret = lib.ffdnn_inject_arm(family(lib, f), f.errno, f.skip, f.count, f.caller.encode())
+        ret = lib.ffdnn_inject_arm(_family(lib, f), f.errno, f.skip, f.count, f.caller.encode())
         if ret < 0:
             raise ScenarioError(f"arm the {f.kind} injector: {_why(ret, f)}")
 
@@ -42,7 +51,7 @@ def disarm(lib, f: Fault) -> None:
     if f.kind == "wrap":
         lib.fi_wrap_disarm()
     else:
-        lib.ffdnn_inject_disarm(family(lib, f))
+        lib.ffdnn_inject_disarm(_family(lib, f))
 
 
 def _why(ret: int, f: Fault) -> str:

@@ -15,6 +15,7 @@ KEPT = 1024       # FI_SITES: calls whose stacks it keeps after each arm
 SHOWN = 3         # frames of FFmpeg's code a site is named by
 NOT_FFMPEG = ("fi_", "__wrap_", "ffdnn_", "??")  # the injectors' and the harness's frames
 ALLOCATOR = "(mem.c:"  # av_malloc() and friends: every malloc site passes through them
+_NAMED = {}  # (object, offset) -> "function (file:line)" or None: this process's lookups
 
 
 def stacks(ffi, lib, f: Fault, calls: range) -> dict:
@@ -22,10 +23,7 @@ def stacks(ffi, lib, f: Fault, calls: range) -> dict:
     frames = ffi.new("void *[]", DEPTH)
     out = {}
     for i in calls:
-        if f.kind == "wrap":
-            n = lib.fi_wrap_site(f.symbol.encode(), i, frames, DEPTH)
-        else:
-            n = lib.ffdnn_inject_site(arming.family(lib, f), i, frames, DEPTH)
+        n = arming.site(lib, f, i, frames, DEPTH)
         if n > 0:
             out[i] = [int(ffi.cast("uintptr_t", frames[j])) for j in range(n)]
     return out
@@ -64,10 +62,12 @@ def name(ffi, lib, found: dict) -> dict:
     for obj, off in where.values():
         if "/libfi_" not in obj and "/libc.so" not in obj:
             by_obj[obj].add(off)
-    named = {}
-    for obj, offs in by_obj.items():
-        for off, text in _addr2line(obj, sorted(offs)).items():
-            named[(obj, off)] = text
+    for obj, offs in by_obj.items():  # the checkpoint named most of them already
+        new = sorted(o for o in offs if (obj, o) not in _NAMED)
+        if new:
+            text = _addr2line(obj, new)
+            _NAMED.update({(obj, o): text.get(o) for o in new})
+    named = _NAMED
     out = {}
     for i, st in found.items():
         chain = [named.get(where.get(a)) for a in st]
