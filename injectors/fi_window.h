@@ -86,6 +86,20 @@ static inline int fi_window_site(const FIWindow *w, unsigned n, void **frames, i
     return depth;
 }
 
+/* One eligible call, its stack taken here, under the family's lock: 0 to let it
+ * through (or when the lock cannot be taken), or the error to fail it with. */
+static inline int fi_window_take_locked(pthread_mutex_t *lock, FIWindow *w)
+{
+    void *stack[FI_DEPTH];
+    int depth = backtrace(stack, FI_DEPTH), err;
+
+    if (pthread_mutex_lock(lock))
+        return 0;
+    err = fi_window_take(w, stack, depth);
+    pthread_mutex_unlock(lock);
+    return err;
+}
+
 /* fi_window_site() under the family's lock: 0 when the lock cannot be taken. */
 static inline int fi_window_site_locked(pthread_mutex_t *lock, const FIWindow *w,
                                         unsigned n, void **frames, int max)

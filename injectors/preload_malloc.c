@@ -206,8 +206,7 @@ static int caller_matches(uintptr_t pc)
  * error number to fail with. */
 static int fi_decide(void *caller)
 {
-    void *stack[FI_DEPTH];
-    int depth, err = 0;
+    int err;
 
     if (fi_busy)  /* the injector's own allocations (the unwinder's, at arm) */
         return 0;
@@ -216,12 +215,7 @@ static int fi_decide(void *caller)
         !caller_matches((uintptr_t)caller))
         return 0;
     fi_busy++;
-    depth = backtrace(stack, FI_DEPTH);
-    if (pthread_mutex_lock(&fi_lock))
-        goto end;
-    err = fi_window_take(&fi_window, stack, depth);
-    pthread_mutex_unlock(&fi_lock);
-end:
+    err = fi_window_take_locked(&fi_lock, &fi_window);
     fi_busy--;
     return err;
 }

@@ -47,18 +47,11 @@ static int fi_wrap_find(const char *symbol)
 static int fi_wrap_take(int i)
 {
     FIWindow *w = &fi_wrap_windows[i];
-    void *stack[FI_DEPTH];
-    int depth, value = 0;
 
     atomic_fetch_add(&w->calls, 1);
     if (!atomic_load(&w->armed))
         return 0;
-    depth = backtrace(stack, FI_DEPTH);
-    if (pthread_mutex_lock(&fi_wrap_lock))
-        return 0;
-    value = fi_window_take(w, stack, depth);
-    pthread_mutex_unlock(&fi_wrap_lock);
-    return value;
+    return fi_window_take_locked(&fi_wrap_lock, w);
 }
 
 int fi_wrap_count(void)
