@@ -116,6 +116,10 @@ def sweep_fault(family: str) -> str:
                "wrap": "1*return(AVERROR(ENOMEM))"}
     if "=" in family:
         return family
+    if family == "wrap":
+        from .injectors import ff_wrap_symbols
+        raise HarnessError("a wrap sweep names its function: --fault wrap:<ff_symbol> "
+                           f"(known: {', '.join(ff_wrap_symbols())})")
     if family.split(":")[0] not in default:
         raise HarnessError(f"bad sweep family '{family}' (known: pthread_create, malloc, "
                            "wrap:<ff_symbol>)")

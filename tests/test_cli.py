@@ -33,6 +33,15 @@ def test_bad_fault():
 
 
 @pytest.mark.unit
+@pytest.mark.parametrize("family, says", [
+    ("wrap", "a wrap sweep names its function: --fault wrap:<ff_symbol> (known: "
+             "ff_proc_from_dnn_to_frame"),
+    ("read", "bad sweep family 'read' (known: pthread_create, malloc, wrap:<ff_symbol>)")])
+def test_bad_sweep_family(family, says):
+    one_error_line(harness("sweep", "--fault", family), says)
+
+
+@pytest.mark.unit
 def test_unknown_backend():
     one_error_line(harness("build", "--backend", "caffe"), "unknown backend 'caffe'")
 
