@@ -34,6 +34,16 @@ class Claim:
     backends: tuple = ANY
     activate_field: str = "activate_at_eof"
     outcome: str = "PASS"  # HANG: the run must hang (judged on what it did before)
+    lost: int = 0          # frames the fault keeps from coming out (of those pushed)
+    eligible: object = None  # pthread_create() calls from FFmpeg's code after arming
+    failed_at: tuple = ()  # the failed call's innermost functions in FFmpeg's code
+
+
+# "exactly one pthread_create() call failed": the stand-in flush's own start, named by
+# its stack (the census keeps each eligible call's, harness/sites.py)
+FLUSH_START = ("ff_dnn_start_inference_async", "standin_flush")
+TORCH_FRAME_START = ("ff_dnn_start_inference_async", "execute_model_th")
+IN_EACH_RUN = "In each run with injection, exactly one `pthread_create()` call failed."
 
 
 def _after_code(f: Fault) -> int:
@@ -55,19 +65,20 @@ CLAIMS = (
     # The PR's tables 1 and 2: the stand-in flush at EOF, any backend, any DNN filter.
     Claim("before-thread-start-lost", ("before",), "pthread_create",
           "before the fix `activate()` returned 11, 22 and 1 and the sink returned only "
-          "`AVERROR_EOF`; Before the fix, the log says only \"Unable to start async inference.\"",
+          "`AVERROR_EOF`; Before the fix, the log says only \"Unable to start async inference.\"; "
+          + IN_EACH_RUN,
           activate=lambda f: f.errno, sink=lambda f: EOF_ONLY,
-          log=_thread_log, failures=1),
+          log=_thread_log, failures=1, eligible=1, failed_at=FLUSH_START),
     Claim("after-thread-start-surfaces", ("after",), "pthread_create",
           "after it, `activate()` and then the sink returned `AVERROR_EXTERNAL` (-542398533), "
           "-22 and -1, followed by `AVERROR_EOF`; After it, the log names the cause, e.g. "
-          "\"Unable to start async inference: Resource temporarily unavailable\"",
+          "\"Unable to start async inference: Resource temporarily unavailable\"; " + IN_EACH_RUN,
           activate=_after_code, sink=lambda f: (_after_code(f), errnos.AVERROR_EOF),
-          log=_thread_log, failures=1),
+          log=_thread_log, failures=1, eligible=1, failed_at=FLUSH_START),
     Claim("eagain-flush-lost", ("before", "after"), "flush",
           "the raw `AVERROR(EAGAIN)` flush returned -11 and was lost behind EOF in both builds",
           activate=lambda f: errnos.averror(f.errno), sink=lambda f: EOF_ONLY,
-          log=_clean_log, failures=0),
+          log=_clean_log, failures=0, eligible=0),
     Claim("clean-flush", ("before", "after"), "none",
           "control, not a PR sentence: with no fault the stand-in flush starts its thread "
           "and the run ends in a plain EOF",
@@ -76,7 +87,8 @@ CLAIMS = (
     Claim("no-thread-no-fault", ("before", "after"), "pthread_create",
           "ONNX Runtime and OpenVINO do not use it.",
           activate=lambda f: None, sink=lambda f: EOF_ONLY, log=_clean_log, failures=0,
-          route="frame", backends=("onnx", "openvino"), activate_field="activate_first_error"),
+          route="frame", backends=("onnx", "openvino"), activate_field="activate_first_error",
+          eligible=0),
     Claim("torch-frame-start-fails-then-hangs", ("before", "after"), "pthread_create",
           "measured here, not claimed by the PR: 9.0.2's execute_model_th() returns "
           "ff_dnn_start_inference_async()'s result per frame, so dnn_processing's activate() "
@@ -84,7 +96,8 @@ CLAIMS = (
           "completes, and flush_frame() waits for it at EOF forever",
           activate=lambda f: errnos.averror(errno.EIO), sink=lambda f: (),
           log=_thread_log, failures=1, route="frame", backends=("torch",),
-          activate_field="activate_first_error", outcome="HANG"),
+          activate_field="activate_first_error", outcome="HANG", lost=1, eligible=1,
+          failed_at=TORCH_FRAME_START),
 )
 
 # Side data of the frames drained before the fault: the PR's table 2 graphs.
@@ -109,10 +122,14 @@ class Expectation:
     failures: int
     boxes: object = None   # per drained frame: the one box it must carry
     outcome: str = "PASS"
+    frames: int = None     # frames out (None: not checked)
+    flushes: int = None    # flush calls at EOF (the stand-in's, or the backend's own)
+    eligible: int = None   # pthread_create() calls from FFmpeg's code after arming
+    failed_at: tuple = ()  # the failed call's innermost functions, from its stack
 
 
 def lookup(build: str, fault: Fault, backend: str = "onnx", filt: str = "dnn_processing",
-           route: str = "flush"):
+           route: str = "flush", frames: int = 2):
     """The Expectation for this run, or None where nothing is claimed or measured."""
     if fault.kind == "flush" and fault.errno != errno.EAGAIN:
         return None  # the PR's flush row is AVERROR(EAGAIN) only
@@ -124,7 +141,8 @@ def lookup(build: str, fault: Fault, backend: str = "onnx", filt: str = "dnn_pro
             has, lacks = c.log(fault, build)
             boxes = BOXES.get(filt, (None,))[0]
             return Expectation(c.id, c.cites, c.activate(fault), c.activate_field,
-                               tuple(c.sink(fault)), has, lacks, c.failures, boxes, c.outcome)
+                               tuple(c.sink(fault)), has, lacks, c.failures, boxes, c.outcome,
+                               frames - c.lost, 1, c.eligible, c.failed_at)
     return None
 
 

@@ -20,6 +20,8 @@ class GraphSpec:
     description: str   # with {model}-style fields filled from `models`
     models: dict       # field -> generated model name
     note: str = ""
+    keeps_pixels: bool = True  # each frame out is the frame pushed: an identity model, or
+                               # an analytics filter that only attaches side data
 
 
 GRAPHS = {
@@ -83,3 +85,10 @@ def description(backend: str, filt: str, model=None) -> str:
     if model:
         paths["model"] = str(model)
     return spec.description.format(**paths)
+
+
+def keeps_pixels(backend: str, filt: str, description_: str) -> bool:
+    """Whether a scenario's frames must come out as pushed: the harness's own graph for
+    the pair (not a model the user named) and that graph keeps pixels."""
+    spec = GRAPHS.get((backend, filt))
+    return bool(spec and spec.keeps_pixels and description_ == description(backend, filt))

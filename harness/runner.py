@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import artifacts, expected, forkclient
+from . import artifacts, expected, forkclient, graphs
 from .outcome import Outcome, judge
 from .paths import PROJECT
 from .scenario import Scenario
@@ -48,7 +48,14 @@ def _partial(out: str) -> dict:
 
 
 def _expectation(sc: Scenario):
-    return expected.lookup(sc.expected_build, sc.fault, sc.backend, sc.filter, sc.route)
+    return expected.lookup(sc.expected_build, sc.fault, sc.backend, sc.filter, sc.route,
+                           sc.frames)
+
+
+def _judge(sc: Scenario, data: dict, hung: bool = False):
+    exp = _expectation(sc)
+    same = exp is not None and graphs.keeps_pixels(sc.backend, sc.filter, sc.description)
+    return judge(data, exp, hung, same)
 
 
 def _expects_hang(sc: Scenario) -> bool:
@@ -100,7 +107,7 @@ def _hung(sc: Scenario, data: dict, seconds: float, reason: str) -> Result:
     exp = _expectation(sc)
     if exp is None or exp.outcome != "HANG":
         return Result(sc, Outcome.HANG, data, seconds=seconds, reason=reason)
-    outcome, diffs = judge(data, exp, hung=True)
+    outcome, diffs = _judge(sc, data, hung=True)
     return Result(sc, outcome, {**data, "hung": True}, diffs, seconds,
                   reason=f"{reason}, as expected")
 
@@ -166,7 +173,7 @@ def run_one(sc: Scenario, preload: str | None, results=None, pool=None) -> Resul
     data.update(base)
     if "error" in data:
         return Result(sc, Outcome.ERROR, data, seconds=seconds, reason=data["error"])
-    outcome, diffs = judge(data, _expectation(sc))
+    outcome, diffs = _judge(sc, data)
     return Result(sc, outcome, data, diffs, seconds)
 
 

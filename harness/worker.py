@@ -164,6 +164,7 @@ def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
     g.check(lib.ffdnn_standin_flush(ctx, mode, errnos.averror(sc.fault.errno)),
             "install the stand-in flush")
     inputs = [g.frame(i) for i in range(sc.frames)]  # made before any fault is armed
+    result["inputs"] = [hashlib.md5(g.pixels(i)).hexdigest() for i in range(sc.frames)]
     sweep = sc.route == "sweep"
     if sweep:  # every call from the first frame on is a site of the sweep
         before, start = arming.counters(ffi, lib, sc.fault), lib.ffdnn_record_count()
@@ -215,6 +216,9 @@ def snapshot(ffi, lib, sc: Scenario, result: dict, start: int, before: dict) -> 
     result["log"] = ffi.string(lib.ffdnn_log_text()).decode(errors="replace")
     if sc.route == "sweep" and sc.fault.kind != "none":  # where the calls came from
         result["sites"] = sites.sites(ffi, lib, sc.fault, result["counters"].get("eligible", 0))
+    elif result["counters"].get("failures"):  # the PR's routes: which call was failed
+        result["failed_call"] = sc.fault.skip + 1
+        result["sites"] = sites.sites(ffi, lib, sc.fault, result["counters"]["eligible"])
 
 
 def execute(scenario: str, out: str) -> int:
