@@ -14,7 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import graphs
+from . import expected, graphs
 from .errors import HarnessError
 from .paths import PROJECT
 
@@ -68,6 +68,9 @@ def command(sc, preload: str | None, where: Path) -> str:
                  "--injector", sc.injector, "--results", str(where.parent)]
     args += ["--expect", sc.expect] if sc.expect else []
     args += ["--model", model] if model else []
+    if expected.lookup(sc.expected_build, sc.fault, sc.backend, sc.filter, sc.route,
+                       sc.frames) is None:
+        args += ["--measure"]  # nothing to judge it against: a measurement, not a failure
     return f"cd {shlex.quote(str(PROJECT))} && {shlex.join(args)}"
 
 

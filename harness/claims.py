@@ -95,8 +95,15 @@ def rows(ctx: Context) -> list:
     return sorted(out, key=lambda r: r["commit"])
 
 
+def skipped(row: dict) -> bool:
+    """A row that did not run (a backend or a sanitizer variant was not built)."""
+    return row["verdict"].startswith("skipped")
+
+
 def as_expected(row: dict) -> bool:
-    return not row["verdict"].startswith("does not reproduce")
+    """reproduces, or declared not expressible (and measured so); not a row that did not
+    reproduce, nor one that was skipped: nothing judged it."""
+    return not row["verdict"].startswith("does not reproduce") and not skipped(row)
 
 
 def markdown(rows_: list) -> str:

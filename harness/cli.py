@@ -31,9 +31,19 @@ def cmd_build(args) -> int:
     return 0
 
 
+def judged_status(results, measure: bool) -> int:
+    """The exit status of a command that runs scenarios (harness/outcome.py), with a line
+    on stderr for each run that no expectation judged, when that is what fails it."""
+    from .outcome import exit_status, unjudged
+    if not measure:
+        for r in unjudged(results):
+            print(f"not judged: {r.scenario.id}: {r.outcome.value}: no expectation for this "
+                  "build and fault (--measure for a measurement only)", file=sys.stderr)
+    return exit_status(results, measure)
+
+
 def cmd_run(args) -> int:
     from . import matrix, report, runner
-    from .outcome import OK
     plan = _plan(args)
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
     scs = matrix.scenarios(trees, args.backend_name, args.filter, args.fault or
@@ -55,7 +65,7 @@ def cmd_run(args) -> int:
         Path(args.json).write_text(report.to_json(results))
     if args.junit:
         Path(args.junit).write_text(report.junit(results))
-    return 0 if all(r.outcome in OK for r in results) else 1
+    return judged_status(results, args.measure)
 
 
 TABLES = {  # what `table` runs: the PR's table 1, its table 2, and the backends' own route
@@ -76,7 +86,6 @@ FRAME_TIMEOUT = 10.0  # LibTorch's own route hangs at EOF by design of 9.0.2 (ex
 
 def cmd_table(args) -> int:
     from . import graphs, matrix, report, runner
-    from .outcome import OK
     plan = _plan(args)
     trees = [matrix.resolve_tree(b, plan) for b in ("before", "after")]
     have = {b["name"] for b in trees[0].stamp["backends"]}
@@ -107,7 +116,7 @@ def cmd_table(args) -> int:
         Path(args.json).write_text(report.to_json(results))
     if args.junit:
         Path(args.junit).write_text(report.junit(results))
-    return 0 if all(r.outcome in OK for r in results) else 1
+    return judged_status(results, args.measure)
 
 
 def sweep_fault(family: str) -> str:
@@ -129,12 +138,12 @@ def sweep_fault(family: str) -> str:
 def cmd_sweep(args) -> int:
     import json
 
-    from . import graphs, matrix, sweep
+    from . import expected, graphs, matrix, sweep
     plan = _plan(args)
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
     fault = sweep_fault(args.fault)
     have = {b["name"] for b in trees[0].stamp["backends"]}
-    found = {}
+    found, bad = {}, []
 
     def progress(r):
         print(f"{r.outcome.value:8} {r.scenario.id} ({r.seconds:.2f} s)", file=sys.stderr,
@@ -151,6 +160,9 @@ def cmd_sweep(args) -> int:
                                      args.limit, results=args.results or None)
             print(sweep.markdown(found[key], f"{backend} / {filt}: every site of "
                                  f"`{scs[0].fault.spec}` failed in turn"))
+            # expected.SWEEP: every site's class, or None for a family with no site
+            want = expected.SWEEP.get((backend, filt, scs[0].fault.site), (...,))[0]
+            bad += [f"{backend} / {filt}: {p}" for p in sweep.problems(found[key], want)]
     if args.json:
         Path(args.json).write_text(json.dumps({
             be: {b: {"sites": n, "runs": [{"call": s.index + 1, "class": s.cls.value,
@@ -158,7 +170,9 @@ def cmd_sweep(args) -> int:
                                             **s.result.to_dict()}
                                            for s in sites]}
                  for b, (n, sites) in f.items()} for be, f in found.items()}, indent=1))
-    return 0
+    for p in bad:
+        print(f"- {p}", file=sys.stderr)
+    return 1 if bad else 0
 
 
 def cmd_unchanged(args) -> int:
@@ -198,8 +212,9 @@ def cmd_claims(args) -> int:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     bad = [r for r in rows if not claims.as_expected(r)]
     for r in bad:
-        print(f"- unexpected verdict for {r['id']}: {r['verdict']}", file=sys.stderr)
-    return 1 if bad else 0
+        what = "not judged" if claims.skipped(r) else "unexpected verdict"
+        print(f"- {what} for {r['id']}: {r['verdict']}", file=sys.stderr)
+    return 1 if bad or not rows else 0
 
 
 def add_report_options(p) -> None:
@@ -208,6 +223,9 @@ def add_report_options(p) -> None:
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per scenario")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
     p.add_argument("--junit", metavar="FILE", help="write the results as JUnit XML")
+    p.add_argument("--measure", action="store_true",
+                   help="a measurement only: runs no expectation judges (MEASURED, SKIP) "
+                        "do not make the exit status 1 (without it they do)")
     add_results_option(p)
 
 
