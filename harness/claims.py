@@ -83,7 +83,7 @@ def sanitizer_claims(ctx: Context):
 
 SOURCES = [
     ((1, 2), sanitizer_claims),
-    ((3, 4, 5, 6, 8), commit_claims),
+    ((3, 4, 5, 6, 7, 8), commit_claims),
 ]
 
 

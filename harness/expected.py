@@ -205,6 +205,9 @@ class CommitClaim:
     not_expressible: str = ""  # why 9.0.2 cannot show the claim (the rows still measure it)
     frames: int = 2          # worker: frames pushed before EOF
     fault: str = "none"      # worker: a fault spec, armed before the first frame
+    route: str = ""          # worker: "flush" arms the fault after the frames, with the
+                             # stand-in flush at EOF (the PR's route); "": sweep with a
+                             # fault, the stand-in's clean start without one
 
     @property
     def backend(self) -> str:
@@ -242,6 +245,30 @@ def _post_proc_fails(backend):
         base={"frames": 2, "zero_frames": 1, "errors": []},
         before={"frames": 1, "zero_frames": 0, "errors": [-errno.ENOMEM]},
         filter="dnn_processing", fault=WRAP_POST_PROC)
+
+
+COMMIT7_CITES = ("dnn_processing, dnn_detect and dnn_classify return -1, i.e. "
+                 "AVERROR(EPERM), when ff_dnn_flush() fails at EOF, which replaces the "
+                 "backend's error with \"Operation not permitted\". Return the error "
+                 "ff_dnn_flush() reported instead.")
+EPERM = -errno.EPERM
+# the filter's own graph (harness/graphs.py) for each filter commit 7 changes
+COMMIT7_FILTERS = {"dnn_processing": ("onnx",), "dnn_detect": ("tf",),
+                   "dnn_classify": ("tf", "openvino")}
+
+
+def _flush_error(filt: str, fault: str, code: int, before: dict, what: str):
+    """Commit 7 through the stand-in flush at EOF (the PR's route, armed after the two
+    frames): base's flush_frame() turns any nonzero ff_dnn_flush() result into -1, which
+    the sink then reports; before returns the result itself. `before`: its row."""
+    name = fault.split("=")[1].lower().replace("averror(", "").rstrip(")")
+    return CommitClaim(
+        f"commit7-{filt.replace('dnn_', '')}-{fault.split('=')[0]}-{name}", 7,
+        f"{filt}, {what}: base returns -1 (AVERROR(EPERM)) at EOF, before returns {code}",
+        COMMIT7_CITES, COMMIT7_FILTERS[filt], "", {},
+        base={"frames": 2, "activate": EPERM, "errors": [EPERM]},
+        before={"frames": 2, "activate": code, **before},
+        filter=filt, fault=fault, route="flush")
 
 
 COMMIT_CLAIMS = (
@@ -392,6 +419,18 @@ COMMIT_CLAIMS = (
         before={"frames": 0, "errors": [EINVAL] * 2,
                 "log": "has 0 entries in its first dimension, fewer than the batch of 1"},
         filter="dnn_detect"),
+    # commit 7 on every filter it changes, and with any code: AVERROR(EINVAL), AVERROR(ENOMEM),
+    # a positive errno from a failed thread start (9.0.2's ff_dnn_start_inference_async()
+    # returns pthread_create()'s), and AVERROR(EAGAIN), which before then loses at EOF
+    *(_flush_error(f, "flush=AVERROR(EINVAL)", EINVAL, {"errors": [EINVAL]},
+                   "the flush returns AVERROR(EINVAL)") for f in COMMIT7_FILTERS),
+    _flush_error("dnn_processing", "flush=AVERROR(ENOMEM)", -errno.ENOMEM,
+                 {"errors": [-errno.ENOMEM]}, "the flush returns AVERROR(ENOMEM)"),
+    _flush_error("dnn_processing", "pthread_create=EAGAIN", errno.EAGAIN,
+                 {"errors": [], "log": LOG_BEFORE},
+                 "the stand-in flush's thread cannot start (EAGAIN), the flush returns 11"),
+    _flush_error("dnn_processing", "flush=AVERROR(EAGAIN)", -errno.EAGAIN, {"errors": []},
+                 "the flush returns AVERROR(EAGAIN)"),
 )
 
 
@@ -481,3 +520,40 @@ SANITIZER_CLAIMS = (
               "functions": ("ff_dnn_get_result_common", "infer_completion_callback"),
               "callers": (), "variable": "inference_done"}),
 )
+
+
+# The PR's "Testing" paragraphs on warnings, asserted from the trees' stamps (each tree's
+# warning lines by object, harness/trees.py; harness/warnclaims.py checks them). `file`:
+# no warning line may name it; `same`: before and after have the same lines.
+@dataclass(frozen=True)
+class WarningClaim:
+    id: str
+    cites: str
+    file: str = ""
+    same: bool = False
+
+
+WARNING_CLAIMS = (
+    WarningClaim("no-warning-in-dnn-backend-common",
+                 "Both built with no warnings in `dnn_backend_common.c`.",
+                 file="libavfilter/dnn/dnn_backend_common.c"),
+    WarningClaim("same-warning-lines-before-after",
+                 "Both Linux builds had the same 10 warning lines (ONNX Runtime header "
+                 "`-Wstrict-prototypes`), none in `dnn_backend_common.c`.",
+                 file="libavfilter/dnn/dnn_backend_common.c", same=True),
+)
+
+
+# The PR's "Callers" paragraph, from real runs (harness/callers.py): the census of every
+# pthread_create() call FFmpeg's own code makes (a window that never fails, armed before
+# the first of 4 frames) on every backend and filter. Each call's innermost function in
+# FFmpeg's code must be `creates`, called from one of its backend's `reached_from`; a
+# backend with none makes no call at all.
+CALLERS_CITES = ("In libavfilter/dnn, `pthread_create()` is called only in "
+                 "`ff_dnn_start_inference_async()`, and only the TensorFlow and Torch "
+                 "backends call that function. ONNX Runtime and OpenVINO do not use it.")
+CALLERS = {
+    "creates": "ff_dnn_start_inference_async",
+    "reached_from": {"tf": ("execute_model_tf",), "torch": ("execute_model_th",),
+                     "onnx": (), "openvino": ()},
+}
