@@ -47,19 +47,21 @@ test: build sanitizers ## run the test suite (pytest, -n $(JOBS))
 unchanged: build ## ffmpeg CLI output before against after: identity MD5 and a whole clip
 	$(HARNESS) unchanged --build before,after --backend $(BACKENDS)
 
-sweep: build ## fail every site in turn: pthread_create (TF, LibTorch, ONNX), malloc (ONNX), wrap:ff_proc_from_dnn_to_frame
+sweep: build ## fail every site in turn: pthread_create (TF, LibTorch, ONNX), malloc (ONNX), wrap:ff_proc_from_dnn_to_frame and ff_proc_from_frame_to_dnn
 	mkdir -p results
 	$(HARNESS) sweep --build before,after --backend-name tf,torch,onnx \
 		--filter dnn_processing,dnn_detect --jobs $(JOBS) --json results/sweep-pthread_create.json
 	$(HARNESS) sweep --build before,after --backend-name onnx --fault malloc \
 		--jobs $(JOBS) --json results/sweep-malloc.json
-	$(HARNESS) sweep --build base,before --backend-name onnx,openvino,tf,torch \
+	$(HARNESS) sweep --build base,before,after --backend-name onnx,openvino,tf,torch \
 		--fault wrap:ff_proc_from_dnn_to_frame --jobs $(JOBS) --json results/sweep-wrap.json
+	$(HARNESS) sweep --build base,before,after --backend-name onnx,openvino,tf,torch \
+		--fault wrap:ff_proc_from_frame_to_dnn --jobs $(JOBS) --json results/sweep-wrap-pre.json
 
 bench: build ## measure build, matrix and per-scenario costs (results/bench.json; QUICK=1 skips the cold build)
 	FFDNN_BACKENDS=$(BACKENDS) $(PY) bench/bench.py $(if $(QUICK),--quick)
 
-claims: build ## #24702's claims (commits 3-8), base against before: results/claims.json
+claims: build sanitizers ## #24702's claims (commits 1-8), base against before: results/claims.json
 	mkdir -p results
 	$(HARNESS) claims --backend $(BACKENDS) --json results/claims.json
 
