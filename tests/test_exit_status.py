@@ -1,0 +1,69 @@
+"""The commands' exit statuses from real runs: 0 only when every run met an expectation
+(or, with --measure, when nothing differed); 1 when a run had no expectation, differed,
+or a sweep's site was not of its expected class."""
+
+import subprocess
+import sys
+
+import pytest
+
+from harness import cli, expected
+from harness.paths import PROJECT
+
+pytestmark = [pytest.mark.onnx, pytest.mark.dnn_processing]
+
+
+def harness(*args):
+    return subprocess.run([sys.executable, "-m", "harness", *args], cwd=PROJECT,
+                          capture_output=True, text=True)
+
+
+@pytest.mark.after
+@pytest.mark.before
+def test_run_every_row_judged_is_0(tree):
+    tree("before"), tree("after")
+    r = harness("run", "--build", "before,after", "--results", "")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "8 runs: 8 PASS" in r.stdout
+
+
+@pytest.mark.before
+def test_run_that_differs_is_1(tree):
+    tree("before")
+    r = harness("run", "--build", "before", "--expect", "after", "--fault",
+                "pthread_create=EINVAL", "--results", "")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "1 runs: 1 FAIL" in r.stdout
+
+
+@pytest.mark.base
+def test_run_with_nothing_to_judge_is_1_unless_measured(tree):
+    """base has no row in the PR's table: its runs are MEASURED, which is not a pass."""
+    tree("base")
+    r = harness("run", "--build", "base", "--fault", "pthread_create=EAGAIN", "--results", "")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "1 runs: 1 MEASURED" in r.stdout
+    assert "not judged: base-onnx-dnn_processing-pthread_create-eagain: MEASURED" in r.stderr
+    r = harness("run", "--build", "base", "--fault", "pthread_create=EAGAIN", "--results", "",
+                "--measure")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "not judged" not in r.stderr
+
+
+@pytest.mark.after
+def test_sweep_judges_every_site(tree, monkeypatch, capsys):
+    """ONNX Runtime's pthread_create sweep: no site, as expected: 0. The wrap sweep of
+    ff_proc_from_frame_to_dnn (every site ALTERED, expected.SWEEP): 0; with the table
+    saying CLEAN instead, the same real runs make it 1, naming each site."""
+    tree("after")
+    argv = ["sweep", "--build", "after", "--backend-name", "onnx", "--results", ""]
+    assert cli.main(argv) == 0
+    key = ("onnx", "dnn_processing", "wrap:ff_proc_from_frame_to_dnn")
+    argv += ["--fault", "wrap:ff_proc_from_frame_to_dnn", "--limit", "2"]
+    assert cli.main(argv) == 0
+    capsys.readouterr()
+    monkeypatch.setitem(expected.SWEEP, key, ("CLEAN", "a wrong table"))
+    assert cli.main(argv) == 1
+    err = capsys.readouterr().err
+    assert "- onnx / dnn_processing: after call 1: ALTERED, expected CLEAN" in err
+    assert "- onnx / dnn_processing: after call 2: ALTERED, expected CLEAN" in err
