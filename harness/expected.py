@@ -174,6 +174,24 @@ SWEEP = {
 }
 
 
+# The first sites of a sweep, call by call (the suite runs these; `make sweep` runs all):
+# (backend, filter, family) -> (sites in the census, ((class, innermost function) per
+# call, from the first)). Measured here, the same in before and after (2026-12-03), and
+# the site count the README's `make sweep` table gives.
+SWEEP_FIRST = {
+    ("onnx", "dnn_processing", "malloc"): (124, (
+        ("SURFACED", "av_frame_alloc"),        # av_buffersrc_add_frame_flags()
+        ("SURFACED", "av_buffer_pool_init"),   # frame_pool_video_init()
+        ("SURFACED", "av_frame_alloc"),        # ff_frame_pool_get()
+        ("SURFACED", "av_buffer_alloc"),       # av_buffer_allocz()
+        ("SURFACED", "av_buffer_create"),      # av_buffer_alloc()
+        ("SURFACED", "buffer_create"),         # av_buffer_alloc()
+        ("SURFACED", "pool_alloc_buffer"),     # ff_frame_pool_get()
+        ("SURFACED", "dnn_execute_model_onnx"),
+    )),
+}
+
+
 # #24702's own claims (issue 8), base (9.0.2) against before (patches 1-8): measured
 # here with models that make 9.0.2's post-processing fail for real (models/claims_models.py),
 # run by harness/claimrun.py, tabled by harness/claims.py. Each row quotes its commit.
