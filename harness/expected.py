@@ -192,6 +192,31 @@ SWEEP_FIRST = {
 }
 
 
+# The link-time family (tests/test_wrap.py): each wrapper of FFmpeg's DNN helpers fails
+# its helper's first call after arming in a graph that reaches it, and the value it
+# returns in the call's place shows, on after. Measured here (2026-12-03): symbol ->
+# (backend, filter, route, value, eligible calls, the failed call's caller, its effect).
+# Effects: ("first_error", code): the first frame's pull returns it; ("altered", i):
+# frame i comes out, no error, not the frame pushed (the identity model ran on an input
+# never filled); ("classified", i): frame i's label confidence is not the clean run's;
+# ("activate_at_eof", code): what activate() returns at EOF; ("unseen", why).
+WRAP_FIRES = {
+    "ff_proc_from_dnn_to_frame": ("onnx", "dnn_processing", "sweep", "AVERROR(ENOMEM)", 2,
+                                  "infer_completion_callback", ("first_error", -errno.ENOMEM)),
+    "ff_proc_from_frame_to_dnn": ("onnx", "dnn_processing", "sweep", "AVERROR(ENOMEM)", 2,
+                                  "fill_model_input_onnx", ("altered", 0)),
+    "ff_frame_to_dnn_detect": ("tf", "dnn_detect", "sweep", "AVERROR(ENOMEM)", 2,
+                               "fill_model_input_tf",
+                               ("unseen", "the detector's outputs are constants: its input "
+                                          "never shows, filled or not")),
+    "ff_frame_to_dnn_classify": ("openvino", "dnn_classify", "sweep", "AVERROR(ENOMEM)", 2,
+                                 "fill_model_input_ov", ("classified", 0)),
+    # the flush route: the stand-in flush's one call, armed after the frames
+    "ff_dnn_start_inference_async": ("tf", "dnn_processing", "flush", "11", 1,
+                                     "standin_flush", ("activate_at_eof", errno.EAGAIN)),
+}
+
+
 # #24702's own claims (issue 8), base (9.0.2) against before (patches 1-8): measured
 # here with models that make 9.0.2's post-processing fail for real (models/claims_models.py),
 # run by harness/claimrun.py, tabled by harness/claims.py. Each row quotes its commit.
