@@ -24,9 +24,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from harness import ffi_build, forkclient, matrix, runner  # noqa: E402
+from harness.compile import ffi_build
+from harness.run import forkclient, matrix, runner  # noqa: E402
 from harness.paths import cache_root  # noqa: E402
-from harness.trees import Plan  # noqa: E402
+from harness.obtain.trees import Plan  # noqa: E402
 
 PY = sys.executable
 RESULTS = ROOT / "results"
@@ -156,7 +157,7 @@ def p3_per_scenario(n=5) -> list:
         pool.close()
     med = {k: statistics.median(t[k] for t in times[1:]) for k in runs}  # first: warm-up
     start = {w: median(lambda: wall([PY, "-c", w or "pass"]), 5)  # where the time goes
-             for w in ("", "import numpy", "import harness.worker")}
+             for w in ("", "import numpy", "import harness.run.worker")}
     detail = (f"after / pthread_create=EAGAIN, median of {n}: harness through a fork server "
               f"{med['fork']:.3f} s, through a fresh process {med['fresh']:.3f} s, "
               f"python {med['python']:.3f} s, C {med['c']:.3f} s; "

@@ -5,12 +5,12 @@ import os
 import sys
 from pathlib import Path
 
-from .errors import HarnessError
-from .faults import PR_FAULTS as FAULTS_DEFAULT
+from harness.errors import HarnessError
+from harness.run.faults import PR_FAULTS as FAULTS_DEFAULT
 
 
 def _plan(args):
-    from .trees import Plan
+    from harness.obtain.trees import Plan
     refs = {}
     if args.git_dir:
         refs = {"before": args.before_ref, "after": args.after_ref}
@@ -18,9 +18,9 @@ def _plan(args):
 
 
 def cmd_build(args) -> int:
-    from .trees import build_all
+    from harness.obtain.trees import build_all
     if args.sanitizer:  # a variant's backend set is the one its claim needs
-        from . import sanitizer
+        from harness.judge import sanitizer
         plan = sanitizer.plan(args.sanitizer, source_file=args.source, repo=args.git_dir)
     else:
         plan = _plan(args)
@@ -32,8 +32,9 @@ def cmd_build(args) -> int:
 
 
 def cmd_run(args) -> int:
-    from . import matrix, report, runner
-    from .outcome import OK
+    from harness.run import matrix, runner
+    from harness.judge import report
+    from harness.run.outcome import OK
     plan = _plan(args)
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
     scs = matrix.scenarios(trees, args.backend_name, args.filter, args.fault or
@@ -75,8 +76,9 @@ FRAME_TIMEOUT = 10.0  # LibTorch's own route hangs at EOF by design of 9.0.2 (ex
 
 
 def cmd_table(args) -> int:
-    from . import graphs, matrix, report, runner
-    from .outcome import OK
+    from harness.run import chains as graphs, matrix, runner
+    from harness.judge import report
+    from harness.run.outcome import OK
     plan = _plan(args)
     trees = [matrix.resolve_tree(b, plan) for b in ("before", "after")]
     have = {b["name"] for b in trees[0].stamp["backends"]}
@@ -117,7 +119,7 @@ def sweep_fault(family: str) -> str:
     if "=" in family:
         return family
     if family == "wrap":
-        from .injectors import ff_wrap_symbols
+        from harness.compile.injector_build import ff_wrap_symbols
         raise HarnessError("a wrap sweep names its function: --fault wrap:<ff_symbol> "
                            f"(known: {', '.join(ff_wrap_symbols())})")
     if family.split(":")[0] not in default:
@@ -129,7 +131,8 @@ def sweep_fault(family: str) -> str:
 def cmd_sweep(args) -> int:
     import json
 
-    from . import graphs, matrix, sweep
+    from harness.run import chains as graphs, matrix
+    from harness.judge import sweep
     plan = _plan(args)
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
     fault = sweep_fault(args.fault)
@@ -162,8 +165,8 @@ def cmd_sweep(args) -> int:
 
 
 def cmd_unchanged(args) -> int:
-    from . import matrix
-    from . import unchanged as u
+    from harness.run import matrix
+    from harness.judge import unchanged as u
     plan = _plan(args)
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
     identity, rows = u.plan_rows({b["name"] for b in trees[0].stamp["backends"]})
@@ -183,7 +186,8 @@ def cmd_unchanged(args) -> int:
 def cmd_claims(args) -> int:
     import json
 
-    from . import claims, matrix
+    from harness.judge import claims
+    from harness.run import matrix
     known = sorted({n for covers, _ in claims.SOURCES for n in covers})
     unknown = sorted(set(args.commit or ()) - set(known))
     if unknown:

@@ -10,8 +10,8 @@ with EAGAIN mapped to AVERROR_EXTERNAL.
 import errno
 from dataclasses import dataclass
 
-from . import errnos
-from .faults import Fault
+from harness import errnos
+from harness.run.faults import Fault
 
 LOG_BEFORE = "Unable to start async inference.\n"
 LOG_AFTER = "Unable to start async inference: "
@@ -128,7 +128,7 @@ def lookup(build: str, fault: Fault, backend: str = "onnx", filt: str = "dnn_pro
     return None
 
 
-# The sweep (harness/sweep.py): named expectations for every site of a family, keyed by
+# The sweep (harness/judge/sweep.py): named expectations for every site of a family, keyed by
 # (backend, filter, family), the same in every build the key's text names.
 SWEEP = {
     ("tf", "dnn_processing", "pthread_create"): (
@@ -158,7 +158,7 @@ SWEEP = {
 
 # #24702's own claims (issue 8), base (9.0.2) against before (patches 1-8): measured
 # here with models that make 9.0.2's post-processing fail for real (models/claims_models.py),
-# run by harness/claimrun.py, tabled by harness/claims.py. Each row quotes its commit.
+# run by harness/judge/claimrun.py, tabled by harness/judge/claims.py. Each row quotes its commit.
 ZEROS_64X64_RGB24 = "4072783b8efb99a9e5817067d68f61c6"  # md5 of 12288 zero bytes
 TF_DET = ("dnn_detect=dnn_backend=tensorflow:model={det}:input=image_tensor"
           ":output=num_detections&detection_scores&detection_classes&detection_boxes")
@@ -214,7 +214,7 @@ BACKEND_NAMES = {"onnx": "ONNX Runtime", "openvino": "OpenVINO", "tf": "TensorFl
 def _post_proc_fails(backend):
     """Commit 3 on every backend through the link-time family: the first frame's
     ff_proc_from_dnn_to_frame() returns AVERROR(ENOMEM) in place of the call. The graph
-    is the harness's own for the backend (graph "": harness/graphs.py)."""
+    is the harness's own for the backend (graph "": harness/run/chains.py)."""
     return CommitClaim(
         f"commit3-{backend}-post-proc-fails", 3,
         f"dnn_processing on {BACKEND_NAMES[backend]}, `{WRAP_POST_PROC}`: the first frame "
@@ -411,7 +411,7 @@ REVERTED = (
 )
 
 # #24702's commits 1 and 2 (issue 8) under FFmpeg's own sanitizer toolchains, base against
-# before, each through the tree's own ffmpeg_g (harness/sanitizer.py). `base` is the report
+# before, each through the tree's own ffmpeg_g (harness/judge/sanitizer.py). `base` is the report
 # the commit says base has: its kind, the functions its access stacks must name, the
 # callers each of which must have one (the paths), and the variable it is about (for ASan
 # the stack variable the access ran past; for TSan the source line of an access's top

@@ -5,10 +5,10 @@ import os
 
 import pytest
 
-from harness import graphs, matrix
+from harness.run import chains as graphs, matrix
 from harness.errors import HarnessError
-from harness.runner import run_one
-from harness.trees import Plan
+from harness.run.runner import run_one
+from harness.obtain.trees import Plan
 
 
 BACKENDS = os.environ.get("FFDNN_BACKENDS", "default")

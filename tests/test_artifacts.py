@@ -10,10 +10,11 @@ import subprocess
 
 import pytest
 
-from harness import artifacts, cli, matrix, runner
-from harness.outcome import Outcome
-from harness.scenario import Scenario
-from harness.trees import Plan
+from harness.run import artifacts, matrix, runner
+from harness import cli
+from harness.run.outcome import Outcome
+from harness.run.scenario import Scenario
+from harness.obtain.trees import Plan
 from tests.conftest import need_tree
 
 FILES = {"output.txt", "partial.json", "scenario.json", "result.json", "reproduce.sh"}

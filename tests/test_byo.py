@@ -5,9 +5,9 @@ import subprocess
 
 import pytest
 
-from harness import matrix, runner
-from harness.outcome import Outcome
-from harness.trees import Plan
+from harness.run import matrix, runner
+from harness.run.outcome import Outcome
+from harness.obtain.trees import Plan
 
 pytestmark = [pytest.mark.trees, pytest.mark.onnx]
 

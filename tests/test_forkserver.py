@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import forkclient, matrix, runner
-from harness.outcome import OK, Outcome
+from harness.run import forkclient, matrix, runner
+from harness.run.outcome import OK, Outcome
 from harness.paths import PROJECT
 from tests.conftest import need_tree
 
@@ -75,7 +75,7 @@ def test_no_process_left_after_a_matrix(trees, preload, monkeypatch):
 
 CHILD = """
 import os, signal, sys, threading, time
-from harness import matrix, runner, worker
+from harness.run import matrix, runner, worker
 mark, name, path, preload = sys.argv[1:5]
 os.environ["FFDNN_TEST_MARK"] = mark  # for the servers and workers, not this process
 (sc,) = matrix.scenarios([worker.load_tree(name, path)], "onnx", "dnn_processing", ["none"],

@@ -4,10 +4,11 @@ after expectations."""
 
 import pytest
 
-from harness import expected, faults
+from harness import expected
+from harness.run import faults
 from harness.errors import ScenarioError
-from harness.outcome import Outcome
-from harness.scenario import scenario_id
+from harness.run.outcome import Outcome
+from harness.run.scenario import scenario_id
 
 BUILDS = ("before", "after")
 FAULTS = (*faults.PR_FAULTS, "none")

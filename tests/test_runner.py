@@ -5,8 +5,8 @@ import os
 
 import pytest
 
-from harness import runner
-from harness.outcome import Outcome
+from harness.run import runner
+from harness.run.outcome import Outcome
 
 pytestmark = [pytest.mark.base, pytest.mark.onnx]
 # a fork server's child unless switched off (tests/test_forkserver.py)
@@ -48,7 +48,7 @@ def test_bad_model_is_one_error(run_scenario, tmp_path):
 
 
 def test_matrix_goes_on_after_a_crash(trees, preload, run_scenario):
-    from harness import matrix
+    from harness.run import matrix
     from tests.conftest import need_tree
     tree = need_tree(trees, "base")
     crash = matrix.scenarios([tree], "onnx", "dnn_processing", ["none"],

@@ -1,12 +1,13 @@
-"""Tests for the fault-spec language (harness/spec.py): each documented form, the round
+"""Tests for the fault-spec language (harness/run/spec.py): each documented form, the round
 trip through the canonical text, one-line errors with their column, and plan()."""
 import errno
 
 import pytest
 
-from harness import errnos, faults, spec
+from harness import errnos
+from harness.run import faults, spec
 from harness.errors import ScenarioError
-from harness.spec import FOREVER, Plan, Spec, SpecError, Term
+from harness.run.spec import FOREVER, Plan, Spec, SpecError, Term
 
 try:
     from hypothesis import given, settings

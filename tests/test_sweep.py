@@ -4,7 +4,9 @@ ONNX Runtime has no site."""
 
 import pytest
 
-from harness import expected, matrix, sweep
+from harness import expected
+from harness.run import matrix
+from harness.judge import sweep
 
 
 def run_sweep(tree, preload, backend, filt="dnn_processing"):
@@ -53,8 +55,8 @@ def test_onnx_has_no_site(tree, preload):
 
 @pytest.mark.unit
 def test_classes():
-    from harness.outcome import Outcome
-    from harness.runner import Result
+    from harness.run.outcome import Outcome
+    from harness.run.runner import Result
     r = Result(None, Outcome.MEASURED, {"activate": [{"ret": 11}], "sink": [-541478725],
                                         "frames": [{}] * 4})
     assert sweep.classify(r) is sweep.Class.LOST
