@@ -11,8 +11,8 @@ import json
 import sys
 from pathlib import Path
 
-from harness import ffi_build
-from harness.trees import Tree
+from harness.compile import ffi_build
+from harness.obtain.trees import Tree
 
 AVERROR_EOF = -(ord("E") | ord("O") << 8 | ord("F") << 16 | ord(" ") << 24)
 W = H = 64

@@ -5,12 +5,17 @@ import os
 import sys
 from pathlib import Path
 
-from .errors import HarnessError
-from .faults import PR_FAULTS as FAULTS_DEFAULT
+from harness.errors import HarnessError
+
+
+def _case(args):
+    """The case the command judges against (cases/; --case, default pr24760)."""
+    import cases
+    return cases.load(args.case)
 
 
 def _plan(args):
-    from .trees import Plan
+    from harness.obtain.trees import Plan
     refs = {}
     if args.git_dir:
         refs = {"before": args.before_ref, "after": args.after_ref}
@@ -18,9 +23,9 @@ def _plan(args):
 
 
 def cmd_build(args) -> int:
-    from .trees import build_all
+    from harness.obtain.trees import build_all
     if args.sanitizer:  # a variant's backend set is the one its claim needs
-        from . import sanitizer
+        from harness.judge import sanitizer
         plan = sanitizer.plan(args.sanitizer, source_file=args.source, repo=args.git_dir)
     else:
         plan = _plan(args)
@@ -32,9 +37,9 @@ def cmd_build(args) -> int:
 
 
 def judged_status(results, measure: bool) -> int:
-    """The exit status of a command that runs scenarios (harness/outcome.py), with a line
+    """The exit status of a command that runs scenarios (harness/run/outcome.py), with a line
     on stderr for each run that no expectation judged, when that is what fails it."""
-    from .outcome import exit_status, unjudged
+    from harness.run.outcome import exit_status, unjudged
     if not measure:
         for r in unjudged(results):
             print(f"not judged: {r.scenario.id}: {r.outcome.value}: no expectation for this "
@@ -43,11 +48,13 @@ def judged_status(results, measure: bool) -> int:
 
 
 def cmd_run(args) -> int:
-    from . import matrix, report, runner
+    from harness.run import matrix, runner
+    from harness.judge import report
+    case = _case(args)
     plan = _plan(args)
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
     scs = matrix.scenarios(trees, args.backend_name, args.filter, args.fault or
-                           list(FAULTS_DEFAULT), model=args.model, expect=args.expect,
+                           list(case.FAULTS), model=args.model, expect=args.expect,
                            injector=args.injector, timeout=args.timeout, route=args.route,
                            frames=args.frames)
     preload = matrix.preload_library()
@@ -56,7 +63,7 @@ def cmd_run(args) -> int:
         print(f"{r.outcome.value:8} {r.scenario.id} ({r.seconds:.2f} s)", file=sys.stderr,
               flush=True)
     results = runner.run(scs, preload, jobs=args.jobs, progress=progress,
-                         results=args.results or None)
+                         results=args.results or None, expect=case.EXPECT)
     title = f"{args.backend_name} / {args.filter}" + (" / frame route" if args.route == "frame" else "")
     if args.expect:
         title += f" (judged against the {args.expect} expectations)"
@@ -68,32 +75,17 @@ def cmd_run(args) -> int:
     return judged_status(results, args.measure)
 
 
-TABLES = {  # what `table` runs: the PR's table 1, its table 2, and the backends' own route
-    "Table 1: dnn_processing, stand-in flush": [("onnx", "dnn_processing"),
-                                                ("openvino", "dnn_processing"),
-                                                ("tf", "dnn_processing"),
-                                                ("torch", "dnn_processing")],
-    "Table 2: dnn_detect and dnn_classify, stand-in flush": [
-        ("tf", "dnn_detect"), ("openvino", "dnn_detect"), ("openvino", "dnn_classify"),
-        ("onnx", "dnn_detect")],
-    "LibTorch's own route: the last frame's thread start fails (measured here)": [
-        ("torch", "dnn_processing")],
-}
-
-
-FRAME_TIMEOUT = 10.0  # LibTorch's own route hangs at EOF by design of 9.0.2 (expected.py)
-
-
 def cmd_table(args) -> int:
-    from . import graphs, matrix, report, runner
+    from harness.run import chains as graphs, matrix, runner
+    from harness.judge import report
+    case = _case(args)
     plan = _plan(args)
     trees = [matrix.resolve_tree(b, plan) for b in ("before", "after")]
     have = {b["name"] for b in trees[0].stamp["backends"]}
     groups, notes = [], []
-    for title, pairs in TABLES.items():
+    for title, pairs in case.TABLES.items():
         route = "frame" if "own route" in title else "flush"
-        faults = ["pthread_create=EAGAIN", "pthread_create=EINVAL"] if route == "frame" \
-            else list(FAULTS_DEFAULT)
+        faults = list(case.FRAME_FAULTS if route == "frame" else case.FAULTS)
         for backend, filt in pairs:
             key = f"{backend} / {filt}"
             if (backend, filt) in graphs.NOT_ON_THIS_BASE:
@@ -102,11 +94,11 @@ def cmd_table(args) -> int:
             elif not graphs.needs(backend, filt) <= have:
                 notes.append(f"{title}: {key}: not built (backends: {', '.join(sorted(have))})")
             else:
-                timeout = min(args.timeout, FRAME_TIMEOUT) if route == "frame" else args.timeout
+                timeout = min(args.timeout, case.FRAME_TIMEOUT) if route == "frame" else args.timeout
                 groups.append((f"{title}: {key}", matrix.scenarios(
                     trees, backend, filt, faults, timeout=timeout, route=route)))
     results = runner.run([sc for _, scs in groups for sc in scs], matrix.preload_library(),
-                         jobs=args.jobs, results=args.results or None)
+                         jobs=args.jobs, results=args.results or None, expect=case.EXPECT)
     by_id = {r.scenario.id: r for r in results}
     for title, scs in groups:
         print(report.markdown([by_id[sc.id] for sc in scs], title))
@@ -126,7 +118,7 @@ def sweep_fault(family: str) -> str:
     if "=" in family:
         return family
     if family == "wrap":
-        from .injectors import ff_wrap_symbols
+        from harness.compile.injector_build import ff_wrap_symbols
         raise HarnessError("a wrap sweep names its function: --fault wrap:<ff_symbol> "
                            f"(known: {', '.join(ff_wrap_symbols())})")
     if family.split(":")[0] not in default:
@@ -138,7 +130,9 @@ def sweep_fault(family: str) -> str:
 def cmd_sweep(args) -> int:
     import json
 
-    from . import expected, graphs, matrix, sweep
+    from harness.run import chains as graphs, matrix
+    from harness.judge import sweep
+    case = _case(args)
     plan = _plan(args)
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
     fault = sweep_fault(args.fault)
@@ -157,11 +151,12 @@ def cmd_sweep(args) -> int:
             scs = matrix.scenarios(trees, backend, filt, [fault], route="sweep")
             key = backend if filt == "dnn_processing" else f"{backend}/{filt}"
             found[key] = sweep.sweep(scs, matrix.preload_library(), args.jobs, progress,
-                                     args.limit, results=args.results or None)
+                                     args.limit, results=args.results or None,
+                                     expect=case.EXPECT)
             print(sweep.markdown(found[key], f"{backend} / {filt}: every site of "
                                  f"`{scs[0].fault.spec}` failed in turn"))
-            # expected.SWEEP: every site's class, or None for a family with no site
-            want = expected.SWEEP.get((backend, filt, scs[0].fault.site), (...,))[0]
+            # the case's SWEEP: every site's class, or None for a family with no site
+            want = case.SWEEP.get((backend, filt, scs[0].fault.site), (...,))[0]
             bad += [f"{backend} / {filt}: {p}" for p in sweep.problems(found[key], want)]
     if args.json:
         Path(args.json).write_text(json.dumps({
@@ -176,8 +171,8 @@ def cmd_sweep(args) -> int:
 
 
 def cmd_unchanged(args) -> int:
-    from . import matrix
-    from . import unchanged as u
+    from harness.run import matrix
+    from harness.judge import unchanged as u
     plan = _plan(args)
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
     identity, rows = u.plan_rows({b["name"] for b in trees[0].stamp["backends"]})
@@ -197,7 +192,8 @@ def cmd_unchanged(args) -> int:
 def cmd_claims(args) -> int:
     import json
 
-    from . import claims, matrix
+    from harness.judge import claims
+    from harness.run import matrix
     known = sorted({n for covers, _ in claims.SOURCES for n in covers})
     unknown = sorted(set(args.commit or ()) - set(known))
     if unknown:
@@ -205,7 +201,8 @@ def cmd_claims(args) -> int:
                            f"(known: {', '.join(map(str, known))})")
     plan = _plan(args)
     trees = {b: matrix.resolve_tree(b, plan) for b in ("base", "before")}
-    ctx = claims.Context(trees, matrix.preload_library(), set(args.commit or ()) or None)
+    ctx = claims.Context(_case(args), trees, matrix.preload_library(),
+                         set(args.commit or ()) or None)
     rows = claims.rows(ctx)
     print(claims.markdown(rows))
     if args.json:
@@ -239,6 +236,8 @@ def add_build_options(p) -> None:
     p.add_argument("--backend", default=os.environ.get("FFDNN_BACKENDS", "default"),
                    help="backends to configure: onnx, openvino, tf, torch, a comma list, "
                         "'default' (onnx) or 'all'")
+    p.add_argument("--case", default="pr24760",
+                   help="the case whose claims a run is judged against (cases/)")
     p.add_argument("--source", metavar="TARBALL",
                    help="FFmpeg release tarball to use (checked against the pinned sha256)")
     p.add_argument("--git-dir", metavar="DIR",

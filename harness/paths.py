@@ -9,7 +9,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .errors import HarnessError
+from harness.errors import HarnessError
 
 PROJECT = Path(__file__).resolve().parent.parent
 PATCHES = PROJECT / "builds" / "patches"

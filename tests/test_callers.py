@@ -1,18 +1,20 @@
-"""The PR's "Callers" paragraph from real runs (harness/callers.py, expected.CALLERS):
+"""The PR's "Callers" paragraph from real runs (harness/judge/callers.py, cases/pr24760.py CALLERS):
 on every backend and filter built, every pthread_create() call FFmpeg's own code makes
 is made in ff_dnn_start_inference_async(), called from the TensorFlow or LibTorch
 backend; graphs on ONNX Runtime and OpenVINO alone make none."""
 
 import pytest
 
-from harness import callers, expected, graphs
+from cases import pr24760 as expected
+from harness.judge import callers
+from harness.run import chains as graphs
 
 pytestmark = [pytest.mark.before, pytest.mark.after]
 
 
 @pytest.fixture(scope="module")
 def censuses(tree, preload):
-    return callers.run([tree("before"), tree("after")], preload, jobs=2)
+    return callers.run([tree("before"), tree("after")], preload, jobs=2, expect=expected.EXPECT)
 
 
 def test_every_built_pair_is_counted(censuses, tree):
@@ -23,7 +25,7 @@ def test_every_built_pair_is_counted(censuses, tree):
 
 
 def test_the_callers_paragraph_holds(censuses):
-    assert {f"{c.build}-{c.backend}-{c.filter}": callers.diffs(c) for c in censuses} == \
+    assert {f"{c.build}-{c.backend}-{c.filter}": callers.diffs(c, expected.CALLERS) for c in censuses} == \
         {f"{c.build}-{c.backend}-{c.filter}": [] for c in censuses}
     assert any(c.calls for c in censuses if c.backend == "tf"), "the census saw calls"
 

@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from harness import cli, expected
+from cases import pr24760 as expected
+from harness import cli
 from harness.paths import PROJECT
 
 pytestmark = [pytest.mark.onnx, pytest.mark.dnn_processing]

@@ -1,15 +1,18 @@
-"""The judge (harness/outcome.py) on results shaped as a worker writes them: each check
+"""The judge (harness/run/outcome.py) on results shaped as a worker writes them: each check
 it makes fails when the thing it checks is wrong, and a command's exit status follows
-the outcomes (harness/outcome.py exit_status, sweep.problems, claims.as_expected)."""
+the outcomes (harness/run/outcome.py exit_status, sweep.problems, claims.as_expected)."""
 
 import dataclasses
 import errno
 
 import pytest
 
-from harness import claims, errnos, expected, faults, sweep
-from harness.outcome import Outcome, exit_status, judge
-from harness.runner import Result
+from cases import pr24760 as expected
+from harness import errnos
+from harness.judge import claims, sweep
+from harness.run import faults
+from harness.run.outcome import Outcome, exit_status, judge
+from harness.run.runner import Result
 
 pytestmark = pytest.mark.unit
 
@@ -85,7 +88,7 @@ def test_the_box_check_fails_with_no_frame():
 def test_the_census_rows_name_the_flush_start():
     """Every PR row with injection expects one eligible call, the stand-in flush's."""
     for build in ("before", "after"):
-        for spec in faults.PR_FAULTS[:3]:
+        for spec in expected.FAULTS[:3]:
             exp = expected.lookup(build, faults.parse(spec))
             assert (exp.eligible, exp.failures) == (1, 1)
             assert exp.failed_at == ("ff_dnn_start_inference_async", "standin_flush")

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from harness import matrix, worker
+from harness.run import matrix, worker
 
 pytestmark = [pytest.mark.after, pytest.mark.dnn_processing]
 

@@ -7,7 +7,10 @@ import subprocess
 
 import pytest
 
-from harness import expected, ffi_build, trees, warnclaims
+from cases import pr24760 as expected
+from harness.compile import ffi_build
+from harness.judge import warnclaims
+from harness.obtain import trees
 from harness.errors import BuildError, StampError
 from harness.paths import PATCHES
 
@@ -82,11 +85,12 @@ def test_warning_claims_hold_in_the_stamps(tree):
     builds" (expected.WARNING_CLAIMS), from before's and after's stamps; a stamp with a
     warning in that file, or one line more, fails them."""
     before, after = tree("before").stamp, tree("after").stamp
-    assert warnclaims.check(before, after) == {c.id: [] for c in expected.WARNING_CLAIMS}
+    assert warnclaims.check(expected.WARNING_CLAIMS, before, after) == \
+        {c.id: [] for c in expected.WARNING_CLAIMS}
     line = "libavfilter/dnn/dnn_backend_common.c:182:9: warning: unused variable 'x'"
     extra = {**after, "warnings": {**after["warnings"],
                                    "libavfilter/dnn/dnn_backend_common.o": [line]}}
-    got = warnclaims.check(before, extra)
+    got = warnclaims.check(expected.WARNING_CLAIMS, before, extra)
     assert all(got[c.id] for c in expected.WARNING_CLAIMS), got
 
 

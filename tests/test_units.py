@@ -5,11 +5,14 @@ import re
 
 import pytest
 
-from harness import errnos, expected, faults, report
+from cases import pr24760 as expected
+from harness import errnos
+from harness.run import faults
+from harness.judge import report
 from harness.errors import ScenarioError
-from harness.outcome import Outcome
-from harness.runner import Result
-from harness.scenario import Scenario
+from harness.run.outcome import Outcome
+from harness.run.runner import Result
+from harness.run.scenario import Scenario
 
 pytestmark = pytest.mark.unit
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import backends, cli
+from harness.obtain import backends
+from harness import cli
 
 yaml = pytest.importorskip("yaml")
 
@@ -220,7 +221,7 @@ def test_cache_keyed_on_the_build(workflow):
              if s.get("uses", "").startswith("actions/cache@")]
     assert len(steps) == 1
     key = steps[0]["with"]["key"]
-    for part in ("builds/patches/*", "harness/trees.py", "harness/backends.py"):
+    for part in ("builds/patches/*", "harness/obtain/trees.py", "harness/obtain/backends.py"):
         assert f"'{part}'" in key, f"cache key does not hash {part}"
         assert list(ROOT.glob(part)), f"{part}: no such file in the repository"
     assert steps[0]["with"]["path"] in (cache_dir, "${{ env.FFDNN_CACHE }}")
