@@ -39,22 +39,34 @@ def test_the_passing_result_passes():
     assert judge(data, exp, same_as_input=True) == (Outcome.PASS, [])
 
 
-@pytest.mark.parametrize("break_it, says", [
-    (lambda d: d.update(frames=d["frames"][:1]), "frames out: got 1, expected 2"),
-    (lambda d: d.update(frames=[]), "frames out: got 0, expected 2"),
-    (lambda d: d["frames"][1].update(md5="c"), "frame 1: not the frame pushed"),
-    (lambda d: d.pop("inputs"), "recorded no input frames"),
-    (lambda d: d.update(flush_calls=0), "flush calls at EOF: got 0, expected 1"),
-    (lambda d: d.update(flush_calls=2), "flush calls at EOF: got 2, expected 1"),
-    (lambda d: d["counters"].update(eligible=2), "calls from FFmpeg's code after arming: got 2"),
-    (lambda d: d.update(sites=[{"call": 1, "where": "ff_dnn_start_inference_async (x.c:1) "
-                                                    "< execute_model_tf (y.c:2)"}]),
-     "the failed pthread_create() call: got ff_dnn_start_inference_async (x.c:1) < "
-     "execute_model_tf"),
-    (lambda d: d.update(sites=[]), "the failed pthread_create() call: got no stack"),
-    (lambda d: d.update(failed_call=2), "the failed pthread_create() call: got no stack"),
-])
-def test_each_check_fails(break_it, says):
+BREAKS = {  # id -> (how the result is broken, what the judge must say)
+    "one-frame-lost": (lambda d: d.update(frames=d["frames"][:1]),
+                       "frames out: got 1, expected 2"),
+    "no-frame": (lambda d: d.update(frames=[]), "frames out: got 0, expected 2"),
+    "frame-not-the-input": (lambda d: d["frames"][1].update(md5="c"),
+                            "frame 1: not the frame pushed"),
+    "inputs-not-recorded": (lambda d: d.pop("inputs"), "recorded no input frames"),
+    "flush-never-ran": (lambda d: d.update(flush_calls=0),
+                        "flush calls at EOF: got 0, expected 1"),
+    "flush-ran-twice": (lambda d: d.update(flush_calls=2),
+                        "flush calls at EOF: got 2, expected 1"),
+    "two-eligible-calls": (lambda d: d["counters"].update(eligible=2),
+                           "calls from FFmpeg's code after arming: got 2"),
+    "a-frame-start-failed": (
+        lambda d: d.update(sites=[{"call": 1, "where": "ff_dnn_start_inference_async (x.c:1) "
+                                                       "< execute_model_tf (y.c:2)"}]),
+        "the failed pthread_create() call: got ff_dnn_start_inference_async (x.c:1) < "
+        "execute_model_tf"),
+    "no-stack-kept": (lambda d: d.update(sites=[]),
+                      "the failed pthread_create() call: got no stack"),
+    "another-call-failed": (lambda d: d.update(failed_call=2),
+                            "the failed pthread_create() call: got no stack"),
+}
+
+
+@pytest.mark.parametrize("how", list(BREAKS))
+def test_each_check_fails(how):
+    break_it, says = BREAKS[how]
     data, exp = _passing()
     break_it(data)
     outcome, diffs = judge(data, exp, same_as_input=True)
