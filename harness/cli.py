@@ -10,8 +10,8 @@ from harness.errors import HarnessError
 
 def _case(args):
     """The case the command judges against (cases/; --case, default pr24760)."""
-    import cases
-    return cases.load(args.case)
+    from harness import caseload
+    return caseload.load(args.case)
 
 
 def _plan(args):
