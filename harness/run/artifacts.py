@@ -21,9 +21,12 @@ OUTPUT_TAIL = 65536
 
 
 def backtrace(pid: int) -> str:
-    """gdb -p PID -batch -ex 'thread apply all bt', or why there is no backtrace."""
+    """gdb -p PID -batch ... -ex 'thread apply all bt', or why there is no backtrace.
+    Only the harness module's symbols are read (FFmpeg is linked into it): reading those
+    of every backend library (LibTorch, TensorFlow) takes gdb minutes on a busy machine."""
     gdb = shutil.which("gdb")
-    cmd = ["gdb", "-p", str(pid), "-batch", "-nx", "-ex", "thread apply all bt"]
+    cmd = ["gdb", "-p", str(pid), "-batch", "-nx", "-iex", "set auto-solib-add off",
+           "-ex", "sharedlibrary _ffdnn", "-ex", "thread apply all bt"]
     if gdb is None:
         return f"gdb is not installed: no C backtrace ({shlex.join(cmd)} would give one)\n"
     try:
