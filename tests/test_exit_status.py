@@ -2,6 +2,7 @@
 (or, with --measure, when nothing differed); 1 when a run had no expectation, differed,
 or a sweep's site was not of its expected class."""
 
+import dataclasses
 import subprocess
 import sys
 
@@ -68,3 +69,42 @@ def test_sweep_judges_every_site(tree, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "- onnx / dnn_processing: after call 1: ALTERED, expected CLEAN" in err
     assert "- onnx / dnn_processing: after call 2: ALTERED, expected CLEAN" in err
+
+
+@pytest.mark.after
+@pytest.mark.before
+def test_table_rows_without_expectation_are_not_green(tree, monkeypatch, capsys):
+    """`table` on one pair of the case's tables: 0 with the PR's rows; a fault the case has
+    no row for (a window that skips a call) makes it 1, unless --measure."""
+    tree("before"), tree("after")
+    monkeypatch.setattr(expected, "TABLES", {"Table 1": [("onnx", "dnn_processing")]})
+    argv = ["table", "--results", ""]
+    assert cli.main(argv) == 0
+    assert "8 runs: 8 PASS" in capsys.readouterr().out
+    monkeypatch.setattr(expected, "FAULTS", ("pthread_create=EINVAL",
+                                             "pthread_create=1*off->1*return(EINVAL)"))
+    assert cli.main(argv) == 1
+    captured = capsys.readouterr()
+    assert "4 runs: 2 PASS, 2 MEASURED" in captured.out
+    assert "not judged: after-onnx-dnn_processing-pthread_create-einval-skip1-count1" \
+        in captured.err
+    assert cli.main(argv + ["--measure"]) == 0
+
+
+@pytest.mark.base
+@pytest.mark.before
+def test_claims_skipped_row_is_not_green(tree, monkeypatch, capsys):
+    """`claims --commit 7`: its rows on base and before reproduce, 0; the same rows plus
+    one whose backend is not built (skipped) make it 1, the row named on stderr."""
+    tree("base"), tree("before")
+    row = next(c for c in expected.COMMIT_CLAIMS if c.id == "commit7-processing-flush-einval")
+    monkeypatch.setattr(expected, "COMMIT_CLAIMS", (row,))
+    argv = ["claims", "--commit", "7"]
+    assert cli.main(argv) == 0
+    assert "| reproduces |" in capsys.readouterr().out
+    skipped = dataclasses.replace(row, id="commit7-needs-coreml", needs=("onnx", "coreml"))
+    monkeypatch.setattr(expected, "COMMIT_CLAIMS", (row, skipped))
+    assert cli.main(argv) == 1
+    err = capsys.readouterr().err
+    assert "- not judged for commit7-needs-coreml: skipped: the trees were built without " \
+           "coreml" in err
