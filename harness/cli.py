@@ -155,8 +155,11 @@ def cmd_sweep(args) -> int:
                                      expect=case.EXPECT)
             print(sweep.markdown(found[key], f"{backend} / {filt}: every site of "
                                  f"`{scs[0].fault.spec}` failed in turn"))
-            # the case's SWEEP: every site's class, or None for a family with no site
-            want = case.SWEEP.get((backend, filt, scs[0].fault.site), (...,))[0]
+            # the case's SWEEP_SITES (each call's class) or SWEEP (one class for every
+            # site, None for a family with no site)
+            family = (backend, filt, scs[0].fault.site)
+            want = getattr(case, "SWEEP_SITES", {}).get(family,
+                                                        case.SWEEP.get(family, (...,))[0])
             bad += [f"{backend} / {filt}: {p}" for p in sweep.problems(found[key], want)]
     if args.json:
         Path(args.json).write_text(json.dumps({

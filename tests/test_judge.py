@@ -147,6 +147,10 @@ def _found(*classes, census=Outcome.MEASURED, injector=True, n=None):
     (_found(sweep.Class.CLEAN), None, "after: 1 sites, expected none"),
     (_found(census=Outcome.ERROR), None, "the census run (no call failed) ended ERROR: parse"),
     (_found(injector=False), None, "the census run had no injector loaded"),
+    (_found(sweep.Class.HANG, sweep.Class.CLEAN), ("HANG", "CLEAN"), None),
+    (_found(sweep.Class.HANG, sweep.Class.HANG), ("HANG", "CLEAN"),
+     "after call 2: HANG, expected CLEAN"),
+    (_found(sweep.Class.HANG), ("HANG", "CLEAN"), "after: 1 sites, expected 2"),
 ])
 def test_sweep_problems(found, want, says):
     got = sweep.problems(found, want)

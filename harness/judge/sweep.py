@@ -110,9 +110,10 @@ def sweep(base_scenarios, preload: str, jobs: int = 2, progress=None, limit=None
 
 def problems(found: dict, want=...) -> list:
     """What makes a sweep fail: a census that did not run clean, a site that CRASHed or
-    could not run (ERROR), and, given the expected class of every site (`want`, from
-    the case's SWEEP; None: the family has no site at all), a site of another class.
-    One line per problem."""
+    could not run (ERROR), and, given what the case expects (`want`), a site of another
+    class: one class for every site (the case's SWEEP), None for a family with no site
+    at all, or a tuple with each call's class in order (the case's SWEEP_SITES, which
+    also fixes the number of sites). One line per problem."""
     out = []
     for build, f in found.items():
         n, sites = f
@@ -126,11 +127,15 @@ def problems(found: dict, want=...) -> list:
                        "mean nothing")
         if want is None and n:
             out.append(f"{build}: {n} sites, expected none")
+        if isinstance(want, tuple) and n != len(want):
+            out.append(f"{build}: {n} sites, expected {len(want)}")
         for s in sites:
+            site_want = want[s.index] if isinstance(want, tuple) and s.index < len(want) \
+                else want
             if s.cls in (Class.CRASH, Class.ERROR):
                 out.append(f"{build} call {s.index + 1}: {s.cls.value}: {s.result.reason}")
-            elif want not in (..., None) and s.cls.value != want:
-                out.append(f"{build} call {s.index + 1}: {s.cls.value}, expected {want}")
+            elif isinstance(site_want, str) and s.cls.value != site_want:
+                out.append(f"{build} call {s.index + 1}: {s.cls.value}, expected {site_want}")
     return out
 
 
