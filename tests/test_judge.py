@@ -174,3 +174,12 @@ def test_commit7_rows_cover_its_three_filters_and_any_code():
     assert sorted({c.before["activate"] for c in rows}) == sorted(
         [-errno.EINVAL, -errno.ENOMEM, -errno.EAGAIN, errno.EAGAIN])
     assert all(c.route == "flush" for c in rows)
+
+
+def test_junit_does_not_pass_a_measured_run():
+    from harness.judge import report
+    from harness.run.scenario import Scenario
+    sc = Scenario("base", "/x", "onnx", "dnn_processing", faults.parse("none"), "/m.onnx")
+    xml = report.junit([Result(sc, Outcome.MEASURED), Result(sc, Outcome.PASS)])
+    assert 'tests="2"' in xml and 'skipped="1"' in xml and 'failures="0"' in xml
+    assert '<skipped message="MEASURED: no expectation for this build and fault"' in xml
