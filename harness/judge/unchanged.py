@@ -20,6 +20,7 @@ PR_IDENTITY_MD5 = "eadd543ed2bc6e4e16e9295f92a11f5c"
 CLIP = {"size": "1280x720", "rate": 25, "frames": 600, "source": "testsrc2"}
 SHORT_CLIP = {"size": "320x180", "rate": 25, "frames": 50, "source": "testsrc2"}
 PREFIX = re.compile(r"^\[Parsed_showinfo_\d+ @ 0x[0-9a-f]+\] ")
+CLASSIFY_LABEL = re.compile(r"classify:\s+label: ([^,]*),")
 
 
 @dataclass
@@ -31,6 +32,12 @@ class Run:
     boxes: int = 0
     labels: int = 0
     stderr_tail: list = field(default_factory=list)
+    seconds: float = 0.0
+    label_counts: dict = field(default_factory=dict)   # classify label -> boxes
+
+
+def count_label(run: Run, label: str) -> int:
+    return run.label_counts.get(label, 0)
 
 
 def ffmpeg(tree, args: list, timeout: float = 600) -> tuple:
@@ -74,7 +81,11 @@ def showinfo_md5(tree, clip_path, chain: str) -> Run:
     r, cmd = ffmpeg(tree, ["-threads", "1", "-i", str(clip_path), "-vf", vf, "-f", "null", "-"])
     lines = [PREFIX.sub("", l) for l in r.stderr.splitlines() if PREFIX.match(l)]
     h = hashlib.md5("\n".join(lines).encode()).hexdigest()
-    return Run(cmd, r.returncode, h,
+    counts = {}
+    for m in (CLASSIFY_LABEL.search(l) for l in lines):
+        if m:
+            counts[m.group(1)] = counts.get(m.group(1), 0) + 1
+    return Run(cmd, r.returncode, h, seconds=r.seconds, label_counts=counts,
                frames=sum(" n:" in f" {l}" and l.lstrip().startswith("n:") for l in lines),
                boxes=sum("region:" in l for l in lines),
                labels=sum("label" in l and "classify" in l for l in lines),
