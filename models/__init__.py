@@ -48,6 +48,7 @@ GENERATORS = {
     # trained: MTCNN's ONet from facenet-pytorch's weights (fetched, pinned; issue 19)
     "mtcnn-onet": _lazy("mtcnn", "onet", deps=("torchweights.py",)),
     "mtcnn-onet-labels": _lazy("mtcnn", "onet_labels"),
+    "mtcnn-pnet-detect": _lazy("mtcnn", "pnet_detect", deps=("torchweights.py",)),
 }
 
 

@@ -78,7 +78,9 @@ def clip(tree, spec: dict = CLIP):
 def showinfo_md5(tree, clip_path, chain: str) -> Run:
     """fps=2,CHAIN,showinfo over the clip: md5 of showinfo's lines, frames, boxes, labels."""
     vf = ",".join(p for p in ("fps=2", chain, "showinfo") if p)
-    r, cmd = ffmpeg(tree, ["-threads", "1", "-i", str(clip_path), "-vf", vf, "-f", "null", "-"])
+    # -nostats: the progress line, printed after 0.5 s, can run into a showinfo line
+    r, cmd = ffmpeg(tree, ["-nostats", "-threads", "1", "-i", str(clip_path), "-vf", vf,
+                           "-f", "null", "-"])
     lines = [PREFIX.sub("", l) for l in r.stderr.splitlines() if PREFIX.match(l)]
     h = hashlib.md5("\n".join(lines).encode()).hexdigest()
     counts = {}
