@@ -23,6 +23,7 @@ ONET_SHAPES = {
 CROPS = (((165, 60, 285, 190), "face"), ((170, 80, 280, 190), "face"),
          ((0, 0, 100, 100), "not_face"), ((300, 300, 450, 450), "not_face"))
 TOLERANCE = 1e-4
+FACE = (165, 60, 285, 190)   # the astronaut's face in astronaut.png
 
 
 def _fetched(name):
@@ -112,6 +113,34 @@ def test_onnx_onet_matches_numpy_and_knows_a_face(onet_weights, astronaut, box, 
     np.testing.assert_allclose(got[0], want, atol=TOLERANCE)
     assert mtcnn.LABELS[int(np.argmax(got[0]))] == expected
     assert got[0].max() > 0.99
+
+
+def _iou(a, b):
+    ix = max(0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
+
+
+@pytest.mark.unit
+def test_pnet_detector_finds_the_face_and_onet_confirms_it(onet_weights, astronaut):
+    """MTCNN's cascade through the two converted graphs: PNet's best box over the whole
+    photograph is the face, its rows are SSD rows inside the frame, ONet calls it a face."""
+    import onnxruntime as ort
+    from models import mtcnn
+    det = ort.InferenceSession(mtcnn.pnet_detect()[0], providers=["CPUExecutionProvider"])
+    side = mtcnn.DETECT_SIZE
+    pick = np.arange(side) * 512 // side
+    small = astronaut[pick][:, pick]
+    (rows,) = det.run(None, {"x": np.ascontiguousarray(small[:, :, ::-1], np.float32)[None]})
+    assert rows.shape == (1, 1, mtcnn.MAX_BOXES, 7)
+    kept = rows[0, 0][rows[0, 0, :, 2] > 0]
+    assert len(kept) and (kept[:, 3:] >= 0).all() and (kept[:, 3:] < 1).all()
+    assert (kept[:, 5] >= kept[:, 3]).all() and (kept[:, 6] >= kept[:, 4]).all()
+    best = tuple(int(v * 512) for v in kept[np.argmax(kept[:, 2]), 3:])
+    assert kept[:, 2].max() > 0.9
+    assert _iou(best, FACE) > 0.4, f"best box {best}, face {FACE}"
+    assert onet_numpy(onet_weights, crop48(astronaut, best))[1] > 0.9
 
 
 def _png(pixels: np.ndarray, filters: list) -> bytes:
