@@ -3,6 +3,7 @@ read without torch are ONet's, the converted ONNX computes what a numpy forward 
 the same weights computes and tells a face from a background, the PNG decoder is
 lossless, and the rows over the photographs are the same before and after."""
 
+import dataclasses
 import struct
 import zlib
 
@@ -192,3 +193,26 @@ def test_trained_rows_same_before_and_after(tree):
     trained.run(builds, p)
     _, bad = trained.report(p, [b.name for b in builds], short=True)
     assert bad == []
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("field,value", [("version", "0.0.0"), ("sha256", "0" * 64)])
+def test_a_package_that_cannot_be_fetched_skips_every_row_naming_it(monkeypatch, tmp_path,
+                                                                     field, value):
+    monkeypatch.setenv("FFDNN_CACHE", str(tmp_path))
+    pin = packages.PACKAGES["facenet-pytorch"]
+    monkeypatch.setitem(packages.PACKAGES, "facenet-pytorch", dataclasses.replace(pin, **{field: value}))
+    with pytest.raises(packages.PackageError, match="facenet-pytorch=="):
+        packages.fetch("facenet-pytorch")
+    assert not (tmp_path / "packages").exists() or not any((tmp_path / "packages").iterdir())
+
+
+@pytest.mark.openvino
+@pytest.mark.dnn_classify
+def test_rows_of_an_unfetchable_model_are_skipped_not_run(tree, monkeypatch):
+    before = tree("before")
+    pin = packages.PACKAGES["facenet-pytorch"]
+    monkeypatch.setitem(packages.PACKAGES, "facenet-pytorch", dataclasses.replace(pin, version="0.0.0"))
+    p = trained.plan({"openvino"}, before, short=True)
+    assert [r.packages for r, _ in p.rows] == [(), ()]
+    assert len(p.skipped) == 3 and all("facenet-pytorch==0.0.0" in s for s in p.skipped)

@@ -70,7 +70,8 @@ def _download(p: Pinned, work: Path) -> Path:
                            f"pip download {p.name}=={p.version} needs a package index")
     sha = file_sha256(wheel)
     if sha != p.sha256:
-        raise PackageError(f"{p.wheel}: sha256 {sha}, pinned {p.sha256}")
+        raise PackageError(f"{p.name}=={p.version}: {p.wheel} has sha256 {sha}, "
+                           f"pinned {p.sha256}")
     return wheel
 
 
