@@ -145,7 +145,8 @@ def pnet_detect():
                                   [p + "in"], mode="linear"))
         x = p + "in"
         for i in range(1, 4):
-            n.append(helper.make_node("Conv", [x, f"conv{i}.weight", f"conv{i}.bias"], [p + f"c{i}"]))
+            n.append(helper.make_node("Conv", [x, f"conv{i}.weight", f"conv{i}.bias"],
+                                      [p + f"c{i}"]))
             n.append(helper.make_node("PRelu", [p + f"c{i}", f"slope{i}"], [p + f"a{i}"]))
             x = p + f"a{i}"
             if i == 1:

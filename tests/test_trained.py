@@ -164,7 +164,8 @@ def _png(pixels: np.ndarray, filters: list) -> bytes:
     colour = {1: 0, 3: 2, 4: 6}[c]
 
     def chunk(kind, body):
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        crc = struct.pack(">I", zlib.crc32(kind + body))
+        return struct.pack(">I", len(body)) + kind + body + crc
     return (png.SIGNATURE + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, colour, 0, 0, 0))
             + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 
@@ -201,7 +202,8 @@ def test_a_package_that_cannot_be_fetched_skips_every_row_naming_it(monkeypatch,
                                                                      field, value):
     monkeypatch.setenv("FFDNN_CACHE", str(tmp_path))
     pin = packages.PACKAGES["facenet-pytorch"]
-    monkeypatch.setitem(packages.PACKAGES, "facenet-pytorch", dataclasses.replace(pin, **{field: value}))
+    monkeypatch.setitem(packages.PACKAGES, "facenet-pytorch",
+                        dataclasses.replace(pin, **{field: value}))
     with pytest.raises(packages.PackageError, match="facenet-pytorch=="):
         packages.fetch("facenet-pytorch")
     assert not (tmp_path / "packages").exists() or not any((tmp_path / "packages").iterdir())
@@ -212,7 +214,8 @@ def test_a_package_that_cannot_be_fetched_skips_every_row_naming_it(monkeypatch,
 def test_rows_of_an_unfetchable_model_are_skipped_not_run(tree, monkeypatch):
     before = tree("before")
     pin = packages.PACKAGES["facenet-pytorch"]
-    monkeypatch.setitem(packages.PACKAGES, "facenet-pytorch", dataclasses.replace(pin, version="0.0.0"))
+    monkeypatch.setitem(packages.PACKAGES, "facenet-pytorch",
+                        dataclasses.replace(pin, version="0.0.0"))
     p = trained.plan({"openvino"}, before, short=True)
     assert [r.packages for r, _ in p.rows] == [(), ()]
     assert len(p.skipped) == 3 and all("facenet-pytorch==0.0.0" in s for s in p.skipped)

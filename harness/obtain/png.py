@@ -41,7 +41,8 @@ def _unfilter(raw: bytes, height: int, stride: int, bpp: int) -> np.ndarray:
     out = np.zeros((height, stride), np.uint8)
     prev = bytes(stride)
     for y in range(height):
-        kind, row = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        start = y * (stride + 1)
+        kind, row = raw[start], bytearray(raw[start + 1:start + 1 + stride])
         if kind == 1:      # Sub: cumulative per channel
             r = np.frombuffer(bytes(row), np.uint8).reshape(-1, bpp).astype(np.uint32)
             row = bytearray((np.cumsum(r, axis=0) & 0xFF).astype(np.uint8).tobytes())
