@@ -7,6 +7,7 @@ generated clip, as the PR did over puppies.ogv.
 
 import hashlib
 import re
+import sys
 from dataclasses import dataclass, field
 
 import models
@@ -43,7 +44,7 @@ def count_label(run: Run, label: str) -> int:
 def ffmpeg(tree, args: list, timeout: float = 600) -> tuple:
     """(program.Ran, its command line); a run that times out is an error."""
     r = program.run(tree.ffmpeg, args, timeout)
-    print(f"$ {r.text}", flush=True)
+    print(f"$ {r.text}", file=sys.stderr, flush=True)   # progress: stdout is the report
     if r.hung:
         raise HarnessError(f"ffmpeg timed out after {timeout:g} s: {r.text}")
     return r, r.text
