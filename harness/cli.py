@@ -89,9 +89,12 @@ def cmd_table(args) -> int:
             else list(FAULTS_DEFAULT)
         for backend, filt in pairs:
             key = f"{backend} / {filt}"
-            if (backend, filt) in graphs.NOT_ON_THIS_BASE:
-                notes.append(f"{title}: {key}: {graphs.ON_THIS_BASE}: "
-                             f"{graphs.NOT_ON_THIS_BASE[(backend, filt)]}")
+            why = graphs.not_on_trees(trees, backend, filt)
+            if why:
+                notes.append(f"{title}: {key}: {why}")
+            elif (backend, filt) not in graphs.GRAPHS:
+                notes.append(f"{title}: {key}: the harness has no graph for it yet "
+                             "(harness/run/chains.py)")
             elif not graphs.needs(backend, filt) <= have:
                 notes.append(f"{title}: {key}: not built (backends: {', '.join(sorted(have))})")
             else:
@@ -144,8 +147,10 @@ def cmd_sweep(args) -> int:
               flush=True)
     for backend in args.backend_name.split(","):
         for filt in args.filter.split(","):
-            if (backend, filt) not in graphs.GRAPHS or not graphs.needs(backend, filt) <= have:
-                why = graphs.NOT_ON_THIS_BASE.get((backend, filt), "not in the built trees")
+            why = graphs.not_on_trees(trees, backend, filt)
+            if why or (backend, filt) not in graphs.GRAPHS \
+                    or not graphs.needs(backend, filt) <= have:
+                why = why or "not in the built trees"
                 print(f"- {backend} / {filt}: skipped: {why}")
                 continue
             scs = matrix.scenarios(trees, backend, filt, [fault], route="sweep")

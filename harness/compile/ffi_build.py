@@ -5,13 +5,14 @@ import importlib
 import importlib.util
 import json
 import os
-import re
 import shlex
+import types
 from pathlib import Path
 
 from harness.compile import injector_build as injectors
 from harness.compile._cffi_src import MODULES
 from harness.errors import BuildError, StampError
+from harness.obtain import probe
 from harness.paths import PROJECT, atomic_dir, cache_root, digest
 from harness.obtain.trees import check_stamp
 
@@ -20,12 +21,35 @@ VARIANTS = ("preload", "wrap")
 LIBS = ("avfilter", "avformat", "avcodec", "swscale", "swresample", "avutil")
 
 
+def _modules():
+    return [importlib.import_module(f"harness.compile._cffi_src.{m}") for m in MODULES]
+
+
 def _parts():
-    mods = [importlib.import_module(f"harness.compile._cffi_src.{m}") for m in MODULES]
+    mods = _modules()
     cdef = "\n".join(m.TYPES for m in mods) + "\n".join(m.FUNCTIONS for m in mods)
     cdef += "\nconst char *ffdnn_build_stamp(void);\n"
     source = "\n".join(m.INCLUDES for m in mods) + "\n".join(m.CUSTOMIZATIONS for m in mods)
     return cdef, source
+
+
+def conditional_names() -> dict:
+    """HAS_* flag -> the names `lib` loses when the tree lacks what the flag stands for."""
+    out = {}
+    for m in _modules():
+        out.update(getattr(m, "CONDITIONAL_NAMES", {}))
+    return out
+
+
+def conditional_lib(lib, names: dict):
+    """`lib` without the names of every HAS_* flag that is 0 (pyca/cryptography's
+    build_conditional_library): a tree without DNN_ONNX has no lib.DNN_ONNX."""
+    drop = {n for flag, ns in names.items() if not getattr(lib, flag) for n in ns}
+    out = types.ModuleType("lib")
+    for name in dir(lib):
+        if name not in drop and not name.startswith("__"):
+            setattr(out, name, getattr(lib, name))
+    return out
 
 
 def cdef_hash() -> str:
@@ -33,6 +57,7 @@ def cdef_hash() -> str:
     injector sources it compiles in (and their headers)."""
     inj = Path(injectors.INCLUDE_DIR)
     files = (sorted(Path(__file__).with_name("_cffi_src").glob("*.py")) + [Path(__file__)]
+             + [Path(probe.__file__)]
              + [Path(f) for f in injectors.WRAP_SOURCES + injectors.FF_WRAP_SOURCES]
              + sorted(inj.glob("*.h")))
     return digest([f.read_text() for f in files])[:16]
@@ -48,12 +73,9 @@ def _config_mak(src: Path) -> dict:
 
 
 def _has_flags(src: Path) -> list:
-    common = (src / "libavfilter/dnn/dnn_backend_common.h").read_text()
-    filt = (src / "libavfilter/dnn_filter_common.h").read_text()
-    get_result = re.search(r"ff_dnn_get_result\([^)]*\)", filt)
-    return [("FFDNN_HAS_COMPLETE_LLTASK", "1" if "ff_dnn_complete_lltask" in common else "0"),
-            ("FFDNN_HAS_GET_RESULT_STATUS",
-             "1" if get_result and "status" in get_result.group(0) else "0")]
+    """FFDNN_HAS_* for the compiler: what the probe found in the tree's own headers."""
+    facts = probe.facts(src)
+    return [(flag, str(value)) for flag, value in sorted(facts.flags.items())]
 
 
 def _compile(ffi, tmp: Path, name: str) -> None:
@@ -137,4 +159,4 @@ def load(tree, variant: str = "preload"):
     got = mod.ffi.string(mod.lib.ffdnn_build_stamp()).decode()
     if got != expected_stamp(tree, variant):
         raise StampError(f"{so}: stamp {got} does not match build {expected_stamp(tree, variant)}")
-    return mod.ffi, mod.lib
+    return mod.ffi, conditional_lib(mod.lib, conditional_names())
