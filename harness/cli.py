@@ -14,7 +14,8 @@ def _plan(args):
     refs = {}
     if args.git_dir:
         refs = {"before": args.before_ref, "after": args.after_ref}
-    return Plan(args.backend, source_file=args.source, repo=args.git_dir, refs=refs)
+    return Plan(args.backend, source_file=args.source, repo=args.git_dir, refs=refs,
+                release=args.release)
 
 
 def cmd_build(args) -> int:
@@ -77,12 +78,12 @@ FRAME_TIMEOUT = 10.0  # LibTorch's own route hangs at EOF by design of 9.0.2 (ex
 
 def cmd_table(args) -> int:
     from harness.run import chains as graphs, matrix, runner
-    from harness.judge import report
+    from harness.judge import report, series
     from harness.run.outcome import OK
     plan = _plan(args)
     trees = [matrix.resolve_tree(b, plan) for b in ("before", "after")]
     have = {b["name"] for b in trees[0].stamp["backends"]}
-    groups, notes = [], []
+    groups, notes = [], series.notes(trees)
     for title, pairs in TABLES.items():
         route = "frame" if "own route" in title else "flush"
         faults = ["pthread_create=EAGAIN", "pthread_create=EINVAL"] if route == "frame" \
@@ -232,6 +233,11 @@ def add_build_options(p) -> None:
                         "'default' (onnx) or 'all'")
     p.add_argument("--source", metavar="TARBALL",
                    help="FFmpeg release tarball to use (checked against the pinned sha256)")
+    p.add_argument("--release", metavar="VERSION",
+                   help="another FFmpeg release, fetched like the pinned one and checked "
+                        "against its recorded sha256 (harness/obtain/releases.py); each patch "
+                        "of the series is tried with git am -3, those that do not apply are "
+                        "left out and named")
     p.add_argument("--git-dir", metavar="DIR",
                    help="bring your own tree: an FFmpeg git clone; builds before/after from refs")
     p.add_argument("--before-ref", default="HEAD~1", help="with --git-dir: the 'before' ref")

@@ -463,3 +463,9 @@ SANITIZER_CLAIMS = (
               "functions": ("ff_dnn_get_result_common", "infer_completion_callback"),
               "callers": (), "variable": "inference_done"}),
 )
+
+
+# What the PR's tables need of the two trees (harness/judge/series.py checks it against
+# the patches a release took): #24702's commit 7 makes activate() return the flush
+# result at EOF, #24760 (9) is the fix, so before needs 7 without 9 and after 7 and 9.
+TABLE_NEEDS = {"before": {"has": (7,), "lacks": (9,)}, "after": {"has": (7, 9), "lacks": ()}}

@@ -1,0 +1,46 @@
+"""What a pair of trees built from a release can show: the patches each took (`git am
+-3`) and left out, and whether the case's tables can be shown on them (the case says
+which commits its tables need, harness/expected.py TABLE_NEEDS)."""
+
+import re
+
+from harness import expected
+
+
+def numbers(names) -> list:
+    """Patch file names -> their numbers in the series (`0007-...patch` -> 7)."""
+    return [int(m[1]) for n in names if (m := re.match(r"(\d+)-", n))]
+
+
+def _listed(ns) -> str:
+    return ", ".join(map(str, ns)) or "none"
+
+
+def notes(trees, needs=None) -> list:
+    """Lines for the report, or none when every patch applied (the pinned release)."""
+    if not any(t.stamp.get("skipped") for t in trees):
+        return []
+    needs = needs or expected.TABLE_NEEDS
+    out, problems = [], []
+    for t in trees:
+        s, name = t.stamp, t.name.split("-")[0]
+        src = s["source"]
+        base = f"FFmpeg {src.get('version') or src.get('commit', '')[:10]}"
+        out.append(f"{t.name} = {base} + patches {_listed(numbers(s['series']))} "
+                   f"(git am -3); left out: " + "; ".join(
+                       f"{n} ({why})" for n, why in s.get("skipped", [])))
+        have = set(numbers(s["series"]))
+        need = needs.get(name, {})
+        problems += [f"{t.name} lacks commit {n}" for n in need.get("has", ()) if n not in have]
+        problems += [f"{t.name} has commit {n}" for n in need.get("lacks", ()) if n in have]
+    rule = "; ".join(f"{b} needs {_listed(n['has'])}"
+                     + (f" without {_listed(n['lacks'])}" if n["lacks"] else "")
+                     for b, n in needs.items())
+    if problems:
+        out.append(f"the PR's tables cannot be shown on these trees ({rule}): "
+                   + ", ".join(problems))
+    else:
+        out.append(f"the PR's tables can be shown on these trees ({rule}), for the "
+                   "backends they were built with; #24702's own claims of the commits "
+                   "left out cannot")
+    return out
