@@ -194,25 +194,29 @@ def _apply_patch(name: str, src: Path, patch: Path) -> None:
 
 
 def _try_patch(name: str, src: Path, patch: Path) -> str | None:
-    """`git am -3` one patch; None when it applied, else why not (and the tree is left
-    as it was)."""
+    """`git am -3` one patch; None when it applied, else why not, from `git apply
+    --check` (which files the tree lacks, which hunks do not match), the tree left as
+    it was."""
     r = git(src, "am", "-q", "-3", "--committer-date-is-author-date", str(patch), check=False)
     if r.returncode == 0:
         return None
-    text = r.stdout + r.stderr
+    am = r.stdout + r.stderr
     git(src, "am", "--abort", check=False)
-    m = (re.search(r"error: (\S+): does not exist in index", text)
-         or re.search(r"error: (\S+): does not exist", text))
-    if m:
-        return f"{m.group(1)} does not exist in this tree"
-    conflicts = re.findall(r"CONFLICT \(content\): Merge conflict in (\S+)", text)
+    check = git(src, "apply", "--check", str(patch), check=False).stderr
+    missing = re.findall(r"error: (\S+): (?:No such file or directory|does not exist in index)",
+                         check)
+    failed = re.findall(r"error: patch failed: (\S+)", check)
+    why = []
+    if missing:
+        why.append(f"no {', '.join(missing)} in this tree")
+    if failed:
+        why.append(f"hunks do not match at {', '.join(failed)}")
+    conflicts = re.findall(r"CONFLICT \(content\): Merge conflict in (\S+)", am)
     if conflicts:
-        return f"conflicts in {', '.join(conflicts)}"
-    m = re.search(r"patch failed: (\S+)", text)
-    if m and "could not build fake ancestor" in text:
-        return (f"{m.group(1).rsplit(':', 1)[0]} differs from the patch's context and "
-                "the tree has no blob of the patch's base for a 3-way merge")
-    return first_error(text)
+        why.append(f"3-way merge conflicts in {', '.join(conflicts)}")
+    elif why and "could not build fake ancestor" in am:
+        why[-1] += " (no 3-way merge: the tree has no blob of the patch's base)"
+    return "; ".join(why) or first_error(am)
 
 
 def _configure(name: str, src: Path, args: list, pkg_config_path: str, log: Path) -> None:
