@@ -25,10 +25,14 @@ def cmd_build(args) -> int:
         plan = sanitizer.plan(args.sanitizer, source_file=args.source, repo=args.git_dir)
     else:
         plan = _plan(args)
-    for tree in build_all(plan, args.tree and [args.tree]):
+    built = build_all(plan, args.tree and [args.tree])
+    for tree in built:
         s = tree.stamp
         print(f"{tree.name}: {tree.path} ({s['warning_count']} warning lines, "
               f"series {len(s['series'])} patches, built in {s['seconds']['total']} s)")
+    from harness.judge import series
+    for line in series.notes([t for t in built if t.name.split("-")[0] != "base"]):
+        print(f"- {line}")
     return 0
 
 
