@@ -227,7 +227,8 @@ def test_a_patch_left_out_says_why(tmp_path):
     trees.git(fresh, "commit", "-qm", "other release")
     why = trees._try_patch("t", fresh, patch)
     assert why.startswith("no lib/gone.c in this tree; hunks do not match at lib/a.c:1")
-    assert trees.git(fresh, "status", "--porcelain").stdout == ""  # left as it was
+    assert trees.git(fresh, "status", "--porcelain").stdout == ""  # left as it was,
+    assert not (fresh / ".git/rebase-apply").exists()  # with no git am in progress
 
 
 def _stamp_tree(name, series, skipped):
