@@ -243,7 +243,8 @@ def test_series_notes_say_what_the_pair_can_show():
                         before.stamp["skipped"])
     notes = series.notes([before, after])
     assert notes[0] == ("before = FFmpeg 8.1.2 + patches 1, 5, 7 (git am -3); "
-                        "left out: 0002-x.patch (no f.c in this tree)")
+                        "left out: 2 (no f.c in this tree)")
+    assert notes[1] == "after = FFmpeg 8.1.2 + patches 1, 5, 7, 9 (git am -3); left out: the same"
     assert notes[2].startswith("the PR's tables can be shown on these trees")
     no7 = _stamp_tree("before", ["0001-a.patch"], before.stamp["skipped"])
     assert series.notes([no7, after])[-1].endswith("before lacks commit 7")

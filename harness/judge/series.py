@@ -21,14 +21,17 @@ def notes(trees, needs=None) -> list:
     if not any(t.stamp.get("skipped") for t in trees):
         return []
     needs = needs or expected.TABLE_NEEDS
-    out, problems = [], []
+    out, problems, said = [], [], None
     for t in trees:
         s, name = t.stamp, t.name.split("-")[0]
         src = s["source"]
         base = f"FFmpeg {src.get('version') or src.get('commit', '')[:10]}"
+        skipped = s.get("skipped", [])
+        left = "the same" if skipped == said else "; ".join(
+            f"{numbers([n])[0] if numbers([n]) else n} ({why})" for n, why in skipped) or "none"
+        said = skipped
         out.append(f"{t.name} = {base} + patches {_listed(numbers(s['series']))} "
-                   f"(git am -3); left out: " + "; ".join(
-                       f"{n} ({why})" for n, why in s.get("skipped", [])))
+                   f"(git am -3); left out: {left}")
         have = set(numbers(s["series"]))
         need = needs.get(name, {})
         problems += [f"{t.name} lacks commit {n}" for n in need.get("has", ()) if n not in have]
