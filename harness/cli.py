@@ -6,7 +6,12 @@ import sys
 from pathlib import Path
 
 from harness.errors import HarnessError
-from harness.run.faults import PR_FAULTS as FAULTS_DEFAULT
+
+
+def _case(args):
+    """The case the command judges against (cases/; --case, default pr24760)."""
+    import cases
+    return cases.load(args.case)
 
 
 def _plan(args):
@@ -31,7 +36,8 @@ def cmd_build(args) -> int:
         print(f"{tree.name}: {tree.path} ({s['warning_count']} warning lines, "
               f"series {len(s['series'])} patches, built in {s['seconds']['total']} s)")
     from harness.judge import series
-    for line in series.notes([t for t in built if t.name.split("-")[0] != "base"]):
+    needs = getattr(_case(args), "TABLE_NEEDS", {})
+    for line in series.notes([t for t in built if t.name.split("-")[0] != "base"], needs):
         print(f"- {line}")
     return 0
 
@@ -40,10 +46,11 @@ def cmd_run(args) -> int:
     from harness.run import matrix, runner
     from harness.judge import report
     from harness.run.outcome import OK
+    case = _case(args)
     plan = _plan(args)
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
     scs = matrix.scenarios(trees, args.backend_name, args.filter, args.fault or
-                           list(FAULTS_DEFAULT), model=args.model, expect=args.expect,
+                           list(case.FAULTS), model=args.model, expect=args.expect,
                            injector=args.injector, timeout=args.timeout, route=args.route,
                            frames=args.frames)
     preload = matrix.preload_library()
@@ -52,7 +59,7 @@ def cmd_run(args) -> int:
         print(f"{r.outcome.value:8} {r.scenario.id} ({r.seconds:.2f} s)", file=sys.stderr,
               flush=True)
     results = runner.run(scs, preload, jobs=args.jobs, progress=progress,
-                         results=args.results or None)
+                         results=args.results or None, expect=case.EXPECT)
     title = f"{args.backend_name} / {args.filter}" + (" / frame route" if args.route == "frame" else "")
     if args.expect:
         title += f" (judged against the {args.expect} expectations)"
@@ -64,34 +71,18 @@ def cmd_run(args) -> int:
     return 0 if all(r.outcome in OK for r in results) else 1
 
 
-TABLES = {  # what `table` runs: the PR's table 1, its table 2, and the backends' own route
-    "Table 1: dnn_processing, stand-in flush": [("onnx", "dnn_processing"),
-                                                ("openvino", "dnn_processing"),
-                                                ("tf", "dnn_processing"),
-                                                ("torch", "dnn_processing")],
-    "Table 2: dnn_detect and dnn_classify, stand-in flush": [
-        ("tf", "dnn_detect"), ("openvino", "dnn_detect"), ("openvino", "dnn_classify"),
-        ("onnx", "dnn_detect")],
-    "LibTorch's own route: the last frame's thread start fails (measured here)": [
-        ("torch", "dnn_processing")],
-}
-
-
-FRAME_TIMEOUT = 10.0  # LibTorch's own route hangs at EOF by design of 9.0.2 (expected.py)
-
-
 def cmd_table(args) -> int:
     from harness.run import chains as graphs, matrix, runner
     from harness.judge import report, series
     from harness.run.outcome import OK
+    case = _case(args)
     plan = _plan(args)
     trees = [matrix.resolve_tree(b, plan) for b in ("before", "after")]
     have = {b["name"] for b in trees[0].stamp["backends"]}
-    groups, notes = [], series.notes(trees)
-    for title, pairs in TABLES.items():
+    groups, notes = [], series.notes(trees, getattr(case, "TABLE_NEEDS", {}))
+    for title, pairs in case.TABLES.items():
         route = "frame" if "own route" in title else "flush"
-        faults = ["pthread_create=EAGAIN", "pthread_create=EINVAL"] if route == "frame" \
-            else list(FAULTS_DEFAULT)
+        faults = list(case.FRAME_FAULTS if route == "frame" else case.FAULTS)
         for backend, filt in pairs:
             key = f"{backend} / {filt}"
             why = graphs.not_on_trees(trees, backend, filt)
@@ -103,11 +94,11 @@ def cmd_table(args) -> int:
             elif not graphs.needs(backend, filt) <= have:
                 notes.append(f"{title}: {key}: not built (backends: {', '.join(sorted(have))})")
             else:
-                timeout = min(args.timeout, FRAME_TIMEOUT) if route == "frame" else args.timeout
+                timeout = min(args.timeout, case.FRAME_TIMEOUT) if route == "frame" else args.timeout
                 groups.append((f"{title}: {key}", matrix.scenarios(
                     trees, backend, filt, faults, timeout=timeout, route=route)))
     results = runner.run([sc for _, scs in groups for sc in scs], matrix.preload_library(),
-                         jobs=args.jobs, results=args.results or None)
+                         jobs=args.jobs, results=args.results or None, expect=case.EXPECT)
     by_id = {r.scenario.id: r for r in results}
     for title, scs in groups:
         print(report.markdown([by_id[sc.id] for sc in scs], title))
@@ -141,6 +132,7 @@ def cmd_sweep(args) -> int:
 
     from harness.run import chains as graphs, matrix
     from harness.judge import sweep
+    case = _case(args)
     plan = _plan(args)
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
     fault = sweep_fault(args.fault)
@@ -161,7 +153,8 @@ def cmd_sweep(args) -> int:
             scs = matrix.scenarios(trees, backend, filt, [fault], route="sweep")
             key = backend if filt == "dnn_processing" else f"{backend}/{filt}"
             found[key] = sweep.sweep(scs, matrix.preload_library(), args.jobs, progress,
-                                     args.limit, results=args.results or None)
+                                     args.limit, results=args.results or None,
+                                     expect=case.EXPECT)
             print(sweep.markdown(found[key], f"{backend} / {filt}: every site of "
                                  f"`{scs[0].fault.spec}` failed in turn"))
     if args.json:
@@ -205,7 +198,8 @@ def cmd_claims(args) -> int:
                            f"(known: {', '.join(map(str, known))})")
     plan = _plan(args)
     trees = {b: matrix.resolve_tree(b, plan) for b in ("base", "before")}
-    ctx = claims.Context(trees, matrix.preload_library(), set(args.commit or ()) or None)
+    ctx = claims.Context(_case(args), trees, matrix.preload_library(),
+                         set(args.commit or ()) or None)
     rows = claims.rows(ctx)
     print(claims.markdown(rows))
     if args.json:
@@ -235,6 +229,8 @@ def add_build_options(p) -> None:
     p.add_argument("--backend", default=os.environ.get("FFDNN_BACKENDS", "default"),
                    help="backends to configure: onnx, openvino, tf, torch, a comma list, "
                         "'default' (onnx) or 'all'")
+    p.add_argument("--case", default="pr24760",
+                   help="the case whose claims a run is judged against (cases/)")
     p.add_argument("--source", metavar="TARBALL",
                    help="FFmpeg release tarball to use (checked against the pinned sha256)")
     p.add_argument("--release", metavar="VERSION",

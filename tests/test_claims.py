@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from harness.judge import claimrun, claims
-from harness import expected
+from cases import pr24760 as expected
 from harness.obtain import trees
 from harness.paths import PROJECT
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from cases import pr24760
 from harness.compile import ffi_build
 from harness.judge import series
 from harness.obtain import probe, releases, trees
@@ -241,12 +242,13 @@ def test_series_notes_say_what_the_pair_can_show():
                          [["0002-x.patch", "no f.c in this tree"]])
     after = _stamp_tree("after", before.stamp["series"] + ["0009-d.patch"],
                         before.stamp["skipped"])
-    notes = series.notes([before, after])
+    notes = series.notes([before, after], pr24760.TABLE_NEEDS)
     assert notes[0] == ("before = FFmpeg 8.1.2 + patches 1, 5, 7 (git am -3); "
                         "left out: 2 (no f.c in this tree)")
     assert notes[1] == "after = FFmpeg 8.1.2 + patches 1, 5, 7, 9 (git am -3); left out: the same"
     assert notes[2].startswith("the PR's tables can be shown on these trees")
     no7 = _stamp_tree("before", ["0001-a.patch"], before.stamp["skipped"])
-    assert series.notes([no7, after])[-1].endswith("before lacks commit 7")
+    assert series.notes([no7, after], pr24760.TABLE_NEEDS)[-1].endswith("before lacks commit 7")
+    assert len(series.notes([no7, after], {})) == 2  # a case with no tables: patches only
     whole = [_stamp_tree("before", ["0001-a.patch"], []), _stamp_tree("after", [], [])]
-    assert series.notes(whole) == []  # the series' own release: nothing to say
+    assert series.notes(whole, pr24760.TABLE_NEEDS) == []  # the series' own release: nothing to say

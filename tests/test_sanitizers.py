@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness import expected
+from cases import pr24760 as expected
 from harness.judge import sanitizer, sanreport, sanverdict, unchanged
 from harness.obtain import trees
 from harness.errors import HarnessError

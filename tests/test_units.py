@@ -5,7 +5,8 @@ import re
 
 import pytest
 
-from harness import errnos, expected
+from cases import pr24760 as expected
+from harness import errnos
 from harness.run import faults
 from harness.judge import report
 from harness.errors import ScenarioError

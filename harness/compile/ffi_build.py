@@ -13,7 +13,7 @@ from harness.compile import injector_build as injectors
 from harness.compile._cffi_src import MODULES
 from harness.errors import BuildError, StampError
 from harness.obtain import probe
-from harness.paths import PROJECT, atomic_dir, cache_root, digest
+from harness.paths import atomic_dir, cache_root, digest
 from harness.obtain.trees import check_stamp
 
 MODULE_NAME = "_ffdnn"

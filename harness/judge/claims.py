@@ -10,7 +10,6 @@ as expected: a claim is declared not expressible in its row of the expected tabl
 from dataclasses import dataclass
 
 from harness.judge import claimrun
-from harness import expected
 
 KEYS = ("commit", "id", "claim", "base", "before", "verdict")
 NOT_EXPRESSIBLE = "not expressible on 9.0.2"
@@ -46,7 +45,7 @@ def commit_row(claim, trees: dict, preload: str, seen: dict = None) -> dict:
         obs = run()
         ref = run(claim.reference)["frames"] if claim.reference else None
         diffs[build] = claimrun.diffs(obs, getattr(claim, build), ref)
-        cells[build] = claimrun.summary(obs, expected.ZEROS_64X64_RGB24, ref, claim.reference)
+        cells[build] = claimrun.summary(obs, claimrun.ZEROS_64X64_RGB24, ref, claim.reference)
     return _row(claim, cells["base"], cells["before"], verdict(claim, diffs))
 
 
@@ -57,6 +56,7 @@ def _row(claim, base, before, verdict_text) -> dict:
 
 @dataclass
 class Context:
+    case: object         # the case module (cases/): COMMIT_CLAIMS, SANITIZER_CLAIMS
     trees: dict          # "base", "before" -> Tree (the backends of the run's plan)
     preload: str         # LD_PRELOAD for workers (harness.run.matrix.preload_library())
     commits: set = None  # only these commits (None: all)
@@ -65,7 +65,7 @@ class Context:
 
 def commit_claims(ctx: Context):
     seen = {}
-    for c in expected.COMMIT_CLAIMS:
+    for c in ctx.case.COMMIT_CLAIMS:
         if not ctx.commits or c.commit in ctx.commits:
             yield commit_row(c, ctx.trees, ctx.preload, seen)
 
@@ -75,7 +75,7 @@ def sanitizer_claims(ctx: Context):
     built gives a SKIP row naming the command that builds it."""
     from harness.judge import sanitizer
     from harness.errors import StampError
-    for c in expected.SANITIZER_CLAIMS:
+    for c in ctx.case.SANITIZER_CLAIMS:
         try:
             yield from sanitizer.claim_rows([c], build=ctx.build)
         except StampError as e:

@@ -2,7 +2,7 @@
 
 Each claim runs the tree's own `ffmpeg` program (no sanitizer runtime in Python) with
 the report written to a temporary directory, parses the reports (harness/judge/sanreport.py)
-and judges them against harness/expected.py's SANITIZER_CLAIMS (harness/judge/sanverdict.py).
+and judges them against a case's SANITIZER_CLAIMS (cases/pr24760.py) (harness/judge/sanverdict.py).
 `claim_rows()` is what a claims table shows.
 """
 
@@ -98,13 +98,12 @@ def trees(sanitizer: str, build: bool = False) -> dict:
     return {name: p.get(name, build=build) for name in p.names}
 
 
-def claim_rows(claims=None, build: bool = False, timeout: float = 300.0) -> list:
-    """Run every claim (default: expected.SANITIZER_CLAIMS) on base and before; one row
-    each, keys: commit, id, claim, base, before, verdict."""
-    from harness.expected import SANITIZER_CLAIMS
+def claim_rows(claims, build: bool = False, timeout: float = 300.0) -> list:
+    """Run each claim (a case's SANITIZER_CLAIMS) on base and before; one row each, keys:
+    commit, id, claim, base, before, verdict."""
     from harness.judge.sanverdict import judge
     rows = []
-    for claim in claims or SANITIZER_CLAIMS:
+    for claim in claims:
         t = trees(claim.sanitizer, build)
         rows.append(judge(claim, run(claim, t["base"], timeout),
                           run(claim, t["before"], timeout)))

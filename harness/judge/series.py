@@ -1,10 +1,8 @@
 """What a pair of trees built from a release can show: the patches each took (`git am
 -3`) and left out, and whether the case's tables can be shown on them (the case says
-which commits its tables need, harness/expected.py TABLE_NEEDS)."""
+which commits its tables need: TABLE_NEEDS, e.g. cases/pr24760.py)."""
 
 import re
-
-from harness import expected
 
 
 def numbers(names) -> list:
@@ -16,11 +14,11 @@ def _listed(ns) -> str:
     return ", ".join(map(str, ns)) or "none"
 
 
-def notes(trees, needs=None) -> list:
-    """Lines for the report, or none when every patch applied (the pinned release)."""
+def notes(trees, needs: dict) -> list:
+    """Lines for the report, or none when every patch applied (the pinned release).
+    `needs`: tree name -> {"has": commits, "lacks": commits} for the case's tables."""
     if not any(t.stamp.get("skipped") for t in trees):
         return []
-    needs = needs or expected.TABLE_NEEDS
     out, problems, said = [], [], None
     for t in trees:
         s, name = t.stamp, t.name.split("-")[0]
@@ -39,6 +37,8 @@ def notes(trees, needs=None) -> list:
     rule = "; ".join(f"{b} needs {_listed(n['has'])}"
                      + (f" without {_listed(n['lacks'])}" if n["lacks"] else "")
                      for b, n in needs.items())
+    if not needs:
+        return out
     if problems:
         out.append(f"the PR's tables cannot be shown on these trees ({rule}): "
                    + ", ".join(problems))

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 from harness import errnos
 from harness.run.outcome import Outcome
-from harness.run.runner import run as run_all
+from harness.run.runner import NOTHING, run as run_all
 from harness.run.spec import FOREVER
 
 FRAMES = 4
@@ -74,10 +74,10 @@ def reproducer(sc) -> str:
 
 
 def sweep(base_scenarios, preload: str, jobs: int = 2, progress=None, limit=None,
-          results=None) -> dict:
+          results=None, expect=NOTHING) -> dict:
     """build -> (number of sites, [Site]) for each scenario (one per build); `limit`
-    fails only the first sites."""
-    clean = run_all([census(sc) for sc in base_scenarios], preload, jobs=jobs)
+    fails only the first sites; `expect` is the case's word on the runs (runner.Expect)."""
+    clean = run_all([census(sc) for sc in base_scenarios], preload, jobs=jobs, expect=expect)
     plans, counts, reference, where = [], {}, {}, {}
     for sc, r in zip(base_scenarios, clean):
         ok = r.outcome in (Outcome.PASS, Outcome.MEASURED)
@@ -87,7 +87,8 @@ def sweep(base_scenarios, preload: str, jobs: int = 2, progress=None, limit=None
         where[sc.build] = {s["call"] - 1: s["where"] for s in r.data.get("sites", [])}
         plans += [replace(census(sc), fault=replace(sc.fault, skip=i, count=1))
                   for i in range(n if limit is None else min(n, limit))]
-    runs = run_all(plans, preload, jobs=jobs, progress=progress, results=results)
+    runs = run_all(plans, preload, jobs=jobs, progress=progress, results=results,
+                   expect=expect)
     out = {b: (n, []) for b, n in counts.items()}
     for sc, r in zip(plans, runs):
         i = sc.fault.skip

@@ -102,5 +102,3 @@ def parse(text: str) -> Fault:
 
 
 # The four rows of the PR's tables, in its order.
-PR_FAULTS = ("pthread_create=EAGAIN", "pthread_create=EINVAL", "pthread_create=EPERM",
-             "flush=AVERROR(EAGAIN)")

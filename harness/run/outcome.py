@@ -1,8 +1,8 @@
 """The outcome of one scenario, and how a result is judged against its expectation."""
 
 import enum
-
 import errno
+from dataclasses import dataclass
 
 from harness import errnos
 
@@ -17,6 +17,21 @@ class Outcome(str, enum.Enum):
     CRASH = "CRASH"        # the worker died on a signal
     HANG = "HANG"          # killed after its timeout
     SKIP = "SKIP"          # not run: a component is missing
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What one run must do: the row of a case (cases/) it is judged against."""
+    claim: str
+    cites: str
+    activate: object
+    activate_field: str
+    sink: tuple
+    log_has: str
+    log_lacks: str
+    failures: int
+    boxes: object = None   # per drained frame: the one box it must carry
+    outcome: str = "PASS"
 
 
 OK = (Outcome.PASS, Outcome.MEASURED, Outcome.SKIP)

@@ -13,10 +13,10 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Callable
 from pathlib import Path
 
 from harness.run import artifacts, forkclient
-from harness import expected
 from harness.run.outcome import Outcome, judge
 from harness.paths import PROJECT
 from harness.run.scenario import Scenario
@@ -48,20 +48,17 @@ def _partial(out: str) -> dict:
         return {}
 
 
-def _expectation(sc: Scenario):
-    return expected.lookup(sc.expected_build, sc.fault, sc.backend, sc.filter, sc.route)
+@dataclass(frozen=True)
+class Expect:
+    """What the runner is told about a scenario by the case that made it (cases/):
+    lookup(sc) is the Expectation it is judged against (None: measured only); hangs(sc)
+    says the case knows it hangs, so it is judged hung once idle after EOF (QUIET) and
+    gets no backtrace."""
+    lookup: Callable
+    hangs: Callable
 
 
-def _expects_hang(sc: Scenario) -> bool:
-    exp = _expectation(sc)
-    return exp is not None and exp.outcome == "HANG"
-
-
-def _known_hang(sc: Scenario) -> bool:
-    """The table's HANG rows, and the sweep's sites where the table says every failed
-    call of the family hangs the run (expected.SWEEP)."""
-    sweep = expected.SWEEP.get((sc.backend, sc.filter, sc.fault.site), (None,))[0]
-    return _expects_hang(sc) or (sc.route == "sweep" and sweep == "HANG")
+NOTHING = Expect(lambda sc: None, lambda sc: False)  # measure only
 
 
 def _cpu(pid: int) -> float:
@@ -73,11 +70,11 @@ def _cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _wait(w, sc: Scenario, out: str) -> str | None:
+def _wait(w, sc: Scenario, out: str, expect: Expect) -> str | None:
     """None when the worker ended; else why it is judged hung: its timeout, or, for a
-    run the tables say hangs (_known_hang), QUIET seconds after its checkpoint (taken
+    run the case says hangs (Expect.hangs), QUIET seconds after its checkpoint (taken
     just before EOF) during which it neither ended nor used more than IDLE of a CPU."""
-    if not _known_hang(sc):
+    if not expect.hangs(sc):
         return None if w.wait(sc.timeout) else f"killed after its {sc.timeout:g} s timeout"
     t0 = time.monotonic()
     deadline, partial, since = t0 + sc.timeout, Path(out).with_suffix(".partial.json"), None
@@ -95,10 +92,9 @@ def _wait(w, sc: Scenario, out: str) -> str | None:
     return f"killed after its {sc.timeout:g} s timeout"
 
 
-def _hung(sc: Scenario, data: dict, seconds: float, reason: str) -> Result:
-    """HANG, unless the table says this run hangs: then it is judged on what it did
-    before (the checkpoint) and passes or fails like any other."""
-    exp = _expectation(sc)
+def _hung(sc: Scenario, data: dict, seconds: float, reason: str, exp) -> Result:
+    """HANG, unless the expectation says this run hangs: then it is judged on what it
+    did before (the checkpoint) and passes or fails like any other."""
     if exp is None or exp.outcome != "HANG":
         return Result(sc, Outcome.HANG, data, seconds=seconds, reason=reason)
     outcome, diffs = judge(data, exp, hung=True)
@@ -129,7 +125,8 @@ def _env(sc: Scenario, preload: str | None) -> dict:
     return env
 
 
-def run_one(sc: Scenario, preload: str | None, results=None, pool=None) -> Result:
+def run_one(sc: Scenario, preload: str | None, results=None, pool=None,
+            expect: Expect = NOTHING) -> Result:
     """One scenario in a worker of its own (a fork server's child, or a fresh process);
     a CRASH or HANG leaves its artifacts under `results` when given."""
     env = _env(sc, preload)
@@ -138,14 +135,14 @@ def run_one(sc: Scenario, preload: str | None, results=None, pool=None) -> Resul
         out, log = os.path.join(tmp, "result.json"), os.path.join(tmp, "output.txt")
         w = (pool or forkclient.DEFAULT).start(sc, env, out, log)
         base = {"pid": w.pid, "worker": w.how}
-        hung = _wait(w, sc, out)
+        hung = _wait(w, sc, out, expect)
         if hung:
             trace = None
-            if results and not _known_hang(sc):  # before the kill; a hang the table names is known
+            if results and not expect.hangs(sc):  # before the kill; a hang the case names is known
                 trace = artifacts.backtrace(w.pid)
             w.kill()
             data = {**_partial(out), "output": _tail(log)[-2000:], **base}
-            r = _hung(sc, data, time.monotonic() - t0, hung)
+            r = _hung(sc, data, time.monotonic() - t0, hung, expect.lookup(sc))
             return _keep(results, r, log, out, preload, trace)
         w.kill()  # nothing of the worker's may outlive it
         seconds = time.monotonic() - t0
@@ -167,12 +164,12 @@ def run_one(sc: Scenario, preload: str | None, results=None, pool=None) -> Resul
     data.update(base)
     if "error" in data:
         return Result(sc, Outcome.ERROR, data, seconds=seconds, reason=data["error"])
-    outcome, diffs = judge(data, _expectation(sc))
+    outcome, diffs = judge(data, expect.lookup(sc))
     return Result(sc, outcome, data, diffs, seconds)
 
 
 def run(scenarios: list, preload: str | None, jobs: int = 1, progress=None,
-        results=None) -> list:
+        results=None, expect: Expect = NOTHING) -> list:
     """Run every scenario (jobs at a time) with fork servers of its own, shut down at
     the end; results in the scenarios' order."""
     pool = forkclient.Pool()
@@ -180,7 +177,7 @@ def run(scenarios: list, preload: str | None, jobs: int = 1, progress=None,
         pool.server(sc, _env(sc, preload))
 
     def one(sc):
-        r = run_one(sc, preload, results, pool)
+        r = run_one(sc, preload, results, pool, expect)
         if progress:
             progress(r)
         return r

@@ -1,4 +1,6 @@
-"""The PR's claims as one data table: what each build must do under each fault.
+"""Case pr24760: FFmpeg PR #24760 on the series #24702, on FFmpeg 9.0.2.
+
+The PR's claims as one data table: what each build must do under each fault.
 
 Every row quotes the sentence of PR #24760 (../shared/seed/pr-24760.txt) it comes
 from, or says "measured here" where the PR claims nothing (the Torch backend's own
@@ -12,6 +14,9 @@ from dataclasses import dataclass
 
 from harness import errnos
 from harness.run.faults import Fault
+from harness.run.outcome import Expectation
+from harness.judge.claimrun import ZEROS_64X64_RGB24
+from harness.run.runner import Expect
 
 LOG_BEFORE = "Unable to start async inference.\n"
 LOG_AFTER = "Unable to start async inference: "
@@ -97,18 +102,6 @@ BOXES = {
 }
 
 
-@dataclass(frozen=True)
-class Expectation:
-    claim: str
-    cites: str
-    activate: object
-    activate_field: str
-    sink: tuple
-    log_has: str
-    log_lacks: str
-    failures: int
-    boxes: object = None   # per drained frame: the one box it must carry
-    outcome: str = "PASS"
 
 
 def lookup(build: str, fault: Fault, backend: str = "onnx", filt: str = "dnn_processing",
@@ -156,10 +149,51 @@ SWEEP = {
 }
 
 
+def expectation(sc):
+    """What the runner judges a scenario against (None: measured only)."""
+    return lookup(sc.expected_build, sc.fault, sc.backend, sc.filter, sc.route)
+
+
+def known_hang(sc) -> bool:
+    """The table's HANG rows, and the sweep's sites where the table says every failed
+    call of the family hangs the run (SWEEP)."""
+    exp = expectation(sc)
+    sweep = SWEEP.get((sc.backend, sc.filter, sc.fault.site), (None,))[0]
+    return (exp is not None and exp.outcome == "HANG") or (sc.route == "sweep"
+                                                           and sweep == "HANG")
+
+
+EXPECT = Expect(expectation, known_hang)
+
+# The PR's rows, the default faults of `run` and `table`.
+FAULTS = ("pthread_create=EAGAIN", "pthread_create=EINVAL", "pthread_create=EPERM",
+          "flush=AVERROR(EAGAIN)")
+
+# What `table` runs: the PR's table 1, its table 2, and the backends' own route, where
+# the last frame's thread start fails (route "frame", FRAME_FAULTS, FRAME_TIMEOUT).
+TABLES = {
+    "Table 1: dnn_processing, stand-in flush": [("onnx", "dnn_processing"),
+                                                ("openvino", "dnn_processing"),
+                                                ("tf", "dnn_processing"),
+                                                ("torch", "dnn_processing")],
+    "Table 2: dnn_detect and dnn_classify, stand-in flush": [
+        ("tf", "dnn_detect"), ("openvino", "dnn_detect"), ("openvino", "dnn_classify"),
+        ("onnx", "dnn_detect")],
+    "LibTorch's own route: the last frame's thread start fails (measured here)": [
+        ("torch", "dnn_processing")],
+}
+FRAME_FAULTS = ("pthread_create=EAGAIN", "pthread_create=EINVAL")
+FRAME_TIMEOUT = 10.0  # LibTorch's own route hangs at EOF (torch-frame-start-fails-then-hangs)
+
+# What the PR's tables need of the two trees (harness/judge/series.py checks it against
+# the patches a release took): #24702's commit 7 makes activate() return the flush
+# result at EOF, #24760 (9) is the fix, so before needs 7 without 9 and after 7 and 9.
+TABLE_NEEDS = {"before": {"has": (7,), "lacks": (9,)}, "after": {"has": (7, 9), "lacks": ()}}
+
+
 # #24702's own claims (issue 8), base (9.0.2) against before (patches 1-8): measured
 # here with models that make 9.0.2's post-processing fail for real (models/claims_models.py),
 # run by harness/judge/claimrun.py, tabled by harness/judge/claims.py. Each row quotes its commit.
-ZEROS_64X64_RGB24 = "4072783b8efb99a9e5817067d68f61c6"  # md5 of 12288 zero bytes
 TF_DET = ("dnn_detect=dnn_backend=tensorflow:model={det}:input=image_tensor"
           ":output=num_detections&detection_scores&detection_classes&detection_boxes")
 OV_DET = "dnn_detect=dnn_backend=openvino:model={det}:input=x"
@@ -463,9 +497,3 @@ SANITIZER_CLAIMS = (
               "functions": ("ff_dnn_get_result_common", "infer_completion_callback"),
               "callers": (), "variable": "inference_done"}),
 )
-
-
-# What the PR's tables need of the two trees (harness/judge/series.py checks it against
-# the patches a release took): #24702's commit 7 makes activate() return the flush
-# result at EOF, #24760 (9) is the fix, so before needs 7 without 9 and after 7 and 9.
-TABLE_NEEDS = {"before": {"has": (7,), "lacks": (9,)}, "after": {"has": (7, 9), "lacks": ()}}
