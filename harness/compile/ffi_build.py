@@ -6,6 +6,7 @@ import importlib.util
 import json
 import os
 import shlex
+import sys
 import types
 from pathlib import Path
 
@@ -135,7 +136,8 @@ def build(tree, variant: str = "preload") -> Path:
     ffi.set_source(MODULE_NAME, source, include_dirs=includes, define_macros=macros,
                    sources=sources, extra_objects=libs, extra_link_args=link + ["-ldl"],
                    extra_compile_args=["-std=gnu11", "-Wno-unused-function"])
-    print(f"[{tree.name}] module: compiling {MODULE_NAME} ({variant})", flush=True)
+    print(f"[{tree.name}] module: compiling {MODULE_NAME} ({variant})", file=sys.stderr,
+          flush=True)
     with atomic_dir(final) as tmp:
         _compile(ffi, tmp, tree.name)
         for junk in tmp.glob(f"{MODULE_NAME}.c"):
