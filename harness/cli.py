@@ -42,6 +42,20 @@ def cmd_build(args) -> int:
     return 0
 
 
+def cmd_probe(args) -> int:
+    """What each tree has, read from the tree (harness/obtain/probe.py)."""
+    from harness.obtain import probe
+    from harness.run import chains, matrix
+    plan = _plan(args)
+    pairs = [(b, f) for b in chains.BACKENDS for f in chains.FILTERS]
+    for name in args.build.split(","):
+        tree = matrix.resolve_tree(name, plan, build=False)
+        print(f"## {tree.name}: {tree.path}")
+        for line in probe.facts(tree.src).describe(pairs):
+            print(f"- {line}")
+    return 0
+
+
 def cmd_run(args) -> int:
     from harness.run import matrix, runner
     from harness.judge import report
@@ -254,6 +268,11 @@ def parser() -> argparse.ArgumentParser:
                         "gcc-tsan toolchain) with the backends its claim needs")
     add_build_options(p)
     p.set_defaults(func=cmd_build)
+    p = sub.add_parser("probe", help="what each built tree has, lacks and cannot express")
+    p.add_argument("--build", default="before,after",
+                   help="comma list of tree names (base, before, after) or built-tree paths")
+    add_build_options(p)
+    p.set_defaults(func=cmd_probe)
     p = sub.add_parser("run", help="run the PR #24760 reproduction and print its table")
     p.add_argument("--build", default="before,after",
                    help="comma list of tree names (base, before, after) or built-tree paths")

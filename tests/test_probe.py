@@ -252,3 +252,11 @@ def test_series_notes_say_what_the_pair_can_show():
     assert len(series.notes([no7, after], {})) == 2  # a case with no tables: patches only
     whole = [_stamp_tree("before", ["0001-a.patch"], []), _stamp_tree("after", [], [])]
     assert series.notes(whole, pr24760.TABLE_NEEDS) == []  # the series' own release: nothing to say
+
+
+def test_an_unknown_release_is_one_error_line(capsys):
+    from harness import cli
+    assert cli.main(["probe", "--release", "7.1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: unknown FFmpeg release '7.1' (supported: 8.1.2, 9.0.2; each is "
+                   "pinned by sha256 in harness/obtain/releases.py)"]

@@ -38,3 +38,13 @@ def test_bindings_carry_the_tree_flags(tree, name, series_helpers):
     assert (lib.HAS_DNN_ONNX, lib.HAS_FFFILTER, lib.HAS_START_INFERENCE_ASYNC) == (1, 1, 1)
     assert lib.DNN_ONNX == 8 and lib.DNN_TF == 1
     assert lib.HAS_COMPLETE_LLTASK == lib.HAS_GET_RESULT_STATUS == series_helpers
+
+
+def test_probe_command_reports_the_tree(tree, plan, capsys):
+    from harness import cli
+    tree("after")
+    assert cli.main(["probe", "--build", "after", "--backend", ",".join(plan.backend_names)]) == 0
+    out = capsys.readouterr().out
+    assert "- FFmpeg 9.0.2; DNNBackendType: DNN_TF, DNN_OV, DNN_TH, DNN_ONNX" in out
+    assert ("- not expressible: onnx / dnn_detect: 9.0.2's dnn_detect accepts only "
+            "TensorFlow and OpenVINO") in out

@@ -187,6 +187,25 @@ class Facts:
         """The harness's backends this tree's configure enabled (config.h)."""
         return {b.name for b in self.backends.values() if b.enabled and b.source}
 
+    def describe(self, pairs=()) -> list:
+        """Lines for `python -m harness probe`: what the tree has, lacks, cannot express."""
+        out = [f"FFmpeg {self.version}; DNNBackendType: {', '.join(self.backend_types)}"]
+        for b in self.backends.values():
+            if not b.source:
+                continue
+            out.append(f"backend {b.name} ({b.type}, {b.source}): "
+                       f"{'enabled' if b.enabled else 'not enabled'} by configure; "
+                       f"{'synchronous' if b.synchronous else 'asynchronous'} tasks; "
+                       f"handles {', '.join(sorted(b.function_types)) or 'nothing'}")
+        for f in self.filters.values():
+            out.append(f"filter {f.name} ({f.file}): accepts {f.mask}; {f.function_type}; "
+                       f"{'has' if f.activate else 'no'} activate()")
+        out.append("flags: " + ", ".join(f"{k}={v}" for k, v in sorted(self.flags.items())))
+        out += [f"absent: {a}" for a in self.absent()]
+        out += [f"not expressible: {b} / {f}: {self.why_not(b, f)}" for b, f in pairs
+                if self.why_not(b, f)]
+        return out
+
     def _clauses(self, backend: str, filt: str) -> list:
         """(first, later) wordings of each reason: "{v}'s X" / "its X", "{v} has no" / "it has no"."""
         b = self.backends.get(backend)
