@@ -66,9 +66,9 @@ claims: build ## #24702's claims (commits 3-8), base against before: results/cla
 	mkdir -p results
 	$(HARNESS) claims --backend $(BACKENDS) --json results/claims.json
 
-release: venv deps ## another FFmpeg release (RELEASE=8.1.2) with the series' patches that apply (git am -3): the PR's tables, and the opt-in tests (-m other_release)
+release: venv deps ## another FFmpeg release (RELEASE=8.1.2) with the series' patches that apply (git am -3): the PR's tables; on 8.1.2 also the opt-in tests (-m other_release)
 	$(HARNESS) table --release $(RELEASE) --backend $(BACKENDS) --jobs $(JOBS)
-	FFDNN_OTHER_RELEASE=$(RELEASE) TF_CPP_MIN_LOG_LEVEL=1 $(PY) -m pytest -n $(JOBS) -q -m other_release
+	$(if $(filter 8.1.2,$(RELEASE)),TF_CPP_MIN_LOG_LEVEL=1 $(PY) -m pytest -n $(JOBS) -q -m other_release)
 
 clean: ## remove the virtualenv (the build cache outside the clone stays)
 	rm -rf $(VENV) .pytest_cache

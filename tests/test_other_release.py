@@ -1,11 +1,10 @@
-"""PR #24760's core claim on another FFmpeg release (opt-in: `pytest -m other_release`;
-FFDNN_OTHER_RELEASE picks it, default 8.1.2). It builds its own trees, twice: from the
+"""PR #24760's core claim on another FFmpeg release, 8.1.2 (opt-in: `pytest -m
+other_release`, or `make release`). It builds its own trees, twice: from the
 release's tarball with the series tried patch by patch (`--release`), and from two refs
 of a clone of that tree (`--git-dir`). On both, before (the patches that apply, commit 7
 among them) must lose a failed thread start at EOF and after (+ commit 9) surface it, on
 every backend the release has; what the release lacks is reported from the probe."""
 
-import os
 import subprocess
 
 import pytest
@@ -21,7 +20,7 @@ from harness.run.outcome import Outcome
 
 pytestmark = [pytest.mark.other_release]
 
-RELEASE = os.environ.get("FFDNN_OTHER_RELEASE", "8.1.2")
+RELEASE = "8.1.2"
 PAIRS = [("tf", "dnn_processing"), ("openvino", "dnn_processing"),
          ("torch", "dnn_processing"), ("tf", "dnn_detect"), ("openvino", "dnn_detect"),
          ("openvino", "dnn_classify")]
