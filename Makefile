@@ -15,7 +15,10 @@ HARNESS = FFDNN_BACKENDS=$(BACKENDS) $(PY) -m harness
 # (each its own backend set), so an ONNX-only run builds only the ASan one
 SANITIZERS ?= $(if $(filter default onnx,$(BACKENDS)),asan,asan tsan)
 
-.PHONY: all help venv deps build sanitizers run test unchanged claims sweep bench clean
+# another FFmpeg release for `make release` (one recorded in harness/obtain/releases.py)
+RELEASE ?= 8.1.2
+
+.PHONY: all help venv deps build sanitizers run test unchanged claims sweep bench release clean
 
 all: run ## set up, build base/before/after, run the reproduction, print the table
 
@@ -64,6 +67,10 @@ bench: build ## measure build, matrix and per-scenario costs (results/bench.json
 claims: build sanitizers ## #24702's claims (commits 1-8), base against before: results/claims.json
 	mkdir -p results
 	$(HARNESS) claims --backend $(BACKENDS) --json results/claims.json
+
+release: venv deps ## another FFmpeg release (RELEASE=8.1.2) with the series' patches that apply (git am -3): the PR's tables; on 8.1.2 also the opt-in tests (-m other_release)
+	$(HARNESS) table --release $(RELEASE) --backend $(BACKENDS) --jobs $(JOBS)
+	$(if $(filter 8.1.2,$(RELEASE)),TF_CPP_MIN_LOG_LEVEL=1 $(PY) -m pytest -n $(JOBS) -q -m other_release)
 
 clean: ## remove the virtualenv (the build cache outside the clone stays)
 	rm -rf $(VENV) .pytest_cache

@@ -11,7 +11,6 @@ import faulthandler
 import hashlib
 import json
 import os
-import re
 import signal
 import sys
 import threading
@@ -25,6 +24,7 @@ from harness.compile import ffi_build
 from harness.errors import HarnessError
 from harness.run.filtergraph import Graph
 from harness.run.scenario import HEIGHT, WIDTH, Scenario
+from harness.obtain import probe
 from harness.obtain.trees import Tree, check_stamp
 
 MAX_PULLS = 16
@@ -67,25 +67,14 @@ def drain(g: Graph, until_eof: bool = False) -> tuple[list, list]:
     return codes, frames
 
 
-SOURCES = {"onnx": "dnn_backend_onnx.c", "openvino": "dnn_backend_openvino.c",
-           "tf": "dnn_backend_tf.c", "torch": "dnn_backend_torch.cpp"}
-
-
 def synchronous(sc: Scenario) -> bool:
     """Whether, in this tree, every backend of the graph runs each task on the caller's
-    thread: its source fills tasks with async 0, as 9.0.2's ONNX backend does
-    (`ff_dnn_fill_task(task, exec_params, onnx_model, 0, 1)`); then a frame that did not
+    thread (the probe reads it from the backend's source, as 9.0.2's ONNX backend's
+    `ff_dnn_fill_task(task, exec_params, onnx_model, 0, 1)`); then a frame that did not
     come out of a pull is not coming."""
-    src = Path(sc.tree) / "src/libavfilter/dnn"
-    for backend in graphs.needs(sc.backend, sc.filter):
-        try:
-            text = (src / SOURCES[backend]).read_text(errors="replace")
-        except (KeyError, OSError):
-            return False
-        calls = re.findall(r"ff_dnn_fill_task\(([^;]*?)\);", text)
-        if not calls or any([a.strip() for a in c.split(",")][3:4] != ["0"] for c in calls):
-            return False
-    return True
+    backends = probe.facts(Path(sc.tree) / "src").backends
+    return all(b in backends and backends[b].synchronous
+               for b in graphs.needs(sc.backend, sc.filter))
 
 
 def busy_elsewhere() -> bool:
