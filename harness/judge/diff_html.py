@@ -28,9 +28,10 @@ h1 { font-size: 20px; margin: 0 0 6px; } h2 { font-size: 15px; margin: 22px 0 6p
 .fail b { color: #c0392b; }
 .legend span { display: inline-block; padding: 1px 6px; margin: 0 4px 4px 0;
   border-radius: 3px; font-size: 12px; }
-.grid { display: grid; gap: 2px; align-items: center; margin: 4px 0 10px; }
+.grid { display: grid; gap: 2px; align-items: center; justify-content: start;
+  margin: 4px 0 10px; }
 .grid .name { font-size: 12px; white-space: nowrap; padding-right: 8px; text-align: right;
-  max-width: 220px; overflow: hidden; text-overflow: ellipsis; }
+  width: 200px; overflow: hidden; text-overflow: ellipsis; }
 .grid a.c { display: block; width: 16px; height: 16px; border-radius: 2px; font-size: 10px;
   line-height: 16px; text-align: center; text-decoration: none; font-weight: 600; }
 .grid a.c:hover { outline: 2px solid #1b1f24; }
@@ -62,11 +63,11 @@ def _cell(n: int, site, label: str, p) -> str:
             f'title="{escape(tip)}">{LETTER[site.cls.value]}</a>')
 
 
-def _grid(d, group, numbered) -> list:
+def _grid(d, numbered) -> list:
     out = []
     for start in range(0, len(numbered), COLUMNS):
         block = numbered[start:start + COLUMNS]
-        cols = f"grid-template-columns: auto repeat({len(block)}, 16px)"
+        cols = f"grid-template-columns: 208px repeat({len(block)}, 16px)"
         cells = []
         for i, side in enumerate(d.sides):
             cells.append(f'<div class="name" title="{escape(side.label)}">'
@@ -114,7 +115,7 @@ def page(d) -> str:
             continue
         counts = " / ".join("—" if x is None else str(x) for x in g.sites)
         body.append(f"<h2>{escape(g.key)} <span class='empty'>({counts} sites)</span></h2>")
-        body += _grid(d, g, mine)
+        body += _grid(d, mine)
     if empty:
         body.append("<p class='empty'>No calls in either tree: " +
                     ", ".join(escape(k) for k in empty) + "</p>")

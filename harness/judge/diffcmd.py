@@ -101,14 +101,19 @@ def sides(args) -> list:
     return [Side(label, t) for label, t in zip(labels, trees)]
 
 
-def pairs(args, trees) -> list:
-    """(backend, filter) pairs with a graph whose backends both trees were built with."""
+def check_names(args) -> None:
+    """Backend and filter names, before any tree is built."""
     from harness.run import chains as graphs
     for what, given, known in (("backend", args.backend_name, graphs.BACKENDS),
                                ("filter", args.filter, graphs.FILTERS)):
         bad = [x for x in (given or "").split(",") if x and x not in known]
         if bad:
             raise HarnessError(f"unknown {what} '{bad[0]}' (known: {', '.join(known)})")
+
+
+def pairs(args, trees) -> list:
+    """(backend, filter) pairs with a graph whose backends both trees were built with."""
+    from harness.run import chains as graphs
     backends = args.backend_name.split(",") if args.backend_name else graphs.BACKENDS
     filters = args.filter.split(",") if args.filter else graphs.FILTERS
     have = set.intersection(*({b["name"] for b in t.stamp["backends"]} for t in trees))
@@ -135,6 +140,7 @@ def cmd(args) -> int:
     case = cases.load(args.case)
     _writable([args.json, args.markdown, args.html])
     specs = families(args.fault)
+    check_names(args)
     two = sides(args)
     groups = diff.plan_groups(pairs(args, [s.tree for s in two]), specs)
     print(f"diff: {two[0].label} -> {two[1].label}: {len(groups)} families x pairs",
