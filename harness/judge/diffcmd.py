@@ -7,6 +7,7 @@ The trees come from any source the harness knows: the series' trees (`--from bef
 built from its objects (harness/obtain/patched.py).
 """
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -141,16 +142,17 @@ def cmd(args) -> int:
     _writable([args.json, args.markdown, args.html])
     specs = families(args.fault)
     check_names(args)
-    two = sides(args)
-    groups = diff.plan_groups(pairs(args, [s.tree for s in two]), specs)
-    print(f"diff: {two[0].label} -> {two[1].label}: {len(groups)} families x pairs",
-          file=sys.stderr, flush=True)
 
     def progress(r):
         print(f"{r.outcome.value:8} {r.scenario.id} ({r.seconds:.2f} s)", file=sys.stderr,
               flush=True)
-    d = diff.run(two, groups, matrix.preload_library(), args.jobs, case.EXPECT, progress,
-                 results=args.results or None)
+    with contextlib.redirect_stdout(sys.stderr):  # builds say what they do: progress
+        two = sides(args)
+        groups = diff.plan_groups(pairs(args, [s.tree for s in two]), specs)
+        print(f"diff: {two[0].label} -> {two[1].label}: {len(groups)} families x pairs",
+              flush=True)
+        d = diff.run(two, groups, matrix.preload_library(), args.jobs, case.EXPECT, progress,
+                     results=args.results or None)
     text = diff.markdown(d)
     print(text)
     if args.markdown:
