@@ -198,3 +198,30 @@ def test_page_in_chromium(regression, tmp_path):
     assert len(surfaced) == 4 and len(altered) == 4, (surfaced, altered)
     assert [x for x, _ in surfaced] == [x for x, _ in altered], "one column per site"
     assert len({y for _, y in surfaced}) == 1 and surfaced[0][1] < altered[0][1]
+
+
+@pytest.mark.onnx
+@pytest.mark.dnn_processing
+@pytest.mark.trees
+def test_git_refs(tree, tmp_path):
+    """Two refs of a user's clone: #24702's head (the tree tests/test_byo.py builds) and a
+    commit that drops the check on top of #24760: the same four regressions, exit 1."""
+    import os
+
+    from harness.obtain.trees import GIT_ID
+    repo, patch = tmp_path / "ffmpeg", tmp_path / "drop-check.patch"
+    subprocess.run(["git", "clone", "-q", "--shared", str(tree("after").src), str(repo)],
+                   check=True)
+    patch.write_text(DROP_CHECK)
+    subprocess.run(["git", "-C", str(repo), "am", "-q", "--committer-date-is-author-date",
+                    str(patch)], check=True, env={**os.environ, **GIT_ID})
+    out = tmp_path / "d.json"
+    r = harness("--git-dir", str(repo), "--from-ref", "HEAD~2", "--to-ref", "HEAD",
+                "--backend", "default", *ONE_FAMILY, "--json", str(out))
+    no_traceback(r)
+    assert r.returncode == 1, r.stdout + r.stderr[-1500:]
+    d = json.loads(out.read_text())
+    assert (d["from"]["label"], d["to"]["label"]) == ("HEAD~2", "HEAD")
+    assert d["from"]["source"]["kind"] == d["to"]["source"]["kind"] == "git"
+    assert [(s["from"]["class"], s["to"]["class"], s["change"]) for s in d["sites"]] == \
+        [("SURFACED", "ALTERED", "regression")] * 4
