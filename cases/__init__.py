@@ -1,26 +1,9 @@
-"""Cases: what a patch series claims, as data the engine loads.
+"""Cases: what a patch series claims, as data the engine loads by name.
 
-A case is one module here (e.g. pr24760: FFmpeg PR #24760 on the series #24702) with its
+A case is one module here (pr24760: FFmpeg PR #24760 on the series #24702) with its
 patches under builds/patches/. It holds the rows a run is judged against, the tables the
 `table` command runs, the hangs it expects, the reverted commits and the sanitizer
-claims, each quoting the sentence it comes from. The engine (harness/) imports no case:
-the command line loads one and hands the runner what to expect (harness.run.runner.Expect).
+claims, each quoting the sentence it comes from. The engine imports no case:
+harness/caseload.py loads one by name (--case) and the runner is handed what to expect
+(harness.run.runner.Expect).
 """
-
-import importlib
-import pkgutil
-
-from harness.errors import HarnessError
-
-DEFAULT = "pr24760"
-
-
-def names() -> list:
-    return sorted(m.name for m in pkgutil.iter_modules(__path__))
-
-
-def load(name: str = DEFAULT):
-    """The case module `name`; an unknown name is bad input."""
-    if name not in names():
-        raise HarnessError(f"unknown case '{name}' (known: {', '.join(names())})")
-    return importlib.import_module(f"{__name__}.{name}")

@@ -10,8 +10,8 @@ from harness.errors import HarnessError
 
 def _case(args):
     """The case the command judges against (cases/; --case, default pr24760)."""
-    import cases
-    return cases.load(args.case)
+    from harness import caseload
+    return caseload.load(args.case)
 
 
 def _plan(args):
@@ -104,18 +104,18 @@ def cmd_table(args) -> int:
 
 def sweep_fault(family: str) -> str:
     """A sweep's --fault: a family name gets its default failing term, a spec is kept."""
-    default = {"pthread_create": "1*return(EAGAIN)", "malloc": "1*return(ENOMEM)",
-               "wrap": "1*return(AVERROR(ENOMEM))"}
+    from harness.compile.families import FAMILIES
     if "=" in family:
         return family
     if family == "wrap":
         from harness.compile.injector_build import ff_wrap_symbols
         raise HarnessError("a wrap sweep names its function: --fault wrap:<ff_symbol> "
                            f"(known: {', '.join(ff_wrap_symbols())})")
-    if family.split(":")[0] not in default:
-        raise HarnessError(f"bad sweep family '{family}' (known: pthread_create, malloc, "
-                           "wrap:<ff_symbol>)")
-    return f"{family}={default[family.split(':')[0]]}"
+    name = family.split(":")[0]
+    if name not in FAMILIES:
+        known = [n + (":<ff_symbol>" if f.link_time else "") for n, f in FAMILIES.items()]
+        raise HarnessError(f"bad sweep family '{family}' (known: {', '.join(known)})")
+    return f"{family}={FAMILIES[name].sweep_term}"
 
 
 def cmd_sweep(args) -> int:

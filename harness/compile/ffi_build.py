@@ -32,7 +32,8 @@ def cdef_hash() -> str:
     """What the module is made of besides the tree: the declarations, this file, and the
     injector sources it compiles in (and their headers)."""
     inj = Path(injectors.INCLUDE_DIR)
-    files = (sorted(Path(__file__).with_name("_cffi_src").glob("*.py")) + [Path(__file__)]
+    src = Path(__file__).with_name("_cffi_src")
+    files = (sorted([*src.glob("*.py"), *src.glob("*.c")]) + [Path(__file__)]
              + [Path(f) for f in injectors.WRAP_SOURCES + injectors.FF_WRAP_SOURCES]
              + sorted(inj.glob("*.h")))
     return digest([f.read_text() for f in files])[:16]

@@ -17,11 +17,13 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import shutil
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from harness.compile.families import FAMILIES
+from harness.errors import first_error
+from harness.paths import atomic_dir
 
 SRC_DIR = Path(__file__).resolve().parents[2] / "injectors"
 INCLUDE_DIR = str(SRC_DIR)
@@ -29,9 +31,8 @@ CC = os.environ.get("CC", "cc")
 CFLAGS = ("-std=c11", "-Wall", "-Wextra", "-O2", "-fPIC", "-pthread")
 LDLIBS = ("-ldl",)
 HEADERS = ("fi_pthread_create.h", "fi_core.h", "fi_malloc.h", "fi_window.h", "fi_wrap.h")
-PRELOAD_NAMES = ("preload_pthread_create.c", "fi_core.c")
+PRELOADS = {name: f.sources for name, f in FAMILIES.items() if not f.link_time}
 WRAP_NAMES = ("wrap_pthread_create.c", "fi_core.c")
-MALLOC_NAMES = ("preload_malloc.c",)
 
 WRAP_SOURCES = tuple(str(SRC_DIR / name) for name in WRAP_NAMES)
 WRAP_CFLAGS = ("-pthread",)  # the sources set _GNU_SOURCE; need C11 (gcc's default gnu17 is fine)
@@ -50,9 +51,13 @@ def ff_wrap_ldflags() -> tuple[str, ...]:
     return tuple(f"-Wl,--wrap={name}" for name in ff_wrap_symbols())
 
 
-PRELOAD_SO = "libfi_pthread_create.so"
+def preload_name(family: str) -> str:
+    return f"libfi_{family}.so"
+
+
+PRELOAD_SO = preload_name("pthread_create")
 WRAP_OBJECT = "wrap_pthread_create.o"
-MALLOC_SO = "libfi_malloc.so"
+MALLOC_SO = preload_name("malloc")
 
 
 class InjectorBuildError(RuntimeError):
@@ -62,17 +67,24 @@ class InjectorBuildError(RuntimeError):
 @dataclass(frozen=True)
 class Injectors:
     dir: Path
-    preload_so: Path
     wrap_object: Path
-    malloc_so: Path  # LD_PRELOAD it with preload_so: LD_PRELOAD="preload_so malloc_so"
 
+    def preload(self, family: str) -> Path:
+        """The LD_PRELOAD interposer of an interposed family."""
+        return self.dir / preload_name(family)
 
-def _first_error(stderr: str) -> str:
-    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
-    for line in lines:
-        if "error" in line.lower():
-            return line
-    return lines[0] if lines else "compiler failed without a message"
+    @property
+    def preloads(self) -> str:
+        """LD_PRELOAD for every interposed family (each idle until armed)."""
+        return " ".join(str(self.preload(n)) for n in PRELOADS)
+
+    @property
+    def preload_so(self) -> Path:
+        return self.preload("pthread_create")
+
+    @property
+    def malloc_so(self) -> Path:
+        return self.preload("malloc")
 
 
 def _compile(args: list[str]) -> None:
@@ -81,24 +93,24 @@ def _compile(args: list[str]) -> None:
     except OSError as exc:
         raise InjectorBuildError(f"cannot run C compiler {args[0]!r}: {exc.strerror}") from None
     if proc.returncode != 0:
-        raise InjectorBuildError(f"injector build failed: {_first_error(proc.stderr)}")
+        why = first_error(proc.stderr, "the compiler failed without a message")
+        raise InjectorBuildError(f"injector build failed: {why}")
 
 
 def _digest(src_dir: Path, cc: str) -> str:
     h = hashlib.sha256()
     for part in (cc, *CFLAGS, *LDLIBS):
         h.update(part.encode() + b"\0")
-    for name in sorted({*HEADERS, *PRELOAD_NAMES, *WRAP_NAMES, *MALLOC_NAMES}):
+    for name in sorted({*HEADERS, *WRAP_NAMES, *(n for s in PRELOADS.values() for n in s)}):
         h.update(name.encode() + b"\0" + (src_dir / name).read_bytes() + b"\0")
     return h.hexdigest()[:16]
 
 
 def _build_into(out: Path, src_dir: Path, cc: str) -> None:
     base = [cc, *CFLAGS, f"-I{src_dir}"]
-    _compile([*base, "-shared", "-o", str(out / PRELOAD_SO),
-              *(str(src_dir / n) for n in PRELOAD_NAMES), *LDLIBS])
-    _compile([*base, "-shared", "-o", str(out / MALLOC_SO),
-              *(str(src_dir / n) for n in MALLOC_NAMES), *LDLIBS])
+    for family, names in PRELOADS.items():
+        _compile([*base, "-shared", "-o", str(out / preload_name(family)),
+                  *(str(src_dir / n) for n in names), *LDLIBS])
     objects = []
     for name in WRAP_NAMES:
         obj = out / (Path(name).stem + ".pic.o")
@@ -115,19 +127,10 @@ def build(cache_dir: str | os.PathLike, src_dir: str | os.PathLike = SRC_DIR,
     cc = cc or CC
     src_dir, cache_dir = Path(src_dir), Path(cache_dir)
     final = cache_dir / f"injectors-{_digest(src_dir, cc)}"
-    result = Injectors(final, final / PRELOAD_SO, final / WRAP_OBJECT, final / MALLOC_SO)
+    result = Injectors(final, final / WRAP_OBJECT)
     if final.is_dir():
         return result
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=cache_dir))
-    try:
+    with atomic_dir(final) as tmp:  # a concurrent build that wins the race is kept
         _build_into(tmp, src_dir, cc)
         tmp.chmod(0o755)
-        try:
-            os.rename(tmp, final)
-        except OSError:
-            if not final.is_dir():  # not a concurrent build that won the race
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     return result

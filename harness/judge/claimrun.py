@@ -9,10 +9,8 @@ and frames say everything.
 """
 
 import errno
-import os
 import re
 import signal
-import subprocess
 
 import models
 
@@ -24,6 +22,7 @@ from harness.compile import ffi_build
 from harness.paths import cache_root
 from harness.run.runner import run_one
 from harness.run.scenario import Scenario
+from harness.run import program
 
 SETTLE = 10.0  # how long the worker waits for each frame before it moves on (worker.settle)
 TIMEOUT = 10.0  # the ffmpeg program: the claims that hang spin at EOF at once
@@ -81,23 +80,15 @@ def _worker(claim, tree, preload, desc: str) -> dict:
 
 
 def _ffmpeg(tree, desc: str) -> dict:
-    cmd = [str(tree.ffmpeg), "-hide_banner", "-nostdin", "-threads", "1", *FFMPEG_INPUT,
-           "-vf", desc, "-f", "framemd5", "-"]
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "1"}
-    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          env=env, start_new_session=True) as p:
-        try:
-            out, err = p.communicate(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)  # a spinning ffmpeg does not end on SIGTERM
-            out, err = p.communicate()
-    hang = p.returncode == -signal.SIGKILL
-    crash = signal.Signals(-p.returncode).name if p.returncode < 0 and not hang else ""
-    errors = [int(c) for c in TASK_ERROR.findall(err)]
-    if p.returncode > 0 and not errors:  # refused before filtering: exit = -AVERROR & 0xff
-        errors = [-(256 - p.returncode)]
-    return {"frames": FRAME_MD5.findall(out), "errors": errors, "log": err, "hang": hang,
-            "crash": crash, "exit": p.returncode}
+    r = program.run(tree.ffmpeg, ["-threads", "1", *FFMPEG_INPUT, "-vf", desc,
+                                  "-f", "framemd5", "-"], TIMEOUT)
+    code = -signal.SIGKILL if r.hung else r.returncode
+    crash = signal.Signals(-code).name if code < 0 and not r.hung else ""
+    errors = [int(c) for c in TASK_ERROR.findall(r.stderr)]
+    if code > 0 and not errors:  # refused before filtering: exit = -AVERROR & 0xff
+        errors = [-(256 - code)]
+    return {"frames": FRAME_MD5.findall(r.stdout), "errors": errors, "log": r.stderr,
+            "hang": r.hung, "crash": crash, "exit": code}
 
 
 def diffs(obs: dict, want: dict, reference=None) -> list:

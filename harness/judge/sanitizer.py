@@ -6,12 +6,8 @@ and judges them against a case's SANITIZER_CLAIMS (cases/pr24760.py) (harness/ju
 `claim_rows()` is what a claims table shows.
 """
 
-import os
 import re
-import shlex
-import subprocess
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +18,7 @@ from harness.judge import sanreport
 from harness.errors import HarnessError, StampError
 from harness.paths import PROJECT, cache_root
 from harness.obtain.trees import Plan
+from harness.run import program
 
 # The backend set of each variant: only what its claim needs (2 cores build them).
 # TSan runs TensorFlow: OpenVINO cannot run under it, since TBB dlopen()s
@@ -70,19 +67,12 @@ def run(claim, tree, timeout: float = 300.0) -> Run:
         raise HarnessError(f"{tree.name} was built without {claim.backend}")
     cmd = command(claim, tree)
     with tempfile.TemporaryDirectory(prefix=f"ffdnn-{claim.sanitizer}-") as logs:
-        env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "1"}
-        for name, value in OPTIONS[claim.sanitizer].items():
-            env[name] = f"{value}:log_path={logs}/{claim.sanitizer}"
-        t0 = time.monotonic()
-        try:
-            r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
-            code, out, err = r.returncode, r.stdout, r.stderr
-        except subprocess.TimeoutExpired as e:
-            code, out, err = None, "", (e.stderr or b"").decode(errors="replace")
-        md5 = re.search(r"MD5=([0-9a-f]{32})", out)
-        return Run(tree, shlex.join(cmd), code, round(time.monotonic() - t0, 2),
-                   sanreport.parse_dir(Path(logs)), md5.group(1) if md5 else "",
-                   err.splitlines()[-5:])
+        env = {name: f"{value}:log_path={logs}/{claim.sanitizer}"
+               for name, value in OPTIONS[claim.sanitizer].items()}
+        r = program.run(cmd[0], cmd[3:], timeout, env)
+        md5 = re.search(r"MD5=([0-9a-f]{32})", r.stdout)
+        return Run(tree, r.text, r.returncode, r.seconds, sanreport.parse_dir(Path(logs)),
+                   md5.group(1) if md5 else "", r.stderr.splitlines()[-5:])
 
 
 def trees(sanitizer: str, build: bool = False) -> dict:

@@ -6,10 +6,7 @@ generated clip, as the PR did over puppies.ogv.
 """
 
 import hashlib
-import os
 import re
-import shlex
-import subprocess
 from dataclasses import dataclass, field
 
 import models
@@ -17,6 +14,7 @@ import models
 from harness.run import chains as graphs
 from harness.errors import HarnessError
 from harness.paths import atomic_dir, cache_root, digest
+from harness.run import program
 
 PR_IDENTITY_MD5 = "eadd543ed2bc6e4e16e9295f92a11f5c"
 CLIP = {"size": "1280x720", "rate": 25, "frames": 600, "source": "testsrc2"}
@@ -35,16 +33,13 @@ class Run:
     stderr_tail: list = field(default_factory=list)
 
 
-def ffmpeg(tree, args: list, timeout: float = 600) -> tuple[subprocess.CompletedProcess, str]:
-    cmd = [str(tree.ffmpeg), "-hide_banner", "-nostdin", *args]
-    text = shlex.join(cmd)
-    print(f"$ {text}", flush=True)
-    try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                           env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "1"})
-    except subprocess.TimeoutExpired:
-        raise HarnessError(f"ffmpeg timed out after {timeout:g} s: {text}") from None
-    return r, text
+def ffmpeg(tree, args: list, timeout: float = 600) -> tuple:
+    """(program.Ran, its command line); a run that times out is an error."""
+    r = program.run(tree.ffmpeg, args, timeout)
+    print(f"$ {r.text}", flush=True)
+    if r.hung:
+        raise HarnessError(f"ffmpeg timed out after {timeout:g} s: {r.text}")
+    return r, r.text
 
 
 def identity_md5(tree, chain: str) -> Run:

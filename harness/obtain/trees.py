@@ -20,7 +20,7 @@ from pathlib import Path
 
 from harness.obtain import backends as backends_mod
 from harness.obtain import source
-from harness.errors import BuildError, HarnessError, StampError
+from harness.errors import BuildError, HarnessError, StampError, first_error
 from harness.paths import PATCHES, atomic_dir, cache_root, digest, file_sha256
 
 RECIPE = 1  # bump when the way a tree is built changes
@@ -112,14 +112,6 @@ def git(cwd: Path, *args: str, check=True) -> subprocess.CompletedProcess:
     if check and r.returncode != 0:
         raise BuildError(f"git {args[0]} failed in {cwd}: {first_error(r.stderr + r.stdout)}")
     return r
-
-
-def first_error(text: str) -> str:
-    lines = [l.strip() for l in text.splitlines() if l.strip()]
-    for l in lines:
-        if l.startswith(("error:", "fatal:", "ERROR:")) or "error:" in l:
-            return l
-    return lines[-1] if lines else "no output"
 
 
 def _say(name: str, stage: str, text: str) -> None:

@@ -5,27 +5,28 @@ before EOF, null when the run never got there), scenario.json, result.json, repr
 backtrace of every thread, taken before the kill (or why there is none)."""
 
 import json
-import os
 import re
 import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from harness.run import chains as graphs
 from harness.errors import HarnessError
-from harness.paths import PROJECT
+from harness.paths import PROJECT, atomic_dir
 
 GDB_TIMEOUT = 60.0
 OUTPUT_TAIL = 65536
 
 
 def backtrace(pid: int) -> str:
-    """gdb -p PID -batch -ex 'thread apply all bt', or why there is no backtrace."""
+    """gdb -p PID -batch ... -ex 'thread apply all bt', or why there is no backtrace.
+    Only the harness module's symbols are read (FFmpeg is linked into it): reading those
+    of every backend library (LibTorch, TensorFlow) takes gdb minutes on a busy machine."""
     gdb = shutil.which("gdb")
-    cmd = ["gdb", "-p", str(pid), "-batch", "-nx", "-ex", "thread apply all bt"]
+    cmd = ["gdb", "-p", str(pid), "-batch", "-nx", "-iex", "set auto-solib-add off",
+           "-ex", "sharedlibrary _ffdnn", "-ex", "thread apply all bt"]
     if gdb is None:
         return f"gdb is not installed: no C backtrace ({shlex.join(cmd)} would give one)\n"
     try:
@@ -76,11 +77,6 @@ def keep(results, r, output: str, partial: dict, preload: str | None,
     """Write the artifacts of Result `r` into <results>/<id>/ (replacing an older set)."""
     root = Path(results).resolve()
     final = root / r.scenario.id
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{r.scenario.id}-", dir=root))
-    except OSError as e:
-        raise HarnessError(f"results directory {root}: {e.strerror}") from None
     files = {"output.txt": output[-OUTPUT_TAIL:],
              "partial.json": json.dumps(partial or None, indent=1) + "\n",
              "scenario.json": r.scenario.to_json() + "\n",
@@ -89,9 +85,12 @@ def keep(results, r, output: str, partial: dict, preload: str | None,
                              + command(r.scenario, preload, final) + "\n"}
     if trace is not None:
         files["backtrace.txt"] = trace
-    for name, text in files.items():
-        (tmp / name).write_text(text)
-    (tmp / "reproduce.sh").chmod(0o755)
-    shutil.rmtree(final, ignore_errors=True)
-    os.rename(tmp, final)
+    try:
+        with atomic_dir(final, replace=True) as tmp:
+            tmp.chmod(0o755)
+            for name, text in files.items():
+                (tmp / name).write_text(text)
+            (tmp / "reproduce.sh").chmod(0o755)
+    except OSError as e:
+        raise HarnessError(f"results directory {root}: {e.strerror}") from None
     return final

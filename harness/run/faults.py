@@ -11,7 +11,6 @@ from harness.compile import injector_build as injectors
 from harness.run import spec
 from harness.errors import ScenarioError
 
-KINDS = ("none", "pthread_create", "malloc", "flush", "wrap")
 CALLER = "_ffdnn."  # the cffi module's file: the libavfilter code linked into it
 
 

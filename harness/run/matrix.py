@@ -55,6 +55,5 @@ def scenarios(trees, backend: str, filt: str, fault_specs, model=None, expect=""
 
 
 def preload_library() -> str:
-    """LD_PRELOAD for a worker: both interposers (each idle until armed)."""
-    inj = injectors.build(cache_root())
-    return f"{inj.preload_so} {inj.malloc_so}"
+    """LD_PRELOAD for a worker: every interposed family's injector (each idle until armed)."""
+    return injectors.build(cache_root()).preloads

@@ -6,7 +6,7 @@ import shutil
 import subprocess
 from collections import defaultdict
 
-from harness.run import arming
+from harness.compile import families
 from harness.run.faults import Fault
 from harness.run.spec import FOREVER
 
@@ -23,7 +23,7 @@ def stacks(ffi, lib, f: Fault, calls: range) -> dict:
     frames = ffi.new("void *[]", DEPTH)
     out = {}
     for i in calls:
-        n = arming.site(lib, f, i, frames, DEPTH)
+        n = families.counted(f).site(lib, f, i, frames, DEPTH)
         if n > 0:
             out[i] = [int(ffi.cast("uintptr_t", frames[j])) for j in range(n)]
     return out

@@ -28,11 +28,13 @@ from typing import NamedTuple
 
 from harness import errnos
 from harness.errors import ScenarioError
+from harness.compile.families import FAMILIES, INTERPOSED
 
-SITES = ("pthread_create", "malloc", "flush")
+SITES = (*INTERPOSED, "flush")   # and wrap:<ff_symbol>
 ALIASES = {"av_malloc": "malloc"}
-ERRNO_SITES = ("pthread_create", "malloc")     # fail with a positive errno
-SELECTORS = {"caller": ("pthread_create", "malloc"), "start": ("pthread_create",), "after": None}
+ERRNO_SITES = tuple(n for n in INTERPOSED if FAMILIES[n].errno_value)  # a positive errno
+SELECTORS = {**{k: tuple(n for n in INTERPOSED if k in FAMILIES[n].selectors)
+                for k in ("caller", "start")}, "after": None}
 AFTER = ("arm", "load")
 FOREVER = 2**32 - 1   # plan() count for a return term without a count: UINT_MAX
 CALLER_MAX = 255      # the injectors keep 255 bytes of the caller substring

@@ -18,7 +18,8 @@ import threading
 import time
 from pathlib import Path
 
-from harness.run import arming, chains as graphs, sites
+from harness.compile import families
+from harness.run import chains as graphs, sites
 from harness import errnos
 from harness.compile import ffi_build
 from harness.errors import HarnessError
@@ -166,10 +167,12 @@ def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
     g.check(lib.ffdnn_standin_flush(ctx, mode, errnos.averror(sc.fault.errno)),
             "install the stand-in flush")
     inputs = [g.frame(i) for i in range(sc.frames)]  # made before any fault is armed
+    family = families.counted(sc.fault)
     sweep = sc.route == "sweep"
     if sweep:  # every call from the first frame on is a site of the sweep
-        before, start = arming.counters(ffi, lib, sc.fault), lib.ffdnn_record_count()
-        arming.arm(lib, sc.fault)
+        before, start = family.counters(ffi, lib, sc.fault), lib.ffdnn_record_count()
+        if families.arms(sc.fault):
+            family.arm(lib, sc.fault)
     drained = sc.frames - 1 if sc.route == "frame" else sc.frames
     idle = IDLE if sweep and synchronous(sc) else 0.0
     result["drained"], result["frames"] = [], []
@@ -184,8 +187,9 @@ def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
         result["drained"] += codes
         result["frames"] += frames
     if not sweep:
-        before, start = arming.counters(ffi, lib, sc.fault), lib.ffdnn_record_count()
-        arming.arm(lib, sc.fault)
+        before, start = family.counters(ffi, lib, sc.fault), lib.ffdnn_record_count()
+        if families.arms(sc.fault):
+            family.arm(lib, sc.fault)
     if sc.route == "frame":
         g.check(g.push(inputs[drained]), f"push frame {drained}")
         result["frame_sink"], frames = drain(g)
@@ -195,7 +199,7 @@ def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
     result["eof_push"] = g.push_eof()
     result["sink"], frames = drain(g, until_eof=True)
     result["frames"] += frames
-    arming.disarm(lib, sc.fault)
+    family.disarm(lib, sc.fault)
     snapshot(ffi, lib, sc, result, start, before)
     lib.ffdnn_standin_join()
     g.close()
@@ -205,7 +209,7 @@ def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
 
 def snapshot(ffi, lib, sc: Scenario, result: dict, start: int, before: dict) -> None:
     """The counters, activate() records and log so far, into `result`."""
-    after = arming.counters(ffi, lib, sc.fault)
+    after = families.counted(sc.fault).counters(ffi, lib, sc.fault)
     result["counters"] = {k: after[k] - before.get(k, 0) for k in after}
     result["injector"] = bool(after)
     result["activate"] = records(ffi, lib, start)
