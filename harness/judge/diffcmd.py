@@ -135,10 +135,10 @@ def _writable(paths) -> None:
 def cmd(args) -> int:
     import json
 
-    import cases
+    from harness import caseload
     from harness.judge import diff, diff_html
     from harness.run import matrix
-    case = cases.load(args.case)
+    case = caseload.load(args.case)
     _writable([args.json, args.markdown, args.html])
     specs = families(args.fault)
     check_names(args)
