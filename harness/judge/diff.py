@@ -98,7 +98,8 @@ class Diff:
     pairs: list
     seconds: dict             # census, sites, total (wall)
     runs: int                 # scenarios run, censuses included
-    hang_seconds: float = 0.0  # of the sites' runs, the time spent in runs that hung
+    hang_seconds: float = 0.0  # the sites' runs that hung: their seconds, summed over jobs
+    ended: tuple = (0, 0.0)   # the sites' runs that did not hang: how many, their seconds
 
     def count(self) -> Counter:
         return Counter(p.change for p in self.pairs)
@@ -176,12 +177,12 @@ def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
                    results=results, expect=expect)
     t2 = time.monotonic()
     found = defaultdict(list)
-    hung = 0.0
     for (k, sc), r in zip(plans, runs):
         i = sc.fault.skip
         found[k].append(Site(sc.build, i, sweep.classify(r, reference[k]), r,
                              sweep.reproducer(sc), where[k].get(i, "")))
-        hung += r.seconds if r.outcome is Outcome.HANG else 0.0
+    hung = sum(r.seconds for r in runs if r.outcome is Outcome.HANG)
+    ended = [r.seconds for r in runs if r.outcome is not Outcome.HANG]
     pairs = []
     for gi, g in enumerate(groups):
         if all(e == "" for e in g.errors):
@@ -189,7 +190,7 @@ def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
     return Diff(sides, groups, pairs,
                 {"census": round(t1 - t0, 2), "sites": round(t2 - t1, 2),
                  "total": round(t2 - t0, 2)},
-                len(keys) + len(plans), round(hung, 2))
+                len(keys) + len(plans), round(hung, 2), (len(ended), round(sum(ended), 2)))
 
 
 def verdict_line(d: Diff) -> str:
@@ -248,11 +249,16 @@ def markdown(d: Diff) -> str:
         counts = ["—" if n is None else str(n) for n in g.sites]
         lines.append(f"| {g.backend} / {g.filter} | `{g.family}` | {counts[0]} | {counts[1]} "
                      f"| {tally[0]} | {tally[1]} |")
-    lines += ["", f"{d.runs} runs in {d.seconds['total']:.1f} s "
-              f"({rate(d):.2f} runs/s; census {d.seconds['census']:.1f} s, sites "
-              f"{d.seconds['sites']:.1f} s, of which {d.hang_seconds:.1f} s in runs that hung)",
-              ""]
+    lines += ["", timing(d), ""]
     return "\n".join(lines)
+
+
+def timing(d: Diff) -> str:
+    n, secs = d.ended
+    each = f"{secs / n:.2f} s each" if n else "none"
+    return (f"{d.runs} runs in {d.seconds['total']:.1f} s ({rate(d):.2f} runs/s): censuses "
+            f"{d.seconds['census']:.1f} s, sites {d.seconds['sites']:.1f} s; runs that "
+            f"ended: {n}, {each}; runs that hung: {d.hang_seconds:.1f} s of run time")
 
 
 def rate(d: Diff) -> float:
@@ -284,7 +290,8 @@ def to_json(d: Diff) -> dict:
                    "to": _site_json(p.sites[1])} for p in d.pairs],
         "timing": {**{f"{k}_seconds": v for k, v in d.seconds.items()}, "runs": d.runs,
                    "runs_per_second": round(rate(d), 3),
-                   "hang_seconds": d.hang_seconds},
+                   "hang_seconds": d.hang_seconds, "ended_runs": d.ended[0],
+                   "ended_seconds": d.ended[1]},
     }
 
 

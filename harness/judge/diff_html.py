@@ -6,7 +6,7 @@ fixed. Hovering a cell shows where the call is made and its command."""
 
 from html import escape
 
-from harness.judge.diff import Change, verdict_line
+from harness.judge.diff import Change, timing, verdict_line
 
 COLUMNS = 48  # sites per grid block; a wider family continues in the next block
 COLOURS = {  # class -> (background, text); letters keep the grid readable without colour
@@ -125,9 +125,7 @@ def page(d) -> str:
              f"<th>{a}</th><th>{b}</th><th>reproduce</th></tr>"]
     body += _rows(d, changed + [(n, p) for n, p in numbered if p.change is Change.SAME])
     body.append("</table>")
-    t = d.seconds
-    body.append(f"<p class='empty'>{d.runs} runs in {t['total']:.1f} s (census "
-                f"{t['census']:.1f} s, sites {t['sites']:.1f} s)</p>")
+    body.append(f"<p class='empty'>{escape(timing(d))}</p>")
     return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
             f"<title>Fault sweep diff: {a} -&gt; {b}</title><style>{CSS}</style></head>"
             "<body>\n" + "\n".join(body) + "\n</body></html>\n")
