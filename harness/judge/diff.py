@@ -149,12 +149,12 @@ def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
         progress=None, results=None) -> Diff:
     """Every group's census on both sides in one batch, then every site of every group
     failed in turn in a second batch (jobs at a time, through the fork servers)."""
-    t0 = time.monotonic()
     base = {}  # (group index, side index) -> the scenario a site's run derives from
-    for gi, g in enumerate(groups):
+    for gi, g in enumerate(groups):  # compiles each tree's module the first time
         for si, side in enumerate(sides):
             (sc,) = matrix.scenarios([side.tree], g.backend, g.filter, [g.fault], route="sweep")
             base[(gi, si)] = sc
+    t0 = time.monotonic()
     keys = list(base)
     clean = run_all([sweep.census(base[k]) for k in keys], preload, jobs=jobs, expect=expect)
     t1 = time.monotonic()
@@ -228,7 +228,11 @@ def markdown(d: Diff) -> str:
     """A PR comment: the verdict, every site that is not the same (with the command that
     reruns it in the to-tree), and per group how many sites each class has."""
     a, b = (s.label for s in d.sides)
-    lines = [f"## Fault sweep diff: {a} -> {b}", "", verdict_line(d), ""]
+    lines = [f"## Fault sweep diff: {a} -> {b}", ""]
+    mine = d.sides[1].tree.stamp["source"].get("patches")
+    if mine:  # a tree built with --patch
+        lines += [f"{b}: the patches " + ", ".join(f"`{p}`" for p in mine), ""]
+    lines += [verdict_line(d), ""]
     for e in d.census_errors:
         lines.append(f"- {e}")
     for ch, title in SECTIONS:

@@ -86,7 +86,9 @@ def _trees(args):
     if args.patch:  # on a tree of the plan, not a built tree's path
         plan = PatchedPlan(args.backend, on=names[1], patches=args.patch, **kw)
         names[1] = plan.patched
-        labels[1] = f"{labels[1]}+" + "+".join(p.name for p in plan.user_patches)
+        ps = plan.user_patches
+        labels[1] += f"+{ps[0].name}" if len(ps) == 1 else f"+{len(ps)} patches"
+
     else:
         plan = Plan(args.backend, **kw)
     return plan, names, labels
