@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness.judge import diff
+from harness.judge import diff, diffreport
 from harness.judge.diff import Change
 from harness.judge.sweep import Class
 from harness.paths import PROJECT
@@ -132,7 +132,7 @@ def test_series_trees_fix(tree, tmp_path):
     no_traceback(r)
     assert r.returncode == 0, r.stdout + r.stderr[-1500:]
     d = json.loads(out.read_text())
-    assert d["schema"] == diff.SCHEMA and d["exit_status"] == 0
+    assert d["schema"] == diffreport.SCHEMA and d["exit_status"] == 0
     assert [(s["from"]["class"], s["to"]["class"], s["change"]) for s in d["sites"]] == \
         [("ALTERED", "SURFACED", "fix")] * 4
     assert all(s["place"].startswith(POST_PROC) for s in d["sites"])

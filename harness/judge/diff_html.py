@@ -6,7 +6,8 @@ fixed. Hovering a cell shows where the call is made and its command."""
 
 from html import escape
 
-from harness.judge.diff import Change, timing, verdict_line
+from harness.judge.diff import Change
+from harness.judge.diffreport import timing, verdict_line
 
 COLUMNS = 48  # sites per grid block; a wider family continues in the next block
 COLOURS = {  # class -> (background, text); letters keep the grid readable without colour

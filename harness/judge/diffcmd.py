@@ -138,7 +138,7 @@ def cmd(args) -> int:
     import json
 
     from harness import caseload
-    from harness.judge import diff, diff_html
+    from harness.judge import diff, diff_html, diffreport
     from harness.run import matrix
     case = caseload.load(args.case)
     _writable([args.json, args.markdown, args.html])
@@ -155,14 +155,14 @@ def cmd(args) -> int:
               flush=True)
         d = diff.run(two, groups, matrix.preload_library(), args.jobs, case.EXPECT, progress,
                      results=args.results or None)
-    text = diff.markdown(d)
+    text = diffreport.markdown(d)
     print(text)
     if args.markdown:
         Path(args.markdown).write_text(text)
     if args.json:
-        Path(args.json).write_text(json.dumps(diff.to_json(d), indent=1) + "\n")
+        Path(args.json).write_text(json.dumps(diffreport.to_json(d), indent=1) + "\n")
     if args.html:
         Path(args.html).write_text(diff_html.page(d))
-    print(f"diff: {d.runs} runs in {d.seconds['total']:.1f} s ({diff.rate(d):.2f} runs/s), "
+    print(f"diff: {d.runs} runs in {d.seconds['total']:.1f} s ({diffreport.rate(d):.2f} runs/s), "
           f"exit {d.exit_status}", file=sys.stderr)
     return d.exit_status
