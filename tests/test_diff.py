@@ -225,3 +225,20 @@ def test_git_refs(tree, tmp_path):
     assert d["from"]["source"]["kind"] == d["to"]["source"]["kind"] == "git"
     assert [(s["from"]["class"], s["to"]["class"], s["change"]) for s in d["sites"]] == \
         [("SURFACED", "ALTERED", "regression")] * 4
+
+
+@pytest.mark.onnx
+def test_patch_that_does_not_apply(tree, tmp_path):
+    """A patch whose context is not in the tree: one error line naming it and the file,
+    exit 2, and no cache entry left half-built."""
+    after = tree("after")
+    patch = tmp_path / "stale.patch"
+    patch.write_text(DROP_CHECK.replace("    g_ort->ReleaseTensorTypeAndShapeInfo(tensor_info);\n-",
+                                        "    g_ort->ReleaseTensorTypeAndShape(tensor_info);\n-"))
+    r = harness("--from", "after", "--patch", str(patch), *ONE_FAMILY)
+    assert r.returncode == 2, r.stderr[-1500:]
+    errors = [l for l in r.stderr.splitlines() if l.startswith("error:")]
+    assert errors == [r.stderr.strip().splitlines()[-1]]
+    assert "patch stale.patch does not apply: libavfilter/dnn/dnn_backend_onnx.c" in errors[0]
+    assert r.stdout == "" and "Traceback" not in r.stderr
+    assert not list(after.path.parent.glob("after+stale-*")), "nothing half-built is kept"
