@@ -10,6 +10,7 @@ calls made there (the n-th allocation in `fill_model_input_onnx` pairs with the 
 
 import enum
 import re
+import sys
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
@@ -172,6 +173,10 @@ def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
         sc = sweep.census(base[(gi, si)])
         plans += [((gi, si), replace(sc, fault=replace(base[(gi, si)].fault, skip=i, count=1)))
                   for i in range(n)]
+    if progress:
+        print(f"census: {len(keys)} runs in {t1 - t0:.1f} s; {len(plans)} sites to fail "
+              f"({', '.join(f'{g.key} {g.sites}' for g in groups if any(g.sites))})",
+              file=sys.stderr, flush=True)
     runs = run_all([sc for _, sc in plans], preload, jobs=jobs, progress=progress,
                    results=results, expect=expect)
     t2 = time.monotonic()
