@@ -33,6 +33,7 @@ class Change(str, enum.Enum):
     ONLY_FROM = "only-from"    # a call the to-tree no longer makes there
     ONLY_TO = "only-to"        # a call only the to-tree makes
     ERROR = "error"            # a run that could not run on either side: not judged
+    FLAKY = "flaky"            # run again, both trees showed a class the other has: not judged
 
 
 def change(a, b) -> Change:
@@ -49,6 +50,22 @@ def change(a, b) -> Change:
     if a in BAD and b in GOOD:
         return Change.FIX
     return Change.CHANGED
+
+
+def judged(seen_a: list, seen_b: list) -> Change:
+    """The verdict on a site whose class changed, once each tree ran it again: every class
+    each tree showed. A tree that never failed badly against one that did (even once) is a
+    regression, the other way a fix; both trees unsteady is flaky."""
+    a, b = set(seen_a), set(seen_b)
+    if Class.ERROR in a | b:
+        return Change.ERROR
+    if a <= GOOD and b & BAD:
+        return Change.REGRESSION
+    if a & BAD and b <= GOOD:
+        return Change.FIX
+    if len(a) > 1 or len(b) > 1:
+        return Change.FLAKY
+    return change(seen_a[0], seen_b[0])
 
 
 def place(where: str) -> str:
@@ -84,6 +101,7 @@ class Pair:
     nth: int                  # its order among the calls made at `place` (0-based)
     sites: list               # per side: the Site, or None
     change: Change
+    seen: list = field(default_factory=list)  # per side: its class in every run (reruns too)
 
     @property
     def where(self) -> str:
@@ -141,14 +159,19 @@ def _pair(group: Group, per_side: list) -> list:
         for n in range(max(len(at[0][p]), len(at[1][p]))):
             pair = [at[i][p][n] if n < len(at[i][p]) else None for i in (0, 1)]
             out.append(Pair(group, p, n, pair,
-                            change(*(s.cls if s is not None else None for s in pair))))
+                            change(*(s.cls if s is not None else None for s in pair)),
+                            [[s.cls] if s is not None else [] for s in pair]))
     return out
 
 
+CONFIRM = 2  # runs more of each side of a site whose class changed
+
+
 def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
-        progress=None, results=None) -> Diff:
+        progress=None, results=None, confirm: int = CONFIRM) -> Diff:
     """Every group's census on both sides in one batch, then every site of every group
-    failed in turn in a second batch (jobs at a time, through the fork servers)."""
+    failed in turn in a second batch (jobs at a time, through the fork servers), then
+    each side of every site whose class changed `confirm` times more (judged())."""
     base = {}  # (group index, side index) -> the scenario a site's run derives from
     for gi, g in enumerate(groups):  # compiles each tree's module the first time
         for si, side in enumerate(sides):
@@ -185,13 +208,24 @@ def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
         i = sc.fault.skip
         found[k].append(Site(sc.build, i, sweep.classify(r, reference[k]), r,
                              sweep.reproducer(sc), where[k].get(i, "")))
-    hung = sum(r.seconds for r in runs if r.outcome is Outcome.HANG)
-    ended = [r.seconds for r in runs if r.outcome is not Outcome.HANG]
     pairs = []
     for gi, g in enumerate(groups):
         if all(e == "" for e in g.errors):
             pairs += _pair(g, [found[(gi, si)] for si in range(len(sides))])
+    again = [(p, si, s.result.scenario, (groups.index(p.group), si))
+             for p in pairs if p.change in (Change.REGRESSION, Change.FIX, Change.CHANGED)
+             for si, s in enumerate(p.sites) for _ in range(confirm)]
+    reruns = run_all([sc for _, _, sc, _ in again], preload, jobs=jobs, progress=progress,
+                     expect=expect) if again else []
+    for (p, si, _, k), r in zip(again, reruns):
+        p.seen[si].append(sweep.classify(r, reference[k]))
+    for p in {id(p): p for p, *_ in again}.values():
+        p.change = judged(*p.seen)
+    t3 = time.monotonic()
+    every = runs + reruns
+    hung = sum(r.seconds for r in every if r.outcome is Outcome.HANG)
+    ended = [r.seconds for r in every if r.outcome is not Outcome.HANG]
     return Diff(sides, groups, pairs,
                 {"census": round(t1 - t0, 2), "sites": round(t2 - t1, 2),
-                 "total": round(t2 - t0, 2)},
-                len(keys) + len(plans), round(hung, 2), (len(ended), round(sum(ended), 2)))
+                 "confirm": round(t3 - t2, 2), "total": round(t3 - t0, 2)},
+                len(keys) + len(every), round(hung, 2), (len(ended), round(sum(ended), 2)))

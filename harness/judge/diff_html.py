@@ -20,7 +20,8 @@ LETTER = {"SURFACED": "S", "CLEAN": "C", "LOST": "L", "DROPPED": "D", "ALTERED":
           "HANG": "H", "CRASH": "X", "ERROR": "E"}
 MARK = {Change.REGRESSION: ("&#9660;", "reg"), Change.FIX: ("&#9650;", "fix"),
         Change.CHANGED: ("&#8226;", "chg"), Change.ONLY_FROM: ("&#9702;", "only"),
-        Change.ONLY_TO: ("&#9702;", "only"), Change.ERROR: ("?", "err"), Change.SAME: ("", "")}
+        Change.ONLY_TO: ("&#9702;", "only"), Change.ERROR: ("?", "err"), Change.SAME: ("", ""),
+        Change.FLAKY: ("~", "chg")}
 
 CSS = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #1b1f24; }
@@ -85,7 +86,8 @@ def _grid(d, numbered) -> list:
 def _rows(d, numbered) -> list:
     out = []
     for n, p in numbered:
-        cls = ["" if s is None else _k(s.cls.value) for s in p.sites]
+        cls = ["" if s is None else " ".join(_k(c.value) for c in p.seen[i]) if
+               len(set(p.seen[i])) > 1 else _k(s.cls.value) for i, s in enumerate(p.sites)]
         cmds = "<br>".join(f"{escape(d.sides[i].label)}: <code>{escape(s.command)}</code>"
                            for i, s in enumerate(p.sites) if s is not None)
         sym, css = MARK[p.change]
@@ -104,7 +106,7 @@ def page(d) -> str:
             f'<div class="verdict {word.lower()}"><b>{word}</b>:{escape(rest)}</div>',
             '<div class="legend">' + "".join(_k(c) for c in COLOURS) +
             '<span class="reg">&#9660; regression</span><span class="fix">&#9650; fix'
-            '</span><span class="chg">&#8226; changed</span><span class="only">&#9702; '
+            '</span><span class="chg">&#8226; changed ~ flaky</span><span class="only">&#9702; '
             "in one tree only</span></div>"]
     body += [f"<p class='empty'>{escape(e)}</p>" for e in d.census_errors]
     numbered = list(enumerate(d.pairs, 1))

@@ -40,6 +40,9 @@ def add_arguments(p) -> None:
     p.add_argument("--markdown", metavar="FILE", help="write the report as markdown")
     p.add_argument("--html", metavar="FILE", help="write a self-contained page: the grid of "
                                                   "sites by tree, coloured by class")
+    p.add_argument("--confirm", type=int, default=2, metavar="N",
+                   help="runs more of both sides of a site whose class changed; a site "
+                        "unsteady in both trees is flaky, not judged (default 2)")
     p.add_argument("--jobs", "-j", type=int, default=2)
     p.add_argument("--backend", default=os.environ.get("FFDNN_BACKENDS", "default"),
                    help="backends the trees are configured with (as for build)")
@@ -154,7 +157,7 @@ def cmd(args) -> int:
         print(f"diff: {two[0].label} -> {two[1].label}: {len(groups)} families x pairs",
               flush=True)
         d = diff.run(two, groups, matrix.preload_library(), args.jobs, case.EXPECT, progress,
-                     results=args.results or None)
+                     results=args.results or None, confirm=max(0, args.confirm))
     text = diffreport.markdown(d)
     print(text)
     if args.markdown:

@@ -15,6 +15,8 @@ def verdict_line(d: Diff) -> str:
     parts = [f"{c[Change.REGRESSION]} regression{'s' * (c[Change.REGRESSION] != 1)}",
              f"{c[Change.FIX]} fix{'es' * (c[Change.FIX] != 1)}",
              f"{c[Change.CHANGED]} changed otherwise", f"{c[Change.SAME]} the same"]
+    if c[Change.FLAKY]:
+        parts.append(f"{c[Change.FLAKY]} flaky (not judged)")
     if c[Change.ONLY_FROM] or c[Change.ONLY_TO]:
         parts.append(f"{c[Change.ONLY_FROM]} only in {a}, {c[Change.ONLY_TO]} only in {b}")
     if c[Change.ERROR] or d.census_errors:
@@ -23,8 +25,11 @@ def verdict_line(d: Diff) -> str:
     return f"**{word}**: {len(d.pairs)} sites: " + ", ".join(parts)
 
 
-def _cls(s) -> str:
-    return s.cls.value if s is not None else "—"
+def _cls(s, seen) -> str:
+    """The class, or every class the site showed when it was run again."""
+    if s is None:
+        return "—"
+    return s.cls.value if len(set(seen)) == 1 else "/".join(c.value for c in seen)
 
 
 def _row(p: Pair) -> str:
@@ -32,11 +37,12 @@ def _row(p: Pair) -> str:
     repro = (b or a).command
     nth = f" #{p.nth + 1}" if p.nth else ""
     return (f"| {p.group.backend} / {p.group.filter} | `{p.group.family}` | `{p.where}`{nth} "
-            f"| {_cls(a)} | {_cls(b)} | `{repro}` |")
+            f"| {_cls(a, p.seen[0])} | {_cls(b, p.seen[1])} | `{repro}` |")
 
 
 SECTIONS = ((Change.REGRESSION, "Regressions"), (Change.ERROR, "Not judged (ERROR)"),
-            (Change.FIX, "Fixes"), (Change.CHANGED, "Changed otherwise"),
+            (Change.FIX, "Fixes"), (Change.FLAKY, "Flaky (not judged)"),
+            (Change.CHANGED, "Changed otherwise"),
             (Change.ONLY_FROM, "Only in {a}"), (Change.ONLY_TO, "Only in {b}"))
 
 
@@ -77,7 +83,8 @@ def timing(d: Diff) -> str:
     n, secs = d.ended
     each = f"{secs / n:.2f} s each" if n else "none"
     return (f"{d.runs} runs in {d.seconds['total']:.1f} s ({rate(d):.2f} runs/s): censuses "
-            f"{d.seconds['census']:.1f} s, sites {d.seconds['sites']:.1f} s; runs that "
+            f"{d.seconds['census']:.1f} s, sites {d.seconds['sites']:.1f} s, reruns of changed "
+            f"sites {d.seconds['confirm']:.1f} s; runs that "
             f"ended: {n}, {each}; runs that hung: {d.hang_seconds:.1f} s of run time")
 
 
@@ -106,7 +113,10 @@ def to_json(d: Diff) -> dict:
                     "errors": {"from": g.errors[0], "to": g.errors[1]}} for g in d.groups],
         "sites": [{"backend": p.group.backend, "filter": p.group.filter,
                    "family": p.group.family, "place": p.place, "nth": p.nth,
-                   "change": p.change.value, "from": _site_json(p.sites[0]),
+                   "change": p.change.value,
+                   "seen": {"from": [c.value for c in p.seen[0]],
+                            "to": [c.value for c in p.seen[1]]},
+                   "from": _site_json(p.sites[0]),
                    "to": _site_json(p.sites[1])} for p in d.pairs],
         "timing": {**{f"{k}_seconds": v for k, v in d.seconds.items()}, "runs": d.runs,
                    "runs_per_second": round(rate(d), 3),
