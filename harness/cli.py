@@ -170,9 +170,15 @@ def cmd_unchanged(args) -> int:
         same = "reproduces" if got == u.PR_IDENTITY_MD5 else "differs from"
         print(f"- {row.backend}: identity MD5 {got} {same} the PR's {u.PR_IDENTITY_MD5}")
     bad = u.problems(identity, rows)
-    for p in bad:
+    from harness.judge import trained
+    tp = trained.plan({b["name"] for b in trees[0].stamp["backends"]}, trees[0], args.short)
+    trained.run(trees, tp)
+    text, more = trained.report(tp, [t.name for t in trees], args.short)
+    print()
+    print(text)
+    for p in bad + more:
         print(f"- {p}")
-    return 1 if bad else 0
+    return 1 if bad or more else 0
 
 
 def cmd_claims(args) -> int:

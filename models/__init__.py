@@ -10,13 +10,14 @@ import importlib
 import os
 from pathlib import Path
 
-def _lazy(module: str, func: str):
+def _lazy(module: str, func: str, deps: tuple = ()):
     """The generator `module.func`, imported when called: importing `models` (as every
     pytest process and the CLI do) then costs nothing, not onnx's or torch's import."""
     def generate():
         return getattr(importlib.import_module(f"{__name__}.{module}"), func)()
     generate.__name__ = f"{module}.{func}"
     generate.module_file = Path(__file__).with_name(f"{module}.py")
+    generate.deps = deps   # other files of models/ its output depends on
     return generate
 
 
@@ -44,6 +45,10 @@ GENERATORS = {
     "claims-ov-classify-no-scores": _lazy("claims_models", "ov_classify_no_scores"),
     "claims-ov-detect-no-rows": _lazy("claims_models", "ov_detect_no_rows"),
     "claims-tf-det-too-many": _lazy("claims_models", "tf_det_too_many"),
+    # trained: MTCNN's ONet from facenet-pytorch's weights (fetched, pinned; issue 19)
+    "mtcnn-onet": _lazy("mtcnn", "onet", deps=("torchweights.py",)),
+    "mtcnn-onet-labels": _lazy("mtcnn", "onet_labels"),
+    "mtcnn-pnet-detect": _lazy("mtcnn", "pnet_detect", deps=("torchweights.py",)),
 }
 
 
@@ -54,6 +59,7 @@ def recipe(name: str) -> str:
     module = GENERATORS[name].module_file
     h = hashlib.sha256(name.encode())
     deps = ("protobuf.py", "tf_models.py", "ov_models.py")  # what claims_models builds on
+    deps += GENERATORS[name].deps
     for f in (module, Path(__file__), *(module.with_name(d) for d in deps)):
         h.update(f.read_bytes() if f.is_file() else b"")
     return h.hexdigest()[:16]

@@ -7,6 +7,7 @@ generated clip, as the PR did over puppies.ogv.
 
 import hashlib
 import re
+import sys
 from dataclasses import dataclass, field
 
 import models
@@ -20,6 +21,7 @@ PR_IDENTITY_MD5 = "eadd543ed2bc6e4e16e9295f92a11f5c"
 CLIP = {"size": "1280x720", "rate": 25, "frames": 600, "source": "testsrc2"}
 SHORT_CLIP = {"size": "320x180", "rate": 25, "frames": 50, "source": "testsrc2"}
 PREFIX = re.compile(r"^\[Parsed_showinfo_\d+ @ 0x[0-9a-f]+\] ")
+CLASSIFY_LABEL = re.compile(r"classify:\s+label: ([^,]*),")
 
 
 @dataclass
@@ -31,12 +33,18 @@ class Run:
     boxes: int = 0
     labels: int = 0
     stderr_tail: list = field(default_factory=list)
+    seconds: float = 0.0
+    label_counts: dict = field(default_factory=dict)   # classify label -> boxes
+
+
+def count_label(run: Run, label: str) -> int:
+    return run.label_counts.get(label, 0)
 
 
 def ffmpeg(tree, args: list, timeout: float = 600) -> tuple:
     """(program.Ran, its command line); a run that times out is an error."""
     r = program.run(tree.ffmpeg, args, timeout)
-    print(f"$ {r.text}", flush=True)
+    print(f"$ {r.text}", file=sys.stderr, flush=True)   # progress: stdout is the report
     if r.hung:
         raise HarnessError(f"ffmpeg timed out after {timeout:g} s: {r.text}")
     return r, r.text
@@ -71,10 +79,16 @@ def clip(tree, spec: dict = CLIP):
 def showinfo_md5(tree, clip_path, chain: str) -> Run:
     """fps=2,CHAIN,showinfo over the clip: md5 of showinfo's lines, frames, boxes, labels."""
     vf = ",".join(p for p in ("fps=2", chain, "showinfo") if p)
-    r, cmd = ffmpeg(tree, ["-threads", "1", "-i", str(clip_path), "-vf", vf, "-f", "null", "-"])
+    # -nostats: the progress line, printed after 0.5 s, can run into a showinfo line
+    r, cmd = ffmpeg(tree, ["-nostats", "-threads", "1", "-i", str(clip_path), "-vf", vf,
+                           "-f", "null", "-"])
     lines = [PREFIX.sub("", l) for l in r.stderr.splitlines() if PREFIX.match(l)]
     h = hashlib.md5("\n".join(lines).encode()).hexdigest()
-    return Run(cmd, r.returncode, h,
+    counts = {}
+    for m in (CLASSIFY_LABEL.search(l) for l in lines):
+        if m:
+            counts[m.group(1)] = counts.get(m.group(1), 0) + 1
+    return Run(cmd, r.returncode, h, seconds=r.seconds, label_counts=counts,
                frames=sum(" n:" in f" {l}" and l.lstrip().startswith("n:") for l in lines),
                boxes=sum("region:" in l for l in lines),
                labels=sum("label" in l and "classify" in l for l in lines),

@@ -1,0 +1,143 @@
+"""The unchanged-output rows with a trained model over real footage (issue 19).
+
+The PR hashed `showinfo` over a real clip through trained detectors and a classifier.
+Here the footage is photographs from scikit-image's wheel panned into a clip
+(harness/obtain/footage.py) and the trained model MTCNN's ONet from facenet-pytorch's
+wheel (models/mtcnn.py), classifying each box of a detector as face or not face. Both
+are fetched pinned; a row whose package cannot be fetched is skipped with a reason
+naming it, never run on something else.
+
+ROWS is the data: each row's chain, the generated or trained models it uses, the
+backends and packages it needs, and what its counts must be over the clip.
+"""
+
+from dataclasses import dataclass, field
+
+import models
+
+from harness.judge import unchanged as u
+from harness.obtain import footage, packages
+from harness.paths import cache_root
+
+ONET = "MTCNN ONet (trained; facenet-pytorch 2.6.0 `facenet_pytorch/data/onet.pt`)"
+PNET = "MTCNN PNet (trained; facenet-pytorch 2.6.0 `facenet_pytorch/data/pnet.pt`)"
+CONVERSION = ("read without torch (models/torchweights.py) and written as ONNX (models/mtcnn.py): "
+              "ONet's face probability; PNet over a 6-level pyramid with box regression and "
+              "non-maximum suppression in the graph")
+DETECT = "format=rgb24,dnn_detect=dnn_backend=openvino:model={det}:input=x"
+CLASSIFY = ",dnn_classify=dnn_backend=openvino:model={onet}:input=x:labels={labels}:confidence=0"
+
+
+@dataclass(frozen=True)
+class TrainedRow:
+    label: str
+    what: str
+    chain: str            # filled from `models`
+    models: dict          # field -> model name (models.GENERATORS)
+    needs: frozenset      # backends
+    packages: tuple       # pinned packages beyond the footage's
+    boxes_per_frame: int  # expected over the whole clip; None: any, at least one in all
+    labels_per_box: int
+    faces_at_least: int   # boxes ONet labels "face" (the pan crosses faces)
+
+
+ROWS = (
+    TrainedRow("(no DNN filter)", "— (photographs)", "", {}, frozenset(), (), 0, 0, 0),
+    TrainedRow("`dnn_detect`", "OpenVINO `ov-detect` (constant box, not trained)",
+               DETECT, {"det": "ov-detect"}, frozenset({"openvino"}), (), 1, 0, 0),
+    TrainedRow("`dnn_detect,dnn_classify`", f"OpenVINO `ov-detect` box + {ONET}",
+               DETECT + CLASSIFY, {"det": "ov-detect", "onet": "mtcnn-onet",
+                                   "labels": "mtcnn-onet-labels"},
+               frozenset({"openvino"}), ("facenet-pytorch",), 1, 1, 1),
+    TrainedRow("`dnn_detect`", PNET, DETECT.replace("input=x", "input=x:confidence=0.6"),
+               {"det": "mtcnn-pnet-detect"}, frozenset({"openvino"}), ("facenet-pytorch",),
+               None, 0, 0),
+    TrainedRow("`dnn_detect,dnn_classify`", f"{PNET} + {ONET}",
+               DETECT.replace("input=x", "input=x:confidence=0.6") + CLASSIFY,
+               {"det": "mtcnn-pnet-detect", "onet": "mtcnn-onet", "labels": "mtcnn-onet-labels"},
+               frozenset({"openvino"}), ("facenet-pytorch",), None, 1, 1),
+)
+
+
+@dataclass
+class Plan:
+    rows: list = field(default_factory=list)    # (TrainedRow, u.Row)
+    skipped: list = field(default_factory=list)  # one line each: row and reason
+    clip: object = None
+
+
+def plan(backends: set, tree, short: bool = False) -> Plan:
+    """The rows this build can run; the clip, or every row skipped with the reason."""
+    p = Plan()
+    try:
+        p.clip = footage.clip(tree, u.ffmpeg, footage.SHORT if short else footage.FULL)
+    except packages.PackageError as e:
+        p.skipped = [f"{r.label} ({r.what}): skipped, no real footage: {e}" for r in ROWS]
+        return p
+    for r in ROWS:
+        if not r.needs <= set(backends):
+            p.skipped.append(f"{r.label} ({r.what}): skipped, the build has no "
+                             f"{', '.join(sorted(r.needs - set(backends)))}")
+            continue
+        try:
+            for name in r.packages:
+                packages.fetch(name)
+            paths = {k: models.path(m, cache_root() / "models") for k, m in r.models.items()}
+        except packages.PackageError as e:
+            p.skipped.append(f"{r.label} ({r.what}): skipped: {e}")
+            continue
+        p.rows.append((r, u.Row(r.label, r.what, r.chain.format(**paths))))
+    return p
+
+
+def expected_problems(p: Plan, frames: int) -> list:
+    """Counts against ROWS: every frame, its boxes, a label a box, and faces found."""
+    out = []
+    for r, row in p.rows:
+        for name, run in row.runs.items():
+            boxes = run.boxes if r.boxes_per_frame is None else frames * r.boxes_per_frame
+            got = (run.frames, run.boxes, run.labels)
+            want = (frames, boxes, boxes * r.labels_per_box)
+            if r.boxes_per_frame is None and not run.boxes:
+                out.append(f"{r.label} ({r.what}): {name} found no box in the whole clip")
+            if got != want:
+                out.append(f"{r.label} ({r.what}): {name} frames/boxes/labels {got}, "
+                           f"expected {want}")
+            if u.count_label(run, "face") < r.faces_at_least:
+                out.append(f"{r.label} ({r.what}): {name} labelled "
+                           f"{u.count_label(run, 'face')} boxes face, expected at least "
+                           f"{r.faces_at_least}")
+    return out
+
+
+def run(trees, p: Plan) -> None:
+    u.run_rows(trees, [], [row for _, row in p.rows], p.clip)
+
+
+def frames(short: bool) -> int:
+    return len(footage.PHOTOS) * (footage.SHORT if short else footage.FULL)["grid"] ** 2
+
+
+def report(p: Plan, builds: list, short: bool) -> tuple[str, list]:
+    """The rows as markdown with their sources and times, and what went wrong."""
+    rows = [row for _, row in p.rows]
+    text = [f"Real footage: {footage.describe(footage.SHORT if short else footage.FULL)}."]
+    if rows:
+        text.append("")
+        text.append(u.markdown([], rows, builds).rstrip("\n"))
+        text.append("")
+    for r, row in p.rows:
+        times = ", ".join(f"{b} {row.runs[b].seconds:.1f} s" for b in builds)
+        labels = ", ".join(f"{k} {v}" for k, v in sorted(next(iter(row.runs.values()))
+                                                         .label_counts.items()))
+        text.append(f"- {r.label} ({r.what}): {times}" + (f"; labels: {labels}" if labels else ""))
+    for name in sorted({n for r, _ in p.rows for n in r.packages}):
+        pin = packages.PACKAGES[name]
+        text.append(f"- model from {packages.describe(name)}, licence: {pin.licence}; "
+                    f"{CONVERSION}")
+    if p.clip:
+        pin = packages.PACKAGES[footage.PACKAGE]
+        text.append(f"- footage from {packages.describe(footage.PACKAGE)}, licence: {pin.licence}")
+    text += [f"- {s}" for s in p.skipped]
+    bad = u.problems([], rows) + expected_problems(p, frames(short))
+    return "\n".join(text) + "\n", bad
