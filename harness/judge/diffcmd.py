@@ -14,9 +14,6 @@ from pathlib import Path
 
 from harness.errors import HarnessError
 
-FAMILIES = ("pthread_create", "malloc", "wrap")  # wrap: one family per wrapped symbol
-
-
 def add_arguments(p) -> None:
     p.add_argument("--from", dest="from_tree", metavar="TREE",
                    help="the tree before the change: base, before, after or a built "
@@ -50,16 +47,21 @@ def add_arguments(p) -> None:
 
 
 def families(texts) -> list:
-    """Fault specs, one per family named (default: every family, wrap as every symbol)."""
+    """Fault specs, one per family named (default: every family of the registry, the
+    link-time one as one family per wrapped helper)."""
     from harness.cli import sweep_fault
+    from harness.compile.families import FAMILIES
     from harness.compile.injector_build import ff_wrap_symbols
     names = []
     for text in texts or [",".join(FAMILIES)]:
         names += [text] if "=" in text else [t.strip() for t in text.split(",") if t.strip()]
     out = []
     for n in names:
-        expanded = [f"wrap:{s}" for s in ff_wrap_symbols()] if n == "wrap" else [n]
-        out += [sweep_fault(e) for e in expanded if sweep_fault(e) not in out]
+        link_time = n in FAMILIES and FAMILIES[n].link_time
+        for one in ([f"{n}:{s}" for s in ff_wrap_symbols()] if link_time else [n]):
+            spec = sweep_fault(one)
+            if spec not in out:
+                out.append(spec)
     if not out:
         raise HarnessError("no fault family named")
     return out
