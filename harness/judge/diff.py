@@ -164,7 +164,7 @@ def _pair(group: Group, per_side: list) -> list:
     return out
 
 
-CONFIRM = 2  # runs more of each side of a site whose class changed
+CONFIRM = 4  # runs more of each side of a site whose class changed
 
 
 def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
@@ -212,9 +212,9 @@ def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
     for gi, g in enumerate(groups):
         if all(e == "" for e in g.errors):
             pairs += _pair(g, [found[(gi, si)] for si in range(len(sides))])
-    again = [(p, si, s.result.scenario, (groups.index(p.group), si))
+    again = [(p, si, s.result.scenario, (groups.index(p.group), si))  # sides side by side:
              for p in pairs if p.change in (Change.REGRESSION, Change.FIX, Change.CHANGED)
-             for si, s in enumerate(p.sites) for _ in range(confirm)]
+             for _ in range(confirm) for si, s in enumerate(p.sites)]  # the same load on both
     reruns = run_all([sc for _, _, sc, _ in again], preload, jobs=jobs, progress=progress,
                      expect=expect) if again else []
     for (p, si, _, k), r in zip(again, reruns):

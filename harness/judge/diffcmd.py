@@ -14,6 +14,8 @@ from pathlib import Path
 
 from harness.errors import HarnessError
 
+CONFIRM = 4  # as harness.judge.diff.CONFIRM, without importing the runner for --help
+
 def add_arguments(p) -> None:
     p.add_argument("--from", dest="from_tree", metavar="TREE",
                    help="the tree before the change: base, before, after or a built "
@@ -37,9 +39,9 @@ def add_arguments(p) -> None:
     p.add_argument("--markdown", metavar="FILE", help="write the report as markdown")
     p.add_argument("--html", metavar="FILE", help="write a self-contained page: the grid of "
                                                   "sites by tree, coloured by class")
-    p.add_argument("--confirm", type=int, default=2, metavar="N",
+    p.add_argument("--confirm", type=int, default=CONFIRM, metavar="N",
                    help="runs more of both sides of a site whose class changed; a site "
-                        "unsteady in both trees is flaky, not judged (default 2)")
+                        f"unsteady in both trees is flaky, not judged (default {CONFIRM})")
     p.add_argument("--jobs", "-j", type=int, default=2)
     p.add_argument("--backend", default=os.environ.get("FFDNN_BACKENDS", "default"),
                    help="backends the trees are configured with (as for build)")
