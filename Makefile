@@ -15,7 +15,10 @@ HARNESS = FFDNN_BACKENDS=$(BACKENDS) $(PY) -m harness
 # (each its own backend set), so an ONNX-only run builds only the ASan one
 SANITIZERS ?= $(if $(filter default onnx,$(BACKENDS)),asan,asan tsan)
 
-.PHONY: all help venv deps build sanitizers run test unchanged claims sweep bench clean
+# another FFmpeg release for `make release` (one recorded in harness/obtain/releases.py)
+RELEASE ?= 8.1.2
+
+.PHONY: all help venv deps build sanitizers run test unchanged claims sweep bench release clean
 
 all: run ## set up, build base/before/after, run the reproduction, print the table
 
@@ -47,21 +50,27 @@ test: build sanitizers ## run the test suite (pytest, -n $(JOBS))
 unchanged: build ## ffmpeg CLI output before against after: identity MD5, a whole clip, trained MTCNN over photographs (fetched, pinned; needs OpenVINO)
 	$(HARNESS) unchanged --build before,after --backend $(BACKENDS)
 
-sweep: build ## fail every site in turn: pthread_create (TF, LibTorch, ONNX), malloc (ONNX), wrap:ff_proc_from_dnn_to_frame
+sweep: build ## fail every site in turn: pthread_create (TF, LibTorch, ONNX), malloc (ONNX), wrap:ff_proc_from_dnn_to_frame and ff_proc_from_frame_to_dnn
 	mkdir -p results
 	$(HARNESS) sweep --build before,after --backend-name tf,torch,onnx \
 		--filter dnn_processing,dnn_detect --jobs $(JOBS) --json results/sweep-pthread_create.json
 	$(HARNESS) sweep --build before,after --backend-name onnx --fault malloc \
 		--jobs $(JOBS) --json results/sweep-malloc.json
-	$(HARNESS) sweep --build base,before --backend-name onnx,openvino,tf,torch \
+	$(HARNESS) sweep --build base,before,after --backend-name onnx,openvino,tf,torch \
 		--fault wrap:ff_proc_from_dnn_to_frame --jobs $(JOBS) --json results/sweep-wrap.json
+	$(HARNESS) sweep --build base,before,after --backend-name onnx,openvino,tf,torch \
+		--fault wrap:ff_proc_from_frame_to_dnn --jobs $(JOBS) --json results/sweep-wrap-pre.json
 
 bench: build ## measure build, matrix and per-scenario costs (results/bench.json; QUICK=1 skips the cold build)
 	FFDNN_BACKENDS=$(BACKENDS) $(PY) bench/bench.py $(if $(QUICK),--quick)
 
-claims: build ## #24702's claims (commits 3-8), base against before: results/claims.json
+claims: build sanitizers ## #24702's claims (commits 1-8), base against before: results/claims.json
 	mkdir -p results
 	$(HARNESS) claims --backend $(BACKENDS) --json results/claims.json
+
+release: venv deps ## another FFmpeg release (RELEASE=8.1.2) with the series' patches that apply (git am -3): the PR's tables; on 8.1.2 also the opt-in tests (-m other_release)
+	$(HARNESS) table --release $(RELEASE) --backend $(BACKENDS) --jobs $(JOBS)
+	$(if $(filter 8.1.2,$(RELEASE)),TF_CPP_MIN_LOG_LEVEL=1 $(PY) -m pytest -n $(JOBS) -q -m other_release)
 
 clean: ## remove the virtualenv (the build cache outside the clone stays)
 	rm -rf $(VENV) .pytest_cache

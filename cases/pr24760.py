@@ -39,6 +39,16 @@ class Claim:
     backends: tuple = ANY
     activate_field: str = "activate_at_eof"
     outcome: str = "PASS"  # HANG: the run must hang (judged on what it did before)
+    lost: int = 0          # frames the fault keeps from coming out (of those pushed)
+    eligible: object = None  # pthread_create() calls from FFmpeg's code after arming
+    failed_at: tuple = ()  # the failed call's innermost functions in FFmpeg's code
+
+
+# "exactly one pthread_create() call failed": the stand-in flush's own start, named by
+# its stack (the census keeps each eligible call's, harness/sites.py)
+FLUSH_START = ("ff_dnn_start_inference_async", "standin_flush")
+TORCH_FRAME_START = ("ff_dnn_start_inference_async", "execute_model_th")
+IN_EACH_RUN = "In each run with injection, exactly one `pthread_create()` call failed."
 
 
 def _after_code(f: Fault) -> int:
@@ -60,19 +70,20 @@ CLAIMS = (
     # The PR's tables 1 and 2: the stand-in flush at EOF, any backend, any DNN filter.
     Claim("before-thread-start-lost", ("before",), "pthread_create",
           "before the fix `activate()` returned 11, 22 and 1 and the sink returned only "
-          "`AVERROR_EOF`; Before the fix, the log says only \"Unable to start async inference.\"",
+          "`AVERROR_EOF`; Before the fix, the log says only \"Unable to start async inference.\"; "
+          + IN_EACH_RUN,
           activate=lambda f: f.errno, sink=lambda f: EOF_ONLY,
-          log=_thread_log, failures=1),
+          log=_thread_log, failures=1, eligible=1, failed_at=FLUSH_START),
     Claim("after-thread-start-surfaces", ("after",), "pthread_create",
           "after it, `activate()` and then the sink returned `AVERROR_EXTERNAL` (-542398533), "
           "-22 and -1, followed by `AVERROR_EOF`; After it, the log names the cause, e.g. "
-          "\"Unable to start async inference: Resource temporarily unavailable\"",
+          "\"Unable to start async inference: Resource temporarily unavailable\"; " + IN_EACH_RUN,
           activate=_after_code, sink=lambda f: (_after_code(f), errnos.AVERROR_EOF),
-          log=_thread_log, failures=1),
+          log=_thread_log, failures=1, eligible=1, failed_at=FLUSH_START),
     Claim("eagain-flush-lost", ("before", "after"), "flush",
           "the raw `AVERROR(EAGAIN)` flush returned -11 and was lost behind EOF in both builds",
           activate=lambda f: errnos.averror(f.errno), sink=lambda f: EOF_ONLY,
-          log=_clean_log, failures=0),
+          log=_clean_log, failures=0),  # nothing armed: no count to check
     Claim("clean-flush", ("before", "after"), "none",
           "control, not a PR sentence: with no fault the stand-in flush starts its thread "
           "and the run ends in a plain EOF",
@@ -81,7 +92,8 @@ CLAIMS = (
     Claim("no-thread-no-fault", ("before", "after"), "pthread_create",
           "ONNX Runtime and OpenVINO do not use it.",
           activate=lambda f: None, sink=lambda f: EOF_ONLY, log=_clean_log, failures=0,
-          route="frame", backends=("onnx", "openvino"), activate_field="activate_first_error"),
+          route="frame", backends=("onnx", "openvino"), activate_field="activate_first_error",
+          eligible=0),
     Claim("torch-frame-start-fails-then-hangs", ("before", "after"), "pthread_create",
           "measured here, not claimed by the PR: 9.0.2's execute_model_th() returns "
           "ff_dnn_start_inference_async()'s result per frame, so dnn_processing's activate() "
@@ -89,7 +101,8 @@ CLAIMS = (
           "completes, and flush_frame() waits for it at EOF forever",
           activate=lambda f: errnos.averror(errno.EIO), sink=lambda f: (),
           log=_thread_log, failures=1, route="frame", backends=("torch",),
-          activate_field="activate_first_error", outcome="HANG"),
+          activate_field="activate_first_error", outcome="HANG", lost=1, eligible=1,
+          failed_at=TORCH_FRAME_START),
 )
 
 # Side data of the frames drained before the fault: the PR's table 2 graphs.
@@ -105,7 +118,7 @@ BOXES = {
 
 
 def lookup(build: str, fault: Fault, backend: str = "onnx", filt: str = "dnn_processing",
-           route: str = "flush"):
+           route: str = "flush", frames: int = 2):
     """The Expectation for this run, or None where nothing is claimed or measured."""
     if fault.kind == "flush" and fault.errno != errno.EAGAIN:
         return None  # the PR's flush row is AVERROR(EAGAIN) only
@@ -117,7 +130,8 @@ def lookup(build: str, fault: Fault, backend: str = "onnx", filt: str = "dnn_pro
             has, lacks = c.log(fault, build)
             boxes = BOXES.get(filt, (None,))[0]
             return Expectation(c.id, c.cites, c.activate(fault), c.activate_field,
-                               tuple(c.sink(fault)), has, lacks, c.failures, boxes, c.outcome)
+                               tuple(c.sink(fault)), has, lacks, c.failures, boxes, c.outcome,
+                               frames - c.lost, 1, c.eligible, c.failed_at)
     return None
 
 
@@ -151,7 +165,7 @@ SWEEP = {
 
 def expectation(sc):
     """What the runner judges a scenario against (None: measured only)."""
-    return lookup(sc.expected_build, sc.fault, sc.backend, sc.filter, sc.route)
+    return lookup(sc.expected_build, sc.fault, sc.backend, sc.filter, sc.route, sc.frames)
 
 
 def known_hang(sc) -> bool:
@@ -185,6 +199,54 @@ TABLES = {
 FRAME_FAULTS = ("pthread_create=EAGAIN", "pthread_create=EINVAL")
 FRAME_TIMEOUT = 10.0  # LibTorch's own route hangs at EOF (torch-frame-start-fails-then-hangs)
 
+# What the PR's tables need of the two trees (harness/judge/series.py checks it against
+# the patches a release took): #24702's commit 7 makes activate() return the flush
+# result at EOF, #24760 (9) is the fix, so before needs 7 without 9 and after 7 and 9.
+TABLE_NEEDS = {"before": {"has": (7,), "lacks": (9,)}, "after": {"has": (7, 9), "lacks": ()}}
+
+
+# The first sites of a sweep, call by call (the suite runs these; `make sweep` runs all):
+# (backend, filter, family) -> (sites in the census, ((class, innermost function) per
+# call, from the first)). Measured here, the same in before and after (2026-12-03), and
+# the site count the README's `make sweep` table gives.
+SWEEP_FIRST = {
+    ("onnx", "dnn_processing", "malloc"): (124, (
+        ("SURFACED", "av_frame_alloc"),        # av_buffersrc_add_frame_flags()
+        ("SURFACED", "av_buffer_pool_init"),   # frame_pool_video_init()
+        ("SURFACED", "av_frame_alloc"),        # ff_frame_pool_get()
+        ("SURFACED", "av_buffer_alloc"),       # av_buffer_allocz()
+        ("SURFACED", "av_buffer_create"),      # av_buffer_alloc()
+        ("SURFACED", "buffer_create"),         # av_buffer_alloc()
+        ("SURFACED", "pool_alloc_buffer"),     # ff_frame_pool_get()
+        ("SURFACED", "dnn_execute_model_onnx"),
+    )),
+}
+
+
+# The link-time family (tests/test_wrap.py): each wrapper of FFmpeg's DNN helpers fails
+# its helper's first call after arming in a graph that reaches it, and the value it
+# returns in the call's place shows, on after. Measured here (2026-12-03): symbol ->
+# (backend, filter, route, value, eligible calls, the failed call's caller, its effect).
+# Effects: ("first_error", code): the first frame's pull returns it; ("altered", i):
+# frame i comes out, no error, not the frame pushed (the identity model ran on an input
+# never filled); ("classified", i): frame i's label confidence is not the clean run's;
+# ("activate_at_eof", code): what activate() returns at EOF; ("unseen", why).
+WRAP_FIRES = {
+    "ff_proc_from_dnn_to_frame": ("onnx", "dnn_processing", "sweep", "AVERROR(ENOMEM)", 2,
+                                  "infer_completion_callback", ("first_error", -errno.ENOMEM)),
+    "ff_proc_from_frame_to_dnn": ("onnx", "dnn_processing", "sweep", "AVERROR(ENOMEM)", 2,
+                                  "fill_model_input_onnx", ("altered", 0)),
+    "ff_frame_to_dnn_detect": ("tf", "dnn_detect", "sweep", "AVERROR(ENOMEM)", 2,
+                               "fill_model_input_tf",
+                               ("unseen", "the detector's outputs are constants: its input "
+                                          "never shows, filled or not")),
+    "ff_frame_to_dnn_classify": ("openvino", "dnn_classify", "sweep", "AVERROR(ENOMEM)", 2,
+                                 "fill_model_input_ov", ("classified", 0)),
+    # the flush route: the stand-in flush's one call, armed after the frames
+    "ff_dnn_start_inference_async": ("tf", "dnn_processing", "flush", "11", 1,
+                                     "standin_flush", ("activate_at_eof", errno.EAGAIN)),
+}
+
 
 # #24702's own claims (issue 8), base (9.0.2) against before (patches 1-8): measured
 # here with models that make 9.0.2's post-processing fail for real (models/claims_models.py),
@@ -216,6 +278,9 @@ class CommitClaim:
     not_expressible: str = ""  # why 9.0.2 cannot show the claim (the rows still measure it)
     frames: int = 2          # worker: frames pushed before EOF
     fault: str = "none"      # worker: a fault spec, armed before the first frame
+    route: str = ""          # worker: "flush" arms the fault after the frames, with the
+                             # stand-in flush at EOF (the PR's route); "": sweep with a
+                             # fault, the stand-in's clean start without one
 
     @property
     def backend(self) -> str:
@@ -253,6 +318,30 @@ def _post_proc_fails(backend):
         base={"frames": 2, "zero_frames": 1, "errors": []},
         before={"frames": 1, "zero_frames": 0, "errors": [-errno.ENOMEM]},
         filter="dnn_processing", fault=WRAP_POST_PROC)
+
+
+COMMIT7_CITES = ("dnn_processing, dnn_detect and dnn_classify return -1, i.e. "
+                 "AVERROR(EPERM), when ff_dnn_flush() fails at EOF, which replaces the "
+                 "backend's error with \"Operation not permitted\". Return the error "
+                 "ff_dnn_flush() reported instead.")
+EPERM = -errno.EPERM
+# the filter's own graph (harness/graphs.py) for each filter commit 7 changes
+COMMIT7_FILTERS = {"dnn_processing": ("onnx",), "dnn_detect": ("tf",),
+                   "dnn_classify": ("tf", "openvino")}
+
+
+def _flush_error(filt: str, fault: str, code: int, before: dict, what: str):
+    """Commit 7 through the stand-in flush at EOF (the PR's route, armed after the two
+    frames): base's flush_frame() turns any nonzero ff_dnn_flush() result into -1, which
+    the sink then reports; before returns the result itself. `before`: its row."""
+    name = fault.split("=")[1].lower().replace("averror(", "").rstrip(")")
+    return CommitClaim(
+        f"commit7-{filt.replace('dnn_', '')}-{fault.split('=')[0]}-{name}", 7,
+        f"{filt}, {what}: base returns -1 (AVERROR(EPERM)) at EOF, before returns {code}",
+        COMMIT7_CITES, COMMIT7_FILTERS[filt], "", {},
+        base={"frames": 2, "activate": EPERM, "errors": [EPERM]},
+        before={"frames": 2, "activate": code, **before},
+        filter=filt, fault=fault, route="flush")
 
 
 COMMIT_CLAIMS = (
@@ -403,6 +492,18 @@ COMMIT_CLAIMS = (
         before={"frames": 0, "errors": [EINVAL] * 2,
                 "log": "has 0 entries in its first dimension, fewer than the batch of 1"},
         filter="dnn_detect"),
+    # commit 7 on every filter it changes, and with any code: AVERROR(EINVAL), AVERROR(ENOMEM),
+    # a positive errno from a failed thread start (9.0.2's ff_dnn_start_inference_async()
+    # returns pthread_create()'s), and AVERROR(EAGAIN), which before then loses at EOF
+    *(_flush_error(f, "flush=AVERROR(EINVAL)", EINVAL, {"errors": [EINVAL]},
+                   "the flush returns AVERROR(EINVAL)") for f in COMMIT7_FILTERS),
+    _flush_error("dnn_processing", "flush=AVERROR(ENOMEM)", -errno.ENOMEM,
+                 {"errors": [-errno.ENOMEM]}, "the flush returns AVERROR(ENOMEM)"),
+    _flush_error("dnn_processing", "pthread_create=EAGAIN", errno.EAGAIN,
+                 {"errors": [], "log": LOG_BEFORE},
+                 "the stand-in flush's thread cannot start (EAGAIN), the flush returns 11"),
+    _flush_error("dnn_processing", "flush=AVERROR(EAGAIN)", -errno.EAGAIN, {"errors": []},
+                 "the flush returns AVERROR(EAGAIN)"),
 )
 
 
@@ -492,3 +593,40 @@ SANITIZER_CLAIMS = (
               "functions": ("ff_dnn_get_result_common", "infer_completion_callback"),
               "callers": (), "variable": "inference_done"}),
 )
+
+
+# The PR's "Testing" paragraphs on warnings, asserted from the trees' stamps (each tree's
+# warning lines by object, harness/trees.py; harness/warnclaims.py checks them). `file`:
+# no warning line may name it; `same`: before and after have the same lines.
+@dataclass(frozen=True)
+class WarningClaim:
+    id: str
+    cites: str
+    file: str = ""
+    same: bool = False
+
+
+WARNING_CLAIMS = (
+    WarningClaim("no-warning-in-dnn-backend-common",
+                 "Both built with no warnings in `dnn_backend_common.c`.",
+                 file="libavfilter/dnn/dnn_backend_common.c"),
+    WarningClaim("same-warning-lines-before-after",
+                 "Both Linux builds had the same 10 warning lines (ONNX Runtime header "
+                 "`-Wstrict-prototypes`), none in `dnn_backend_common.c`.",
+                 file="libavfilter/dnn/dnn_backend_common.c", same=True),
+)
+
+
+# The PR's "Callers" paragraph, from real runs (harness/callers.py): the census of every
+# pthread_create() call FFmpeg's own code makes (a window that never fails, armed before
+# the first of 4 frames) on every backend and filter. Each call's innermost function in
+# FFmpeg's code must be `creates`, called from one of its backend's `reached_from`; a
+# backend with none makes no call at all.
+CALLERS_CITES = ("In libavfilter/dnn, `pthread_create()` is called only in "
+                 "`ff_dnn_start_inference_async()`, and only the TensorFlow and Torch "
+                 "backends call that function. ONNX Runtime and OpenVINO do not use it.")
+CALLERS = {
+    "creates": "ff_dnn_start_inference_async",
+    "reached_from": {"tf": ("execute_model_tf",), "torch": ("execute_model_th",),
+                     "onnx": (), "openvino": ()},
+}

@@ -19,7 +19,8 @@ def _plan(args):
     refs = {}
     if args.git_dir:
         refs = {"before": args.before_ref, "after": args.after_ref}
-    return Plan(args.backend, source_file=args.source, repo=args.git_dir, refs=refs)
+    return Plan(args.backend, source_file=args.source, repo=args.git_dir, refs=refs,
+                release=args.release)
 
 
 def cmd_build(args) -> int:
@@ -29,17 +30,46 @@ def cmd_build(args) -> int:
         plan = sanitizer.plan(args.sanitizer, source_file=args.source, repo=args.git_dir)
     else:
         plan = _plan(args)
-    for tree in build_all(plan, args.tree and [args.tree]):
+    built = build_all(plan, args.tree and [args.tree])
+    for tree in built:
         s = tree.stamp
         print(f"{tree.name}: {tree.path} ({s['warning_count']} warning lines, "
               f"series {len(s['series'])} patches, built in {s['seconds']['total']} s)")
+    from harness.judge import series
+    needs = getattr(_case(args), "TABLE_NEEDS", {})
+    for line in series.notes([t for t in built if t.name.split("-")[0] != "base"], needs):
+        print(f"- {line}")
     return 0
+
+
+def cmd_probe(args) -> int:
+    """What each tree has, read from the tree (harness/obtain/probe.py)."""
+    from harness.obtain import probe
+    from harness.run import chains, matrix
+    plan = _plan(args)
+    pairs = [(b, f) for b in chains.BACKENDS for f in chains.FILTERS]
+    for name in args.build.split(","):
+        tree = matrix.resolve_tree(name, plan, build=False)
+        print(f"## {tree.name}: {tree.path}")
+        for line in probe.facts(tree.src).describe(pairs):
+            print(f"- {line}")
+    return 0
+
+
+def judged_status(results, measure: bool) -> int:
+    """The exit status of a command that runs scenarios (harness/run/outcome.py), with a line
+    on stderr for each run that no expectation judged, when that is what fails it."""
+    from harness.run.outcome import exit_status, unjudged
+    if not measure:
+        for r in unjudged(results):
+            print(f"not judged: {r.scenario.id}: {r.outcome.value}: no expectation for this "
+                  "build and fault (--measure for a measurement only)", file=sys.stderr)
+    return exit_status(results, measure)
 
 
 def cmd_run(args) -> int:
     from harness.run import matrix, runner
     from harness.judge import report
-    from harness.run.outcome import OK
     case = _case(args)
     plan = _plan(args)
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
@@ -62,26 +92,28 @@ def cmd_run(args) -> int:
         Path(args.json).write_text(report.to_json(results))
     if args.junit:
         Path(args.junit).write_text(report.junit(results))
-    return 0 if all(r.outcome in OK for r in results) else 1
+    return judged_status(results, args.measure)
 
 
 def cmd_table(args) -> int:
     from harness.run import chains as graphs, matrix, runner
-    from harness.judge import report
-    from harness.run.outcome import OK
+    from harness.judge import report, series
     case = _case(args)
     plan = _plan(args)
     trees = [matrix.resolve_tree(b, plan) for b in ("before", "after")]
     have = {b["name"] for b in trees[0].stamp["backends"]}
-    groups, notes = [], []
+    groups, notes = [], series.notes(trees, getattr(case, "TABLE_NEEDS", {}))
     for title, pairs in case.TABLES.items():
         route = "frame" if "own route" in title else "flush"
         faults = list(case.FRAME_FAULTS if route == "frame" else case.FAULTS)
         for backend, filt in pairs:
             key = f"{backend} / {filt}"
-            if (backend, filt) in graphs.NOT_ON_THIS_BASE:
-                notes.append(f"{title}: {key}: {graphs.ON_THIS_BASE}: "
-                             f"{graphs.NOT_ON_THIS_BASE[(backend, filt)]}")
+            why = graphs.not_on_trees(trees, backend, filt)
+            if why:
+                notes.append(f"{title}: {key}: {why}")
+            elif (backend, filt) not in graphs.GRAPHS:
+                notes.append(f"{title}: {key}: the harness has no graph for it yet "
+                             "(harness/run/chains.py)")
             elif not graphs.needs(backend, filt) <= have:
                 notes.append(f"{title}: {key}: not built (backends: {', '.join(sorted(have))})")
             else:
@@ -99,7 +131,7 @@ def cmd_table(args) -> int:
         Path(args.json).write_text(report.to_json(results))
     if args.junit:
         Path(args.junit).write_text(report.junit(results))
-    return 0 if all(r.outcome in OK for r in results) else 1
+    return judged_status(results, args.measure)
 
 
 def sweep_fault(family: str) -> str:
@@ -128,15 +160,17 @@ def cmd_sweep(args) -> int:
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
     fault = sweep_fault(args.fault)
     have = {b["name"] for b in trees[0].stamp["backends"]}
-    found = {}
+    found, bad = {}, []
 
     def progress(r):
         print(f"{r.outcome.value:8} {r.scenario.id} ({r.seconds:.2f} s)", file=sys.stderr,
               flush=True)
     for backend in args.backend_name.split(","):
         for filt in args.filter.split(","):
-            if (backend, filt) not in graphs.GRAPHS or not graphs.needs(backend, filt) <= have:
-                why = graphs.NOT_ON_THIS_BASE.get((backend, filt), "not in the built trees")
+            why = graphs.not_on_trees(trees, backend, filt)
+            if why or (backend, filt) not in graphs.GRAPHS \
+                    or not graphs.needs(backend, filt) <= have:
+                why = why or "not in the built trees"
                 print(f"- {backend} / {filt}: skipped: {why}")
                 continue
             scs = matrix.scenarios(trees, backend, filt, [fault], route="sweep")
@@ -146,6 +180,12 @@ def cmd_sweep(args) -> int:
                                      expect=case.EXPECT)
             print(sweep.markdown(found[key], f"{backend} / {filt}: every site of "
                                  f"`{scs[0].fault.spec}` failed in turn"))
+            # the case's SWEEP_SITES (each call's class) or SWEEP (one class for every
+            # site, None for a family with no site)
+            family = (backend, filt, scs[0].fault.site)
+            want = getattr(case, "SWEEP_SITES", {}).get(family,
+                                                        case.SWEEP.get(family, (...,))[0])
+            bad += [f"{backend} / {filt}: {p}" for p in sweep.problems(found[key], want)]
     if args.json:
         Path(args.json).write_text(json.dumps({
             be: {b: {"sites": n, "runs": [{"call": s.index + 1, "class": s.cls.value,
@@ -153,7 +193,9 @@ def cmd_sweep(args) -> int:
                                             **s.result.to_dict()}
                                            for s in sites]}
                  for b, (n, sites) in f.items()} for be, f in found.items()}, indent=1))
-    return 0
+    for p in bad:
+        print(f"- {p}", file=sys.stderr)
+    return 1 if bad else 0
 
 
 def cmd_unchanged(args) -> int:
@@ -201,8 +243,9 @@ def cmd_claims(args) -> int:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     bad = [r for r in rows if not claims.as_expected(r)]
     for r in bad:
-        print(f"- unexpected verdict for {r['id']}: {r['verdict']}", file=sys.stderr)
-    return 1 if bad else 0
+        what = "not judged" if claims.skipped(r) else "unexpected verdict"
+        print(f"- {what} for {r['id']}: {r['verdict']}", file=sys.stderr)
+    return 1 if bad or not rows else 0
 
 
 def add_report_options(p) -> None:
@@ -211,6 +254,9 @@ def add_report_options(p) -> None:
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per scenario")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
     p.add_argument("--junit", metavar="FILE", help="write the results as JUnit XML")
+    p.add_argument("--measure", action="store_true",
+                   help="a measurement only: runs no expectation judges (MEASURED, SKIP) "
+                        "do not make the exit status 1 (without it they do)")
     add_results_option(p)
 
 
@@ -228,6 +274,11 @@ def add_build_options(p) -> None:
                    help="the case whose claims a run is judged against (cases/)")
     p.add_argument("--source", metavar="TARBALL",
                    help="FFmpeg release tarball to use (checked against the pinned sha256)")
+    p.add_argument("--release", metavar="VERSION",
+                   help="another FFmpeg release, fetched like the pinned one and checked "
+                        "against its recorded sha256 (harness/obtain/releases.py); each patch "
+                        "of the series is tried with git am -3, those that do not apply are "
+                        "left out and named")
     p.add_argument("--git-dir", metavar="DIR",
                    help="bring your own tree: an FFmpeg git clone; builds before/after from refs")
     p.add_argument("--before-ref", default="HEAD~1", help="with --git-dir: the 'before' ref")
@@ -244,6 +295,11 @@ def parser() -> argparse.ArgumentParser:
                         "gcc-tsan toolchain) with the backends its claim needs")
     add_build_options(p)
     p.set_defaults(func=cmd_build)
+    p = sub.add_parser("probe", help="what each built tree has, lacks and cannot express")
+    p.add_argument("--build", default="before,after",
+                   help="comma list of tree names (base, before, after) or built-tree paths")
+    add_build_options(p)
+    p.set_defaults(func=cmd_probe)
     p = sub.add_parser("run", help="run the PR #24760 reproduction and print its table")
     p.add_argument("--build", default="before,after",
                    help="comma list of tree names (base, before, after) or built-tree paths")

@@ -7,7 +7,7 @@ import pytest
 from cases import pr24760 as expected
 from harness.run import faults
 from harness.errors import ScenarioError
-from harness.run.outcome import Outcome
+from harness.run.outcome import Outcome, failed_where, functions
 from harness.run.scenario import scenario_id
 
 
@@ -49,6 +49,9 @@ def test_pr_table(run_scenario, build, backend, filt, fault, route):
     frames = 2 if route == "flush" else 2 - exp.failures  # the frame route fails the last
     assert len(r.data["frames"]) == frames, "the frames before the fault went through"
     assert r.data["counters"]["failures"] == exp.failures
+    if exp.eligible is not None:  # how many calls FFmpeg made after arming, and which failed
+        assert r.data["counters"]["eligible"] == exp.eligible
+    assert functions(failed_where(r.data))[:len(exp.failed_at)] == list(exp.failed_at)
     assert r.data.get("hung", False) == (exp.outcome == "HANG")
     if route == "flush":
         assert tuple(r.data["sink"]) == exp.sink

@@ -7,6 +7,7 @@ import pytest
 from cases import pr24760 as expected
 from harness.run import matrix
 from harness.judge import sweep
+from harness.run.outcome import Outcome, functions
 from cases.pr24760 import EXPECT
 
 
@@ -49,14 +50,21 @@ def test_async_start_failure_hangs(tree, preload, monkeypatch, backend, filt, ca
 @pytest.mark.onnx
 @pytest.mark.dnn_processing
 def test_onnx_has_no_site(tree, preload):
+    """0 sites, counted by a census that ran: the injector loaded and armed, every frame
+    through real inference (a census that could not run would count 0 as well)."""
     found = run_sweep(tree, preload, "onnx")
     assert {b: n for b, (n, _) in found.items()} == {"before": 0, "after": 0}
     assert expected.SWEEP[("onnx", "dnn_processing", "pthread_create")][0] is None
+    for build, f in found.items():
+        census = f.census
+        assert census.outcome is Outcome.MEASURED, f"{build}: {census.reason}"
+        assert census.data["injector"] and census.data["counters"]["eligible"] == 0
+        assert len(census.data["frames"]) == sweep.FRAMES, "every frame went through"
+        assert sweep.problems({build: f}, None) == []
 
 
 @pytest.mark.unit
 def test_classes():
-    from harness.run.outcome import Outcome
     from harness.run.runner import Result
     r = Result(None, Outcome.MEASURED, {"activate": [{"ret": 11}], "sink": [-541478725],
                                         "frames": [{}] * 4})
@@ -85,15 +93,18 @@ def test_malloc_family_fires(run_scenario):
 @pytest.mark.onnx
 @pytest.mark.dnn_processing
 def test_malloc_sweep_classifies_every_site(tree, preload):
+    """The first sites of the ONNX Runtime malloc sweep, each failed once, class by class
+    and named where the table says (expected.SWEEP_FIRST); the census counts all 124."""
     trees = [tree("after")]
     scs = matrix.scenarios(trees, "onnx", "dnn_processing", ["malloc=1*return(ENOMEM)"],
                            route="sweep")
-    found = sweep.sweep(scs, preload, jobs=2, limit=8, expect=EXPECT)
+    total, first = expected.SWEEP_FIRST[("onnx", "dnn_processing", "malloc")]
+    found = sweep.sweep(scs, preload, jobs=2, limit=len(first), expect=EXPECT)
     count, sites = found["after"]
-    assert count > 8, "FFmpeg allocates on every frame"
-    assert len(sites) == 8
-    assert all(s.result.data.get("counters", {}).get("failures") in (1, None) for s in sites)
-    assert {s.cls for s in sites} <= set(sweep.Class)
+    assert count == total
+    assert [(s.cls.value, functions(s.where)[0]) for s in sites] == list(first)
+    assert [s.result.data["counters"]["failures"] for s in sites] == [1] * len(first)
+    assert sweep.problems(found) == []
 
 
 @pytest.mark.onnx

@@ -2,11 +2,14 @@
 exactly patch 9, every source file on disk is the committed one, and stamps check."""
 
 import dataclasses
+import re
 import subprocess
 
 import pytest
 
+from cases import pr24760 as expected
 from harness.compile import ffi_build
+from harness.judge import warnclaims
 from harness.obtain import trees
 from harness.errors import BuildError, StampError
 from harness.paths import PATCHES
@@ -49,7 +52,46 @@ def test_stamp_describes_the_build(tree, plan, name):
     assert s["source"]["sha256"] == trees.source.FFMPEG.sha256
     assert tuple(b["name"] for b in s["backends"]) == plan.backend_names
     assert "--enable-libonnxruntime" in s["configure"]
-    assert s["warning_count"] == sum(len(v) for v in s["warnings"].values())
+
+
+WARNING_LINE = re.compile(r"^\S+:\d+:(\d+:)? warning: ")
+COMPILED = re.compile(r"^(?:CC|CXX|AS|HOSTCC)\t(\S+)$")
+
+
+def log_warnings(tree) -> tuple[set, list]:
+    """From the tree's own build.log, not its stamp: (objects it compiled, its warning lines)."""
+    text = (tree.path / "build.log").read_text(errors="replace").splitlines()
+    return ({m[1] for line in text if (m := COMPILED.match(line))},
+            sorted(line.rstrip() for line in text if WARNING_LINE.match(line)))
+
+
+@pytest.mark.parametrize("name", trees.TREES)
+def test_stamp_warnings_are_the_build_logs(tree, name):
+    """The stamp's warning lines are the compiler's, as the build log has them: a tree's
+    own, plus its parent's for the objects it did not compile again."""
+    t = tree(name)
+    compiled, own = log_warnings(t)
+    assert compiled, "the build log names the objects it compiled"
+    inherited = []
+    if trees.PARENT[name]:
+        parent = tree(trees.PARENT[name]).stamp["warnings"]
+        inherited = [line for obj, ls in parent.items() if obj not in compiled for line in ls]
+    assert warnclaims.lines(t.stamp) == sorted(own + inherited)
+    assert t.stamp["warning_count"] == len(own) + len(inherited)
+
+
+def test_warning_claims_hold_in_the_stamps(tree):
+    """The PR's "no warnings in dnn_backend_common.c" and "the same warning lines in both
+    builds" (expected.WARNING_CLAIMS), from before's and after's stamps; a stamp with a
+    warning in that file, or one line more, fails them."""
+    before, after = tree("before").stamp, tree("after").stamp
+    assert warnclaims.check(expected.WARNING_CLAIMS, before, after) == \
+        {c.id: [] for c in expected.WARNING_CLAIMS}
+    line = "libavfilter/dnn/dnn_backend_common.c:182:9: warning: unused variable 'x'"
+    extra = {**after, "warnings": {**after["warnings"],
+                                   "libavfilter/dnn/dnn_backend_common.o": [line]}}
+    got = warnclaims.check(expected.WARNING_CLAIMS, before, extra)
+    assert all(got[c.id] for c in expected.WARNING_CLAIMS), got
 
 
 def test_children_recompile_only_what_changed(tree):

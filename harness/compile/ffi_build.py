@@ -5,13 +5,15 @@ import importlib
 import importlib.util
 import json
 import os
-import re
 import shlex
+import sys
+import types
 from pathlib import Path
 
 from harness.compile import injector_build as injectors
 from harness.compile._cffi_src import MODULES
 from harness.errors import BuildError, StampError
+from harness.obtain import probe
 from harness.paths import atomic_dir, cache_root, digest
 from harness.obtain.trees import check_stamp
 
@@ -20,12 +22,35 @@ VARIANTS = ("preload", "wrap")
 LIBS = ("avfilter", "avformat", "avcodec", "swscale", "swresample", "avutil")
 
 
+def _modules():
+    return [importlib.import_module(f"harness.compile._cffi_src.{m}") for m in MODULES]
+
+
 def _parts():
-    mods = [importlib.import_module(f"harness.compile._cffi_src.{m}") for m in MODULES]
+    mods = _modules()
     cdef = "\n".join(m.TYPES for m in mods) + "\n".join(m.FUNCTIONS for m in mods)
     cdef += "\nconst char *ffdnn_build_stamp(void);\n"
     source = "\n".join(m.INCLUDES for m in mods) + "\n".join(m.CUSTOMIZATIONS for m in mods)
     return cdef, source
+
+
+def conditional_names() -> dict:
+    """HAS_* flag -> the names `lib` loses when the tree lacks what the flag stands for."""
+    out = {}
+    for m in _modules():
+        out.update(getattr(m, "CONDITIONAL_NAMES", {}))
+    return out
+
+
+def conditional_lib(lib, names: dict):
+    """`lib` without the names of every HAS_* flag that is 0 (pyca/cryptography's
+    build_conditional_library): a tree without DNN_ONNX has no lib.DNN_ONNX."""
+    drop = {n for flag, ns in names.items() if not getattr(lib, flag) for n in ns}
+    out = types.ModuleType("lib")
+    for name in dir(lib):
+        if name not in drop and not name.startswith("__"):
+            setattr(out, name, getattr(lib, name))
+    return out
 
 
 def cdef_hash() -> str:
@@ -34,6 +59,7 @@ def cdef_hash() -> str:
     inj = Path(injectors.INCLUDE_DIR)
     src = Path(__file__).with_name("_cffi_src")
     files = (sorted([*src.glob("*.py"), *src.glob("*.c")]) + [Path(__file__)]
+             + [Path(probe.__file__)]
              + [Path(f) for f in injectors.WRAP_SOURCES + injectors.FF_WRAP_SOURCES]
              + sorted(inj.glob("*.h")))
     return digest([f.read_text() for f in files])[:16]
@@ -49,12 +75,9 @@ def _config_mak(src: Path) -> dict:
 
 
 def _has_flags(src: Path) -> list:
-    common = (src / "libavfilter/dnn/dnn_backend_common.h").read_text()
-    filt = (src / "libavfilter/dnn_filter_common.h").read_text()
-    get_result = re.search(r"ff_dnn_get_result\([^)]*\)", filt)
-    return [("FFDNN_HAS_COMPLETE_LLTASK", "1" if "ff_dnn_complete_lltask" in common else "0"),
-            ("FFDNN_HAS_GET_RESULT_STATUS",
-             "1" if get_result and "status" in get_result.group(0) else "0")]
+    """FFDNN_HAS_* for the compiler: what the probe found in the tree's own headers."""
+    facts = probe.facts(src)
+    return [(flag, str(value)) for flag, value in sorted(facts.flags.items())]
 
 
 def _compile(ffi, tmp: Path, name: str) -> None:
@@ -114,7 +137,8 @@ def build(tree, variant: str = "preload") -> Path:
     ffi.set_source(MODULE_NAME, source, include_dirs=includes, define_macros=macros,
                    sources=sources, extra_objects=libs, extra_link_args=link + ["-ldl"],
                    extra_compile_args=["-std=gnu11", "-Wno-unused-function"])
-    print(f"[{tree.name}] module: compiling {MODULE_NAME} ({variant})", flush=True)
+    print(f"[{tree.name}] module: compiling {MODULE_NAME} ({variant})", file=sys.stderr,
+          flush=True)
     with atomic_dir(final) as tmp:
         _compile(ffi, tmp, tree.name)
         for junk in tmp.glob(f"{MODULE_NAME}.c"):
@@ -138,4 +162,4 @@ def load(tree, variant: str = "preload"):
     got = mod.ffi.string(mod.lib.ffdnn_build_stamp()).decode()
     if got != expected_stamp(tree, variant):
         raise StampError(f"{so}: stamp {got} does not match build {expected_stamp(tree, variant)}")
-    return mod.ffi, mod.lib
+    return mod.ffi, conditional_lib(mod.lib, conditional_names())

@@ -58,8 +58,9 @@ def observe(claim, tree, preload: str, graph: str = "", runner: str = "") -> dic
 def _worker(claim, tree, preload, desc: str) -> dict:
     ffi_build.build(tree, "preload")
     # long enough for every frame's wait, so a run that hangs is killed at EOF
-    # a fault is armed before the first frame (route sweep), with the backend's own flush
-    route = "flush" if claim.fault == "none" else "sweep"
+    # a fault is armed before the first frame (route sweep), with the backend's own flush,
+    # unless the claim takes the PR's route (armed after the frames, the stand-in flush)
+    route = claim.route or ("flush" if claim.fault == "none" else "sweep")
     sc = Scenario(tree.name, str(tree.path), claim.backend, claim.filter,
                   faults.parse(claim.fault), desc, route=route,
                   timeout=SETTLE * claim.frames + 4, frames=claim.frames)
@@ -75,6 +76,7 @@ def _worker(claim, tree, preload, desc: str) -> dict:
                       for f in frames],
             "errors": [c for c in codes if c < 0 and c not in NOT_A_RESULT],
             "log": d.get("log", ""), "hang": r.outcome.value == "HANG",
+            **({"activate": d.get("activate_at_eof")} if claim.route == "flush" else {}),
             "at_eof": "eof_push" in d or "drained" in d,  # the checkpoint before EOF
             "crash": r.reason.rsplit(" ", 1)[-1] if r.outcome.value == "CRASH" else ""}
 
@@ -117,6 +119,9 @@ def diffs(obs: dict, want: dict, reference=None) -> list:
         out.append(f"frames never written (all zero): got {zeros}, expected {want['zero_frames']}")
     if "boxes" in want and obs.get("boxes") != want["boxes"]:
         out.append(f"(boxes, classified) per frame: got {obs.get('boxes')}, expected {want['boxes']}")
+    if "activate" in want and obs.get("activate") != want["activate"]:
+        out.append(f"activate() at EOF: got {_code(obs.get('activate'))}, "
+                   f"expected {_code(want['activate'])}")
     if "errors" in want and obs["errors"] != want["errors"]:
         out.append(f"errors: got {codes(obs['errors'])}, expected {codes(want['errors'])}")
     if want.get("log") and want["log"] not in obs["log"]:
@@ -124,6 +129,10 @@ def diffs(obs: dict, want: dict, reference=None) -> list:
     if want.get("no_log") and want["no_log"] in obs["log"]:
         out.append(f"log has {want['no_log']!r}")
     return out
+
+
+def _code(code) -> str:
+    return "nothing" if code is None else errnos.describe(code)
 
 
 def codes(errors) -> str:
@@ -151,4 +160,6 @@ def summary(obs: dict, zero_md5: str = "", reference=None, ref_name: str = "") -
     if any(b for b, _ in obs.get("boxes", [])):
         text += ", boxes/classified " + " ".join(f"{b}/{c}" for b, c in obs["boxes"])
     errs = sorted(set(obs["errors"]), key=obs["errors"].index)
+    if "activate" in obs:  # the PR's route: what activate() returned at EOF
+        text += f"; activate() at EOF {_code(obs['activate'])}"
     return text + (f"; {codes(errs)}" if errs else "; no error")

@@ -84,11 +84,13 @@ def to_json(results) -> str:
 
 
 def junit(results, suite: str = "ffmpeg-dnn-fault-harness") -> str:
+    """JUnit XML: FAIL a failure; ERROR, CRASH, HANG an error; SKIP and MEASURED (no
+    expectation judged the run, so it did not pass anything) skipped."""
     bad = [r for r in results if r.outcome.value in ("FAIL",)]
     errs = [r for r in results if r.outcome.value in ("ERROR", "CRASH", "HANG")]
     ts = ET.Element("testsuite", name=suite, tests=str(len(results)), failures=str(len(bad)),
                     errors=str(len(errs)),
-                    skipped=str(sum(r.outcome.value == "SKIP" for r in results)))
+                    skipped=str(sum(r.outcome.value in ("SKIP", "MEASURED") for r in results)))
     for r in results:
         tc = ET.SubElement(ts, "testcase", classname=f"{suite}.{r.scenario.backend}",
                            name=r.scenario.id, time=f"{r.seconds:.3f}")
@@ -99,4 +101,7 @@ def junit(results, suite: str = "ffmpeg-dnn-fault-harness") -> str:
                 r.data.get("output", "")
         elif r.outcome.value == "SKIP":
             ET.SubElement(tc, "skipped", message=r.reason)
+        elif r.outcome.value == "MEASURED":
+            ET.SubElement(tc, "skipped", message="MEASURED: no expectation for this build "
+                                                 "and fault")
     return ET.tostring(ts, encoding="unicode", xml_declaration=True) + "\n"

@@ -39,6 +39,16 @@ class Site:
     where: str = ""    # the call's stack in FFmpeg's code, from the census
 
 
+class Found(tuple):
+    """(number of sites, [Site]) for one build, and `.census`: the clean run that counted
+    the sites (its Result), so a census that could not run is not read as 0 sites."""
+
+    def __new__(cls, count: int, sites: list, census_run=None):
+        found = super().__new__(cls, (count, sites))
+        found.census = census_run
+        return found
+
+
 def census(scenario) -> object:
     """A clean run with the injector armed but letting every call through: its
     eligible counter is the number of sites."""
@@ -70,7 +80,7 @@ def reproducer(sc) -> str:
     return shlex.join(["python", "-m", "harness", "run", "--build", sc.tree,
                        "--backend-name", sc.backend, "--filter", sc.filter, "--route", "sweep",
                        "--fault", sc.fault.spec, "--frames", str(sc.frames),
-                       "--timeout", f"{sc.timeout:g}"])
+                       "--timeout", f"{sc.timeout:g}", "--measure"])
 
 
 def sweep(base_scenarios, preload: str, jobs: int = 2, progress=None, limit=None,
@@ -79,6 +89,7 @@ def sweep(base_scenarios, preload: str, jobs: int = 2, progress=None, limit=None
     fails only the first sites; `expect` is the case's word on the runs (runner.Expect)."""
     clean = run_all([census(sc) for sc in base_scenarios], preload, jobs=jobs, expect=expect)
     plans, counts, reference, where = [], {}, {}, {}
+    censuses = {sc.build: r for sc, r in zip(base_scenarios, clean)}
     for sc, r in zip(base_scenarios, clean):
         ok = r.outcome in (Outcome.PASS, Outcome.MEASURED)
         n = r.data.get("counters", {}).get("eligible", 0) if ok else 0
@@ -89,11 +100,42 @@ def sweep(base_scenarios, preload: str, jobs: int = 2, progress=None, limit=None
                   for i in range(n if limit is None else min(n, limit))]
     runs = run_all(plans, preload, jobs=jobs, progress=progress, results=results,
                    expect=expect)
-    out = {b: (n, []) for b, n in counts.items()}
+    out = {b: Found(n, [], censuses[b]) for b, n in counts.items()}
     for sc, r in zip(plans, runs):
         i = sc.fault.skip
         out[sc.build][1].append(Site(sc.build, i, classify(r, reference[sc.build]), r,
                                      reproducer(sc), where[sc.build].get(i, "")))
+    return out
+
+
+def problems(found: dict, want=...) -> list:
+    """What makes a sweep fail: a census that did not run clean, a site that CRASHed or
+    could not run (ERROR), and, given what the case expects (`want`), a site of another
+    class: one class for every site (the case's SWEEP), None for a family with no site
+    at all, or a tuple with each call's class in order (the case's SWEEP_SITES, which
+    also fixes the number of sites). One line per problem."""
+    out = []
+    for build, f in found.items():
+        n, sites = f
+        census_run = getattr(f, "census", None)
+        if census_run is not None and census_run.outcome not in (Outcome.PASS,
+                                                                Outcome.MEASURED):
+            out.append(f"{build}: the census run (no call failed) ended "
+                       f"{census_run.outcome.value}: {census_run.reason}")
+        elif census_run is not None and not census_run.data.get("injector"):
+            out.append(f"{build}: the census run had no injector loaded: its 0 sites "
+                       "mean nothing")
+        if want is None and n:
+            out.append(f"{build}: {n} sites, expected none")
+        if isinstance(want, tuple) and n != len(want):
+            out.append(f"{build}: {n} sites, expected {len(want)}")
+        for s in sites:
+            site_want = want[s.index] if isinstance(want, tuple) and s.index < len(want) \
+                else want
+            if s.cls in (Class.CRASH, Class.ERROR):
+                out.append(f"{build} call {s.index + 1}: {s.cls.value}: {s.result.reason}")
+            elif isinstance(site_want, str) and s.cls.value != site_want:
+                out.append(f"{build} call {s.index + 1}: {s.cls.value}, expected {site_want}")
     return out
 
 

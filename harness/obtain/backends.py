@@ -194,13 +194,16 @@ class Spec:
     package: str
     version: str
     install: object
+    library: str = ""  # configure's --enable-<library>; CONFIG_<LIBRARY> in config.h
+    label: str = ""    # the backend's name in a sentence
 
 
 BACKENDS = {
-    "onnx": Spec("onnx", "onnxruntime", "1.32.0", _install_onnx),
-    "openvino": Spec("openvino", "openvino", "2026.4.1", _install_openvino),
-    "tf": Spec("tf", "tensorflow-cpu", "2.18.0", _install_tf),
-    "torch": Spec("torch", "torch", "2.13.0", _install_torch),
+    "onnx": Spec("onnx", "onnxruntime", "1.32.0", _install_onnx, "libonnxruntime", "ONNX"),
+    "openvino": Spec("openvino", "openvino", "2026.4.1", _install_openvino, "libopenvino",
+                     "OpenVINO"),
+    "tf": Spec("tf", "tensorflow-cpu", "2.18.0", _install_tf, "libtensorflow", "TensorFlow"),
+    "torch": Spec("torch", "torch", "2.13.0", _install_torch, "libtorch", "LibTorch"),
 }
 BACKEND_SETS = {"default": ("onnx",), "all": ("onnx", "openvino", "tf", "torch")}
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.obtain import backends as backends_mod
-from harness.obtain import source
+from harness.obtain import probe, releases, source
 from harness.errors import BuildError, HarnessError, StampError, first_error
 from harness.paths import PATCHES, atomic_dir, cache_root, digest, file_sha256
 
@@ -185,6 +185,32 @@ def _apply_patch(name: str, src: Path, patch: Path) -> None:
         raise BuildError(f"[{name}] patch {patch.name} does not apply: {where}")
 
 
+def _try_patch(name: str, src: Path, patch: Path) -> str | None:
+    """`git am -3` one patch; None when it applied, else why not, from `git apply
+    --check` (which files the tree lacks, which hunks do not match), the tree left as
+    it was."""
+    r = git(src, "am", "-q", "-3", "--committer-date-is-author-date", str(patch), check=False)
+    if r.returncode == 0:
+        return None
+    am = r.stdout + r.stderr
+    git(src, "am", "--abort", check=False)
+    check = git(src, "apply", "--check", str(patch), check=False).stderr
+    missing = re.findall(r"error: (\S+): (?:No such file or directory|does not exist in index)",
+                         check)
+    failed = re.findall(r"error: patch failed: (\S+)", check)
+    why = []
+    if missing:
+        why.append(f"no {', '.join(missing)} in this tree")
+    if failed:
+        why.append(f"hunks do not match at {', '.join(failed)}")
+    conflicts = re.findall(r"CONFLICT \(content\): Merge conflict in (\S+)", am)
+    if conflicts:
+        why.append(f"3-way merge conflicts in {', '.join(conflicts)}")
+    elif why and "could not build fake ancestor" in am:
+        why[-1] += " (no 3-way merge: the tree has no blob of the patch's base)"
+    return "; ".join(why) or first_error(am)
+
+
 def _configure(name: str, src: Path, args: list, pkg_config_path: str, log: Path) -> None:
     if not shutil.which("make"):
         raise BuildError("make is not installed (apt-get install make)")
@@ -211,21 +237,66 @@ class Plan:
     or (bring your own tree) from two refs of the user's own FFmpeg clone."""
 
     def __init__(self, backends="default", source_file=None, repo=None, refs=None,
-                 sanitizer=None):
+                 sanitizer=None, release=None):
         if sanitizer and sanitizer not in SANITIZERS:
             raise HarnessError(f"unknown sanitizer '{sanitizer}' (known: {', '.join(SANITIZERS)})")
         if sanitizer and repo:
             raise HarnessError("--sanitizer builds base and before of the release, not "
                                "a tree of your own (--git-dir)")
+        if release and repo:
+            raise HarnessError("--release and --git-dir are two ways to get a tree; give one")
         self.sanitizer = sanitizer
-        self.backend_names = backends_mod.parse(backends)
+        self.release = releases.get(release)
+        self.requested = backends_mod.parse(backends)
         self.source_file = source_file
         if source_file:  # a tarball the user names is checked before anything is fetched
-            source.fetch(source_file)
+            source.fetch(source_file, self.release)
         self.repo = Path(repo).expanduser().resolve() if repo else None
         self.refs = dict(refs or {})
         self._installed = None
+        self._backend_names = None
         self._keys = {}
+
+    def _configure_script(self) -> str:
+        """The first tree's configure script, before anything is built."""
+        if self.repo:
+            first = self.refs[self.names[0]]
+            return git(self.repo, "show", f"{first}:configure").stdout
+        cached = source.cached_path(self.release).with_suffix(".configure")
+        if not cached.is_file():
+            tarball = source.fetch(self.source_file, self.release)
+            text = subprocess.run(["tar", "-xOf", str(tarball), "--wildcards", "*/configure"],
+                                  capture_output=True, text=True).stdout
+            if not text:
+                raise BuildError(f"{tarball}: no configure script in it")
+            tmp = cached.with_name(f".tmp-{os.getpid()}-{cached.name}")
+            tmp.write_text(text)
+            os.replace(tmp, cached)
+        return cached.read_text()
+
+    @property
+    def backend_names(self) -> tuple:
+        """The backends asked for that this source's configure can enable: `all` on a
+        release without ONNX Runtime's backend builds the others."""
+        if self._backend_names is None:
+            script = self._configure_script()
+            keep = tuple(n for n in self.requested
+                         if probe.configure_knows(script, backends_mod.BACKENDS[n].library))
+            for n in sorted(set(self.requested) - set(keep)):
+                lib = backends_mod.BACKENDS[n].library
+                print(f"[{self.describe()}] configure has no --enable-{lib}: built without "
+                      f"{n}", file=sys.stderr, flush=True)
+            if not keep:
+                raise BuildError(f"{self.describe()}: its configure enables none of the "
+                                 f"backends asked for ({', '.join(self.requested)})")
+            self._backend_names = keep
+        return self._backend_names
+
+    def describe(self) -> str:
+        """What the trees come from: `FFmpeg 8.1.2` or the clone and its refs."""
+        if self.repo:
+            return f"{self.repo} " + ", ".join(f"{n}={r}" for n, r in self.refs.items())
+        return f"FFmpeg {self.release.version}"
 
     @property
     def names(self) -> tuple:
@@ -262,8 +333,11 @@ class Plan:
         if self.repo:
             commit = git(self.repo, "rev-parse", "--verify", self.refs[name] + "^{commit}").stdout
             return {"kind": "git", "commit": commit.strip()}  # the repo's path is not content
-        return {"kind": "release", "version": source.FFMPEG.version,
-                "sha256": source.FFMPEG.sha256}
+        origin = {"kind": "release", "version": self.release.version,
+                  "sha256": self.release.sha256}
+        if not releases.strict(self.release):
+            origin["apply"] = "git am -3, leaving out what does not apply"
+        return origin
 
     def parent(self, name: str):
         if self.repo:
@@ -320,7 +394,7 @@ class Plan:
             if archive.returncode != 0:
                 raise BuildError(f"[{name}] git archive {origin['commit']} failed")
         else:
-            tarball = source.fetch(self.source_file)
+            tarball = source.fetch(self.source_file, self.release)
             _say(self.label(name), "source", f"extract {tarball.name}")
             subprocess.run(["tar", "-xf", str(tarball), "-C", str(src), "--strip-components=1"],
                            check=True)
@@ -328,20 +402,35 @@ class Plan:
         git(src, "add", "-A")
         git(src, "commit", "-q", "-m", f"FFmpeg {origin.get('version') or origin['commit']}")
 
-    def _change_source(self, name: str, src: Path, parent_origin: dict, origin: dict) -> list:
+    def _change_source(self, name: str, src: Path, parent_origin: dict, origin: dict):
+        """Apply what makes this tree from its parent: (patches applied, patches left
+        out as [name, why])."""
         git(src, "update-index", "-q", "--refresh", check=False)  # the copy has new inodes
         if origin["kind"] == "git":
             diff = git(self.repo, "diff", "--binary", parent_origin["commit"], origin["commit"]).stdout
             (src.parent / "refs.diff").write_text(diff)
             git(src, "apply", "--index", str(src.parent / "refs.diff"))
             git(src, "commit", "-q", "--allow-empty", "-m", f"{self.refs[name]}")
-            return []
-        applied = []
+            return [], []
+        applied, skipped = [], []
         for patch in self.patches(name):
-            _say(self.label(name), "patch", patch.name)
-            _apply_patch(self.label(name), src, patch)
-            applied.append(patch.name)
-        return applied
+            if releases.strict(self.release):
+                _say(self.label(name), "patch", patch.name)
+                _apply_patch(self.label(name), src, patch)
+                applied.append(patch.name)
+                continue
+            why = _try_patch(self.label(name), src, patch)
+            _say(self.label(name), "patch", f"{patch.name} (git am -3): "
+                 + ("applied" if why is None else f"left out: {why}"))
+            if why is None:
+                applied.append(patch.name)
+            else:
+                skipped.append([patch.name, why])
+        if self.patches(name) and not applied:
+            raise BuildError(f"[{self.label(name)}] no patch of this tree applies to FFmpeg "
+                             f"{self.release.version} ({'; '.join(f'{n}: {w}' for n, w in skipped)}):"
+                             " it would be its parent again")
+        return applied, skipped
 
     def _build(self, name: str, parent, final: Path) -> None:
         final.parent.mkdir(parents=True, exist_ok=True)
@@ -356,11 +445,12 @@ class Plan:
             if parent:
                 _say(label, "copy", f"source and objects of {parent.name}")
                 subprocess.run(["cp", "-a", str(parent.src), str(src)], check=True)
-                applied = self._change_source(name, src, parent.stamp["source"], origin)
+                applied, skipped = self._change_source(name, src, parent.stamp["source"], origin)
                 series = parent.stamp["series"] + applied
+                skipped = parent.stamp.get("skipped", []) + skipped
             else:
                 self._fresh_source(name, src, origin)
-                series = []
+                series, skipped = [], []
                 t = time.monotonic()
                 _configure(label, src, self.configure_args(),
                            ":".join(b.pkg_config_path for b in self.installed()
@@ -376,6 +466,7 @@ class Plan:
                 "source": {**origin, **({"repo": str(self.repo)} if self.repo else {})},
                 "parent": parent.stamp["key"] if parent else None,
                 "series": series, "series_sha256": digest(series),
+                **({"skipped": skipped} if skipped else {}),
                 "configure": self.configure_args(), "compiler": compiler(),
                 "backends": [b.stamp() for b in self.installed()],
                 "runtime_dirs": [d for b in self.installed() for d in b.runtime_dirs],

@@ -47,7 +47,7 @@ def _model(sc):
     raise ValueError("not expressible on the command line")
 
 
-def command(sc, preload: str | None, where: Path) -> str:
+def command(sc, preload: str | None, where: Path, measured: bool = False) -> str:
     """`python -m harness run` with the options that make exactly this scenario; the
     worker itself on the saved scenario.json for what the command line cannot say."""
     py = [sys.executable, "-m"]
@@ -69,11 +69,12 @@ def command(sc, preload: str | None, where: Path) -> str:
                  "--injector", sc.injector, "--results", str(where.parent)]
     args += ["--expect", sc.expect] if sc.expect else []
     args += ["--model", model] if model else []
+    args += ["--measure"] if measured else []  # no expectation: a measurement
     return f"cd {shlex.quote(str(PROJECT))} && {shlex.join(args)}"
 
 
 def keep(results, r, output: str, partial: dict, preload: str | None,
-         trace: str | None = None) -> Path:
+         trace: str | None = None, measured: bool = False) -> Path:
     """Write the artifacts of Result `r` into <results>/<id>/ (replacing an older set)."""
     root = Path(results).resolve()
     final = root / r.scenario.id
@@ -82,7 +83,7 @@ def keep(results, r, output: str, partial: dict, preload: str | None,
              "scenario.json": r.scenario.to_json() + "\n",
              "result.json": json.dumps(r.to_dict(), indent=1) + "\n",
              "reproduce.sh": "#!/bin/sh\n# reruns exactly this scenario\n"
-                             + command(r.scenario, preload, final) + "\n"}
+                             + command(r.scenario, preload, final, measured) + "\n"}
     if trace is not None:
         files["backtrace.txt"] = trace
     try:

@@ -1,18 +1,21 @@
 """The graph for each backend and filter: the filter description between buffer and
 buffersink, and the generated models it needs (models/). Option strings follow 9.0.2's
 backends: OpenVINO models have fixed shapes and ignore `output=`, processing needs
-`layout=nchw`; Torch ignores `input=`/`output=`; TF detect outputs are `&`-separated."""
+`layout=nchw`; Torch ignores `input=`/`output=`; TF detect outputs are `&`-separated.
+Whether a tree can express a graph at all is the tree's to say (harness/obtain/probe.py)."""
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import models
+
+from harness.obtain import probe
 
 from harness.errors import ScenarioError
 from harness.paths import cache_root
 
 TF_DET_OUTPUTS = "num_detections&detection_scores&detection_classes&detection_boxes"
 TF_DETECT = f"dnn_detect=dnn_backend=tensorflow:model={{det}}:input=image_tensor:output={TF_DET_OUTPUTS}"
-ON_THIS_BASE = "not expressible on FFmpeg 9.0.2"
 
 
 @dataclass(frozen=True)
@@ -20,6 +23,8 @@ class GraphSpec:
     description: str   # with {model}-style fields filled from `models`
     models: dict       # field -> generated model name
     note: str = ""
+    keeps_pixels: bool = True  # each frame out is the frame pushed: an identity model, or
+                               # an analytics filter that only attaches side data
 
 
 GRAPHS = {
@@ -47,16 +52,6 @@ GRAPHS = {
         note="boxes from dnn_detect on TensorFlow, as in the PR"),
 }
 
-NOT_ON_THIS_BASE = {
-    ("onnx", "dnn_detect"): "9.0.2's dnn_detect accepts only TensorFlow and OpenVINO "
-                            "(vf_dnn_detect.c: DNN_TF | DNN_OV) and its ONNX backend "
-                            "supports only DFT_PROCESS_FRAME",
-    ("onnx", "dnn_classify"): "dnn_classify accepts only OpenVINO (vf_dnn_classify.c: DNN_OV)",
-    ("tf", "dnn_classify"): "dnn_classify accepts only OpenVINO (vf_dnn_classify.c: DNN_OV)",
-    ("torch", "dnn_detect"): "dnn_detect accepts only TensorFlow and OpenVINO",
-    ("torch", "dnn_classify"): "dnn_classify accepts only OpenVINO (vf_dnn_classify.c: DNN_OV)",
-}
-
 NON_IDENTITY = {"onnx": "onnx-conv", "openvino": "ov-scale", "tf": "tf-scale",
                 "torch": "torch-scale"}
 BACKENDS = ("onnx", "openvino", "tf", "torch")
@@ -69,11 +64,34 @@ def needs(backend: str, filt: str) -> set:
     return {backend} | ({"tf"} if "{det}" in spec.description else set())
 
 
+def not_expressible(src, backend: str, filt: str) -> str | None:
+    """Why the tree whose source is at `src` cannot express `filt` on `backend`, as
+    "not expressible on FFmpeg <version>: <what the probe found>"; None when it can.
+    dnn_classify's boxes need dnn_detect on TensorFlow too."""
+    facts = probe.facts(Path(src))
+    pairs = [(backend, filt)] + ([("tf", "dnn_detect")] if (backend, filt) in GRAPHS
+                                 and "{det}" in GRAPHS[(backend, filt)].description else [])
+    for b, f in pairs:
+        why = facts.why_not(b, f)
+        if why:
+            return f"not expressible on FFmpeg {facts.version}: {why}"
+    return None
+
+
+def not_on_trees(trees, backend: str, filt: str) -> str | None:
+    """not_expressible() for built trees; one reason when they agree, else each named."""
+    whys = {t.name: not_expressible(t.src, backend, filt) for t in trees}
+    found = {w for w in whys.values() if w}
+    if not found:
+        return None
+    if len(found) == 1 and all(whys.values()):
+        return found.pop()
+    return "; ".join(f"{name}: {w or 'expressible'}" for name, w in whys.items())
+
+
 def description(backend: str, filt: str, model=None) -> str:
     """The filled-in description; `model` replaces the main model's path."""
     key = (backend, filt)
-    if key in NOT_ON_THIS_BASE:
-        raise ScenarioError(f"{filt} on {backend}: {ON_THIS_BASE}: {NOT_ON_THIS_BASE[key]}")
     if key not in GRAPHS:
         raise ScenarioError(f"no graph for {filt} on {backend} (backends: {', '.join(BACKENDS)};"
                             f" filters: {', '.join(FILTERS)})")
@@ -83,3 +101,10 @@ def description(backend: str, filt: str, model=None) -> str:
     if model:
         paths["model"] = str(model)
     return spec.description.format(**paths)
+
+
+def keeps_pixels(backend: str, filt: str, description_: str) -> bool:
+    """Whether a scenario's frames must come out as pushed: the harness's own graph for
+    the pair (not a model the user named) and that graph keeps pixels."""
+    spec = GRAPHS.get((backend, filt))
+    return bool(spec and spec.keeps_pixels and description_ == description(backend, filt))

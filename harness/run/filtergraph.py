@@ -65,11 +65,17 @@ class Graph:
         f = self.alloc_frame()
         f.width, f.height, f.format, f.pts = self.width, self.height, self.lib.AV_PIX_FMT_RGB24, index
         self.check(self.lib.av_frame_get_buffer(f, 0), "av_frame_get_buffer")
+        pixels, row = self.pixels(index), self.width * 3
         for y in range(self.height):
-            row = bytes(v for x in range(self.width)
-                        for v in ((x * 4 + index * 37) % 256, (y * 4) % 256, (x + y + index) % 256))
-            self.ffi.memmove(f.data[0] + y * f.linesize[0], row, self.width * 3)
+            self.ffi.memmove(f.data[0] + y * f.linesize[0], pixels[y * row:(y + 1) * row], row)
         return f
+
+    def pixels(self, index: int) -> bytes:
+        """Frame `index`'s rgb24 bytes, row after row without padding (as pull() reads)."""
+        return b"".join(bytes(v for x in range(self.width)
+                              for v in ((x * 4 + index * 37) % 256, (y * 4) % 256,
+                                        (x + y + index) % 256))
+                        for y in range(self.height))
 
     def alloc_frame(self):
         """av_frame_alloc(), checked: under the malloc injector it can return NULL."""

@@ -38,6 +38,9 @@ def scenarios(trees, backend: str, filt: str, fault_specs, model=None, expect=""
               injector="preload", timeout=60.0, extra=None, route="flush",
               frames=FRAMES) -> list:
     fs = [faults_mod.parse(s) for s in fault_specs]
+    why = graphs.not_on_trees(trees, backend, filt)
+    if why:
+        raise ScenarioError(f"{filt} on {backend}: {why}")
     desc = graphs.description(backend, filt, model_path(model) if model else None)
     out = []
     for tree in trees:

@@ -32,14 +32,37 @@ class Expectation:
     failures: int
     boxes: object = None   # per drained frame: the one box it must carry
     outcome: str = "PASS"
+    frames: int = None     # frames out (None: not checked)
+    flushes: int = None    # flush calls at EOF (the stand-in's, or the backend's own)
+    eligible: int = None   # pthread_create() calls from FFmpeg's code after arming
+    failed_at: tuple = ()  # the failed call's innermost functions, from its stack
 
 
-OK = (Outcome.PASS, Outcome.MEASURED, Outcome.SKIP)
+OK = (Outcome.PASS, Outcome.MEASURED, Outcome.SKIP)  # not marked as a failure in a report
+GREEN = (Outcome.PASS,)  # what lets a command exit 0: every run judged, and as expected
+MEASURE_ONLY = OK        # --measure: the user asked for a measurement, nothing to judge
 
 
-def judge(result: dict, expectation, hung: bool = False) -> tuple[Outcome, list]:
+def exit_status(results, measure: bool = False) -> int:
+    """0 when every run passed its expectation (with `measure`, or had none to meet);
+    1 when one differs, could not be judged (ERROR, CRASH, an unexpected HANG), or,
+    without `measure`, had no expectation (MEASURED) or did not run (SKIP)."""
+    ok = MEASURE_ONLY if measure else GREEN
+    return 0 if results and all(r.outcome in ok for r in results) else 1
+
+
+def unjudged(results) -> list:
+    """The runs no expectation judged: what makes a run without --measure exit 1."""
+    return [r for r in results if r.outcome in (Outcome.MEASURED, Outcome.SKIP)]
+
+
+def judge(result: dict, expectation, hung: bool = False,
+          same_as_input: bool = False) -> tuple[Outcome, list]:
     """Compare a worker's result with an Expectation: (outcome, list of differences).
-    A run that hung is judged on its checkpoint, without the sink it never reached."""
+    A run that hung is judged on its checkpoint, without the sink it never reached nor
+    the flush it never returned from. `same_as_input`: the graph's model is an identity
+    (or an analytics filter that leaves pixels alone), so each frame out must be the
+    frame pushed at its place."""
     if expectation is None:
         return Outcome.MEASURED, []
     diffs = []
@@ -52,8 +75,16 @@ def judge(result: dict, expectation, hung: bool = False) -> tuple[Outcome, list]
     sink = tuple(sink_sequence(result))
     if not hung and sink != expectation.sink:
         diffs.append(f"sink: got {_seq(sink)}, expected {_seq(expectation.sink)}")
+    frames = result.get("frames", [])
+    if expectation.frames is not None and len(frames) != expectation.frames:
+        diffs.append(f"frames out: got {len(frames)}, expected {expectation.frames}")
+    if same_as_input:
+        diffs += _identity_diffs(frames, result.get("inputs"))
     if expectation.boxes:
-        diffs += _box_diffs(result.get("frames", []), expectation.boxes)
+        diffs += _box_diffs(frames, expectation.boxes, expectation.frames or 2)
+    flushes = result.get("flush_calls")
+    if expectation.flushes is not None and not hung and flushes != expectation.flushes:
+        diffs.append(f"flush calls at EOF: got {flushes}, expected {expectation.flushes}")
     log = result.get("log", "")
     if expectation.log_has and expectation.log_has not in log:
         diffs.append(f"log lacks {expectation.log_has.strip()!r}")
@@ -63,6 +94,15 @@ def judge(result: dict, expectation, hung: bool = False) -> tuple[Outcome, list]
     if failures != expectation.failures:
         diffs.append(f"pthread_create() failures injected: got {failures}, "
                      f"expected {expectation.failures}")
+    eligible = result.get("counters", {}).get("eligible")
+    if expectation.eligible is not None and eligible != expectation.eligible:
+        diffs.append(f"pthread_create() calls from FFmpeg's code after arming: got "
+                     f"{eligible}, expected {expectation.eligible}")
+    if expectation.failed_at:
+        where = failed_where(result)
+        if functions(where)[:len(expectation.failed_at)] != list(expectation.failed_at):
+            diffs.append(f"the failed pthread_create() call: got {where or 'no stack'}, "
+                         f"expected {' < '.join(expectation.failed_at)}")
     return (Outcome.FAIL if diffs else Outcome.PASS), diffs
 
 
@@ -74,9 +114,30 @@ def sink_sequence(result: dict) -> list:
     return [c for c in codes if c < 0 and c != EAGAIN]
 
 
-def _box_diffs(frames: list, want: dict) -> list:
+def failed_where(result: dict) -> str:
+    """The stack of the first call the window failed (the worker's "failed_call"), as
+    the census named it: "f (file.c:12) < g (file.c:34) < ..."."""
+    n = result.get("failed_call")
+    return next((s["where"] for s in result.get("sites", []) if s["call"] == n), "")
+
+
+def functions(where: str) -> list:
+    """"f (file.c:12) < g (file.c:34)" -> ["f", "g"]."""
+    return [w.split(" (")[0] for w in where.split(" < ")] if where else []
+
+
+def _identity_diffs(frames: list, inputs) -> list:
+    if inputs is None:
+        return ["the worker recorded no input frames to compare with"]
+    return [f"frame {i}: not the frame pushed (md5 {f['md5']}, pushed {inputs[i]})"
+            for i, f in enumerate(frames) if i >= len(inputs) or f["md5"] != inputs[i]]
+
+
+def _box_diffs(frames: list, want: dict, count: int = 2) -> list:
     diffs = []
-    for i, f in enumerate(frames[:2]):
+    if len(frames) < count:  # no frame, no box: that is not a pass
+        diffs.append(f"boxes: {len(frames)} frames came out, expected {count} with a box each")
+    for i, f in enumerate(frames[:count]):
         boxes = f.get("boxes", [])
         if len(boxes) != 1:
             diffs.append(f"frame {i}: {len(boxes)} boxes, expected 1")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 from pathlib import Path
 
-from harness.run import artifacts, forkclient
+from harness.run import artifacts, chains, forkclient
 from harness.run.outcome import Outcome, judge
 from harness.paths import PROJECT
 from harness.run.scenario import Scenario
@@ -58,6 +58,13 @@ class Expect:
     hangs: Callable
 
 
+def _judge(sc: Scenario, data: dict, exp, hung: bool = False):
+    """judge(), told whether the scenario's frames must come out as pushed (the
+    harness's own chain for its backend and filter keeps pixels: run/chains.py)."""
+    same = exp is not None and chains.keeps_pixels(sc.backend, sc.filter, sc.description)
+    return judge(data, exp, hung, same)
+
+
 NOTHING = Expect(lambda sc: None, lambda sc: False)  # measure only
 
 
@@ -97,7 +104,7 @@ def _hung(sc: Scenario, data: dict, seconds: float, reason: str, exp) -> Result:
     did before (the checkpoint) and passes or fails like any other."""
     if exp is None or exp.outcome != "HANG":
         return Result(sc, Outcome.HANG, data, seconds=seconds, reason=reason)
-    outcome, diffs = judge(data, exp, hung=True)
+    outcome, diffs = _judge(sc, data, exp, hung=True)
     return Result(sc, outcome, {**data, "hung": True}, diffs, seconds,
                   reason=f"{reason}, as expected")
 
@@ -109,10 +116,11 @@ def _tail(log: str) -> str:
         return ""
 
 
-def _keep(results, r: Result, log: str, out: str, preload, trace=None) -> Result:
+def _keep(results, r: Result, log: str, out: str, preload, trace=None,
+          measured: bool = False) -> Result:
     if results:
         r.data["artifacts"] = str(artifacts.keep(results, r, _tail(log), _partial(out),
-                                                 preload, trace))
+                                                 preload, trace, measured))
     return r
 
 
@@ -143,7 +151,7 @@ def run_one(sc: Scenario, preload: str | None, results=None, pool=None,
             w.kill()
             data = {**_partial(out), "output": _tail(log)[-2000:], **base}
             r = _hung(sc, data, time.monotonic() - t0, hung, expect.lookup(sc))
-            return _keep(results, r, log, out, preload, trace)
+            return _keep(results, r, log, out, preload, trace, expect.lookup(sc) is None)
         w.kill()  # nothing of the worker's may outlive it
         seconds = time.monotonic() - t0
         tail = _tail(log)[-2000:]
@@ -154,7 +162,7 @@ def run_one(sc: Scenario, preload: str | None, results=None, pool=None,
             name = signal.Signals(-w.returncode).name
             r = Result(sc, Outcome.CRASH, {**_partial(out), "output": tail, **base},
                        seconds=seconds, reason=f"worker died on {name}")
-            return _keep(results, r, log, out, preload)
+            return _keep(results, r, log, out, preload, measured=expect.lookup(sc) is None)
         try:
             data = json.loads(Path(out).read_text())
         except (OSError, ValueError):
@@ -164,7 +172,7 @@ def run_one(sc: Scenario, preload: str | None, results=None, pool=None,
     data.update(base)
     if "error" in data:
         return Result(sc, Outcome.ERROR, data, seconds=seconds, reason=data["error"])
-    outcome, diffs = judge(data, expect.lookup(sc))
+    outcome, diffs = _judge(sc, data, expect.lookup(sc))
     return Result(sc, outcome, data, diffs, seconds)
 
 

@@ -11,7 +11,6 @@ import faulthandler
 import hashlib
 import json
 import os
-import re
 import signal
 import sys
 import threading
@@ -25,6 +24,7 @@ from harness.compile import ffi_build
 from harness.errors import HarnessError
 from harness.run.filtergraph import Graph
 from harness.run.scenario import HEIGHT, WIDTH, Scenario
+from harness.obtain import probe
 from harness.obtain.trees import Tree, check_stamp
 
 MAX_PULLS = 16
@@ -67,25 +67,14 @@ def drain(g: Graph, until_eof: bool = False) -> tuple[list, list]:
     return codes, frames
 
 
-SOURCES = {"onnx": "dnn_backend_onnx.c", "openvino": "dnn_backend_openvino.c",
-           "tf": "dnn_backend_tf.c", "torch": "dnn_backend_torch.cpp"}
-
-
 def synchronous(sc: Scenario) -> bool:
     """Whether, in this tree, every backend of the graph runs each task on the caller's
-    thread: its source fills tasks with async 0, as 9.0.2's ONNX backend does
-    (`ff_dnn_fill_task(task, exec_params, onnx_model, 0, 1)`); then a frame that did not
+    thread (the probe reads it from the backend's source, as 9.0.2's ONNX backend's
+    `ff_dnn_fill_task(task, exec_params, onnx_model, 0, 1)`); then a frame that did not
     come out of a pull is not coming."""
-    src = Path(sc.tree) / "src/libavfilter/dnn"
-    for backend in graphs.needs(sc.backend, sc.filter):
-        try:
-            text = (src / SOURCES[backend]).read_text(errors="replace")
-        except (KeyError, OSError):
-            return False
-        calls = re.findall(r"ff_dnn_fill_task\(([^;]*?)\);", text)
-        if not calls or any([a.strip() for a in c.split(",")][3:4] != ["0"] for c in calls):
-            return False
-    return True
+    backends = probe.facts(Path(sc.tree) / "src").backends
+    return all(b in backends and backends[b].synchronous
+               for b in graphs.needs(sc.backend, sc.filter))
 
 
 def busy_elsewhere() -> bool:
@@ -167,6 +156,7 @@ def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
     g.check(lib.ffdnn_standin_flush(ctx, mode, errnos.averror(sc.fault.errno)),
             "install the stand-in flush")
     inputs = [g.frame(i) for i in range(sc.frames)]  # made before any fault is armed
+    result["inputs"] = [hashlib.md5(g.pixels(i)).hexdigest() for i in range(sc.frames)]
     family = families.counted(sc.fault)
     sweep = sc.route == "sweep"
     if sweep:  # every call from the first frame on is a site of the sweep
@@ -221,6 +211,9 @@ def snapshot(ffi, lib, sc: Scenario, result: dict, start: int, before: dict) -> 
     result["log"] = ffi.string(lib.ffdnn_log_text()).decode(errors="replace")
     if sc.route == "sweep" and sc.fault.kind != "none":  # where the calls came from
         result["sites"] = sites.sites(ffi, lib, sc.fault, result["counters"].get("eligible", 0))
+    elif result["counters"].get("failures"):  # the PR's routes: which call was failed
+        result["failed_call"] = sc.fault.skip + 1
+        result["sites"] = sites.sites(ffi, lib, sc.fault, result["counters"]["eligible"])
 
 
 def execute(scenario: str, out: str) -> int:

@@ -1,5 +1,6 @@
 """The activate() recorder: a private copy of one filter's FFFilter whose activate
-records every return, installed without touching the library's const data."""
+records every return, installed without touching the library's const data. A tree
+without FFFilter (FFDNN_HAS_FFFILTER 0, from the probe) gets AVERROR(ENOSYS)."""
 
 INCLUDES = """
 #include <stdatomic.h>
@@ -9,6 +10,7 @@ INCLUDES = """
 
 TYPES = """
 #define FFDNN_MAX_RECORDS ...
+static const int HAS_FFFILTER;
 """
 
 FUNCTIONS = """
@@ -19,9 +21,14 @@ int ffdnn_record_get(int i, int *ret, int *flushed);
 
 CUSTOMIZATIONS = """
 #define FFDNN_MAX_RECORDS 1024
+#ifndef FFDNN_HAS_FFFILTER
+#define FFDNN_HAS_FFFILTER 0
+#endif
+static const int HAS_FFFILTER = FFDNN_HAS_FFFILTER;
 
 static atomic_int ffdnn_flushes;
 
+#if FFDNN_HAS_FFFILTER
 static struct {
     const FFFilter *orig;
     FFFilter *copy;
@@ -60,6 +67,18 @@ int ffdnn_record_activate(AVFilterContext *ctx)
     ctx->filter = &recorder.copy->p;
     return 0;
 }
+#else
+static struct {
+    int returns[FFDNN_MAX_RECORDS];
+    int flushed[FFDNN_MAX_RECORDS];
+    atomic_int count;
+} recorder;
+
+int ffdnn_record_activate(AVFilterContext *ctx)
+{
+    return AVERROR(ENOSYS);
+}
+#endif
 
 int ffdnn_record_count(void)
 {

@@ -3,7 +3,9 @@
 FFDNN_FLUSH_COUNT calls the backend's own flush (counted), FFDNN_FLUSH_ASYNC does
 what 9.0.2's dnn_flush_th() -> execute_model_th() would do for a partial batch:
 return ff_dnn_start_inference_async()'s result; FFDNN_FLUSH_RETURN returns a
-fixed value (the AVERROR(EAGAIN) row)."""
+fixed value (the AVERROR(EAGAIN) row). A tree without
+ff_dnn_start_inference_async(void *, DNNAsyncExecModule *) (FFDNN_HAS_START_INFERENCE_ASYNC
+0, from the probe) has no FFDNN_FLUSH_ASYNC: it returns AVERROR(ENOSYS)."""
 
 INCLUDES = ""
 
@@ -11,6 +13,7 @@ TYPES = """
 #define FFDNN_FLUSH_COUNT ...
 #define FFDNN_FLUSH_ASYNC ...
 #define FFDNN_FLUSH_RETURN ...
+static const int HAS_START_INFERENCE_ASYNC;
 """
 
 FUNCTIONS = """
@@ -23,12 +26,18 @@ CUSTOMIZATIONS = """
 #define FFDNN_FLUSH_COUNT  0
 #define FFDNN_FLUSH_ASYNC  1
 #define FFDNN_FLUSH_RETURN 2
+#ifndef FFDNN_HAS_START_INFERENCE_ASYNC
+#define FFDNN_HAS_START_INFERENCE_ASYNC 0
+#endif
+static const int HAS_START_INFERENCE_ASYNC = FFDNN_HAS_START_INFERENCE_ASYNC;
 
 static struct {
     DNNModule *module;
     const DNNModule *orig;
     DnnContext *dnnctx;
+#if FFDNN_HAS_START_INFERENCE_ASYNC
     DNNAsyncExecModule async;
+#endif
     int started;
     int mode;
     int value;
@@ -50,9 +59,13 @@ static int standin_flush(const DNNModel *model)
     atomic_fetch_add(&ffdnn_flushes, 1);
     switch (standin.mode) {
     case FFDNN_FLUSH_ASYNC:
+#if FFDNN_HAS_START_INFERENCE_ASYNC
         ret = ff_dnn_start_inference_async(standin.dnnctx, &standin.async);
         standin.started |= ret == 0;
         return ret;
+#else
+        return AVERROR(ENOSYS);
+#endif
     case FFDNN_FLUSH_RETURN:
         return standin.value;
     default:
@@ -78,9 +91,14 @@ int ffdnn_standin_flush(AVFilterContext *ctx, int mode, int value)
     standin.dnnctx = dnnctx;
     standin.mode   = mode;
     standin.value  = value;
+#if FFDNN_HAS_START_INFERENCE_ASYNC
     standin.async.start_inference = standin_start_inference;
     standin.async.callback        = standin_callback;
     standin.async.args            = NULL;
+#else
+    (void)standin_start_inference;
+    (void)standin_callback;
+#endif
     dnnctx->dnn_module = standin.module;
     return 0;
 }
@@ -92,7 +110,7 @@ int ffdnn_flush_calls(void)
 
 int ffdnn_standin_join(void)
 {
-#if HAVE_PTHREAD_CANCEL
+#if HAVE_PTHREAD_CANCEL && FFDNN_HAS_START_INFERENCE_ASYNC
     if (standin.started) {
         standin.started = 0;
         return pthread_join(standin.async.thread_id, NULL);

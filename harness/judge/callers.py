@@ -1,0 +1,71 @@
+"""The PR's "Callers" paragraph from real runs: on every backend and filter built, the
+census of the pthread_create() calls FFmpeg's own code makes (harness/sweep.py's clean
+run: a window that never fails, armed before the first frame), each call named by its
+stack; checked against a case's paragraph (e.g. cases/pr24760.py CALLERS)."""
+
+from dataclasses import dataclass, field
+
+from harness.judge import sweep
+from harness.run import chains as graphs, matrix
+from harness.run.outcome import Outcome, functions
+from harness.run.runner import NOTHING, run as run_all
+
+
+@dataclass
+class Census:
+    build: str
+    backend: str
+    filter: str
+    result: object                      # the census run's runner.Result
+    calls: int = 0                      # eligible pthread_create() calls
+    stacks: list = field(default_factory=list)  # "f (file:line) < g ..." per call
+
+
+def pairs(have: set) -> list:
+    """Every (backend, filter) with a graph on this base whose backends are built."""
+    return [k for k in graphs.GRAPHS if graphs.needs(*k) <= have]
+
+
+def run(trees, preload: str, jobs: int = 2, expect=NOTHING) -> list:
+    """One census run per tree and pair: [Census]."""
+    have = {b["name"] for b in trees[0].stamp["backends"]}
+    scs = [sweep.census(sc) for backend, filt in pairs(have)
+           for sc in matrix.scenarios(trees, backend, filt, ["pthread_create=EAGAIN"],
+                                      route="sweep")]
+    out = []
+    for sc, r in zip(scs, run_all(scs, preload, jobs=jobs, expect=expect)):
+        c = Census(sc.build, sc.backend, sc.filter, r)
+        if r.outcome in (Outcome.PASS, Outcome.MEASURED):
+            c.calls = r.data.get("counters", {}).get("eligible", 0)
+            c.stacks = [s["where"] for s in r.data.get("sites", [])]
+        out.append(c)
+    return out
+
+
+def diffs(c: Census, want: dict) -> list:
+    """What one census shows against the paragraph `want` ({"creates": function,
+    "reached_from": {backend: (functions,)}}): every call made in `creates`, from a
+    function of the backends the graph uses, and none from a graph whose backends have
+    no such function; the run itself must have run clean, injector loaded."""
+    r, out = c.result, []
+    if r.outcome not in (Outcome.PASS, Outcome.MEASURED):
+        return [f"the census run ended {r.outcome.value}: {r.reason}"]
+    if not r.data.get("injector"):
+        return ["the census run had no injector loaded"]
+    if len(r.data.get("frames", [])) != sweep.FRAMES:
+        out.append(f"{len(r.data.get('frames', []))} frames out of {sweep.FRAMES}: "
+                   "the run did not go through")
+    callers = {f for b in graphs.needs(c.backend, c.filter)
+               for f in want["reached_from"][b]}
+    if not callers and c.calls:
+        out.append(f"{c.calls} pthread_create() calls, expected none: {c.stacks[:1]}")
+    if callers and not c.calls:
+        out.append(f"no pthread_create() call, expected some from {', '.join(sorted(callers))}")
+    if len(c.stacks) != c.calls:
+        out.append(f"{len(c.stacks)} stacks named for {c.calls} calls")
+    for i, where in enumerate(c.stacks):
+        fs = functions(where)
+        if fs[:1] != [want["creates"]] or len(fs) < 2 or fs[1] not in callers:
+            out.append(f"call {i + 1}: {where}, expected {want['creates']} < "
+                       f"{' or '.join(sorted(callers)) or '(no caller)'}")
+    return out

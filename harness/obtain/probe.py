@@ -1,0 +1,294 @@
+"""What a tree has and can express, read from the tree itself: its headers, its
+libavfilter/dnn Makefile, its filters' and backends' sources, and its configure result
+(config.h). Nothing here is written down per FFmpeg release.
+
+The readers at the top take text (so they are tested on snippets); `facts(src)` puts
+them together for one tree, and `Facts.why_not()` says why a (backend, filter) pair is
+not expressible on it, in the tree's own words.
+"""
+
+import functools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.obtain.backends import BACKENDS
+
+# What the harness's own C (harness/compile/_cffi_src/) may find missing, each probed
+# from a header of the tree: flag -> (header, pattern, what is missing when it is absent).
+# Patterns joined by " && " must all match.
+NEEDS = {
+    "FFDNN_HAS_FFFILTER": (
+        "libavfilter/filters.h",
+        r"typedef\s+struct\s+FFFilter\s*\{ && \bint\s*\(\s*\*\s*activate\s*\)\s*\(\s*AVFilterContext",
+        "FFFilter with activate() (libavfilter/filters.h), which the activate() recorder copies"),
+    "FFDNN_HAS_START_INFERENCE_ASYNC": (
+        "libavfilter/dnn/dnn_backend_common.h",
+        r"\bint\s+ff_dnn_start_inference_async\s*\(\s*void\s*\*\s*\w*\s*,\s*DNNAsyncExecModule\b",
+        "ff_dnn_start_inference_async(void *, DNNAsyncExecModule *) "
+        "(libavfilter/dnn/dnn_backend_common.h), which the stand-in flush calls"),
+    "FFDNN_HAS_COMPLETE_LLTASK": (
+        "libavfilter/dnn/dnn_backend_common.h", r"\bff_dnn_complete_lltask\s*\(",
+        "ff_dnn_complete_lltask() (libavfilter/dnn/dnn_backend_common.h)"),
+    "FFDNN_HAS_GET_RESULT_STATUS": (
+        "libavfilter/dnn_filter_common.h", r"\bff_dnn_get_result\s*\([^)]*\bstatus\b",
+        "ff_dnn_get_result()'s status argument (libavfilter/dnn_filter_common.h)"),
+}
+# The flags above that a scenario cannot do without (the others only change behaviour).
+REQUIRED = ("FFDNN_HAS_FFFILTER", "FFDNN_HAS_START_INFERENCE_ASYNC")
+# DNNBackendType values the bindings name; each is a HAS flag of its own.
+BACKEND_TYPES = ("DNN_TF", "DNN_OV", "DNN_TH", "DNN_ONNX")
+
+
+# ---- readers on text -------------------------------------------------------------
+
+def _strip_comments(text: str) -> str:
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    return re.sub(r"//[^\n]*", " ", text)
+
+
+def enum_values(header: str, typename: str) -> tuple:
+    """The constants of `typedef enum { ... } typename;`, in order."""
+    m = re.search(r"typedef\s+enum\s*\w*\s*\{(?P<body>[^}]*)\}\s*" + re.escape(typename)
+                  + r"\s*;", _strip_comments(header))
+    if not m:
+        return ()
+    return tuple(re.findall(r"\b([A-Za-z_]\w*)\s*(?:=[^,]*)?(?:,|$)", m["body"].strip()))
+
+
+def config_values(config_h: str) -> dict:
+    """`#define CONFIG_X 1` and `#define HAVE_X 0` lines -> {name: bool}."""
+    return {m[1]: m[2] != "0"
+            for m in re.finditer(r"^#define\s+((?:CONFIG|HAVE)_\w+)\s+(\d+)", config_h, re.M)}
+
+
+def backend_objects(makefile: str) -> dict:
+    """libavfilter/dnn/Makefile: `DNN-OBJS-$(CONFIG_X) += dnn/<name>.o` -> {CONFIG_X: name}."""
+    return {m[1]: m[2] for m in
+            re.finditer(r"^DNN-OBJS-\$\((CONFIG_\w+)\)\s*\+=\s*dnn/(\w+)\.o", makefile, re.M)}
+
+
+def module_type(source: str) -> str | None:
+    """The `.type` of the backend's `const DNNModule ff_dnn_backend_x = { ... }`."""
+    m = re.search(r"DNNModule\s+\w+\s*=\s*\{[^}]*?\.type\s*=\s*(\w+)", _strip_comments(source))
+    return m[1] if m else None
+
+
+def filter_masks(source: str) -> dict:
+    """`AVFILTER_DNN_DEFINE_CLASS(name, DNN_TF | DNN_OV)` -> {name: ("DNN_TF | DNN_OV",
+    ("DNN_TF", "DNN_OV"))}: the backends the filter's class accepts, as written."""
+    out = {}
+    for m in re.finditer(r"AVFILTER_DNN_DEFINE_CLASS\s*\(\s*(\w+)\s*,\s*([^)]*)\)",
+                         _strip_comments(source)):
+        mask = " ".join(m[2].split())
+        out[m[1]] = (mask, tuple(re.findall(r"\bDNN_\w+", mask)))
+    return out
+
+
+def filter_function_type(source: str) -> str | None:
+    """The DNNFunctionType the filter initialises its DnnContext with (ff_dnn_init)."""
+    m = re.search(r"ff_dnn_init\s*\([^,]*,\s*(DFT_\w+)", _strip_comments(source))
+    return m[1] if m else None
+
+
+def _block(text: str, start: int) -> str:
+    """The brace block opening at or after `start`."""
+    i = text.index("{", start)
+    depth = 0
+    for j in range(i, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[j], 0)
+        if depth == 0:
+            return text[i:j + 1]
+    return text[i:]
+
+
+def function_types(source: str) -> frozenset:
+    """The DNNFunctionTypes a backend handles in every `switch (...func_type)`: what both
+    its input and its output side know (a type only one side knows does not run)."""
+    text = _strip_comments(source)
+    sets = [set(re.findall(r"\bcase\s+(DFT_\w+)\s*:", _block(text, m.end())))
+            for m in re.finditer(r"\bswitch\s*\([^)]*func_type\s*\)", text)]
+    sets = [s for s in sets if s]
+    return frozenset(set.intersection(*sets)) if sets else frozenset()
+
+
+def synchronous(source: str) -> bool:
+    """Whether the backend fills every task with async 0 (`ff_dnn_fill_task(task,
+    exec_params, model, 0, 1)`): each task then runs on the caller's thread."""
+    calls = re.findall(r"ff_dnn_fill_task\(([^;]*?)\);", _strip_comments(source))
+    return bool(calls) and all([a.strip() for a in c.split(",")][3:4] == ["0"] for c in calls)
+
+
+def has_activate(source: str) -> bool:
+    """Whether the filter's definition sets an activate() callback."""
+    return re.search(r"\.(?:p\.)?activate\s*=\s*\w+", _strip_comments(source)) is not None
+
+
+def configure_knows(configure: str, library: str) -> bool:
+    """Whether a configure script has `--enable-<library>`."""
+    return re.search(r"^\s*" + re.escape(library) + r"\s*$", configure, re.M) is not None \
+        or f"--enable-{library} " in configure
+
+
+def joined(words) -> str:
+    words = list(words)
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+# ---- one tree ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Backend:
+    """One DNN backend of the harness (harness/obtain/backends.py) as a tree has it."""
+
+    name: str
+    label: str
+    config: str          # CONFIG_LIBTENSORFLOW
+    source: str          # libavfilter/dnn/<file>, "" when the tree has no such backend
+    type: str            # DNN_TF, "" when unknown
+    enabled: bool        # configure enabled it (config.h)
+    function_types: frozenset
+    synchronous: bool
+
+
+@dataclass(frozen=True)
+class DnnFilter:
+    name: str
+    file: str            # vf_dnn_detect.c
+    mask: str            # as written: "DNN_TF | DNN_OV"
+    accepts: tuple       # ("DNN_TF", "DNN_OV")
+    function_type: str   # DFT_ANALYTICS_DETECT
+    activate: bool
+
+
+@dataclass(frozen=True)
+class Facts:
+    version: str
+    backend_types: tuple   # DNNBackendType's constants
+    backends: dict         # harness name -> Backend
+    filters: dict          # filter name -> DnnFilter
+    flags: dict            # FFDNN_HAS_* -> 0/1, for the bindings
+
+    def label_of(self, dnn_type: str) -> str:
+        return next((b.label for b in self.backends.values() if b.type == dnn_type), dnn_type)
+
+    def absent(self) -> list:
+        """Everything the harness looked for in this tree and did not find."""
+        out = [f"DNNBackendType has no {t} (libavfilter/dnn_interface.h)"
+               for t in BACKEND_TYPES if t not in self.backend_types]
+        out += [f"no {b.label} backend: libavfilter/dnn/Makefile builds nothing for {b.config}"
+                for b in self.backends.values() if not b.source]
+        out += [f"no {NEEDS[f][2]}" for f in NEEDS if not self.flags[f]]
+        out += [f"{f.name} has no activate()" for f in self.filters.values() if not f.activate]
+        return out
+
+    @property
+    def enabled(self) -> set:
+        """The harness's backends this tree's configure enabled (config.h)."""
+        return {b.name for b in self.backends.values() if b.enabled and b.source}
+
+    def describe(self, pairs=()) -> list:
+        """Lines for `python -m harness probe`: what the tree has, lacks, cannot express."""
+        out = [f"FFmpeg {self.version}; DNNBackendType: {', '.join(self.backend_types)}"]
+        for b in self.backends.values():
+            if not b.source:
+                continue
+            out.append(f"backend {b.name} ({b.type}, {b.source}): "
+                       f"{'enabled' if b.enabled else 'not enabled'} by configure; "
+                       f"{'synchronous' if b.synchronous else 'asynchronous'} tasks; "
+                       f"handles {', '.join(sorted(b.function_types)) or 'nothing'}")
+        for f in self.filters.values():
+            out.append(f"filter {f.name} ({f.file}): accepts {f.mask}; {f.function_type}; "
+                       f"{'has' if f.activate else 'no'} activate()")
+        out.append("flags: " + ", ".join(f"{k}={v}" for k, v in sorted(self.flags.items())))
+        out += [f"absent: {a}" for a in self.absent()]
+        out += [f"not expressible: {b} / {f}: {self.why_not(b, f)}" for b, f in pairs
+                if self.why_not(b, f)]
+        return out
+
+    def _clauses(self, backend: str, filt: str) -> list:
+        """(first, later) wordings of each reason: "{v}'s X" / "its X", "{v} has no" / "it has no"."""
+        b = self.backends.get(backend)
+        if b is None:
+            return [("{v} has no backend the harness calls " + repr(backend),) * 2]
+        if not b.source or not b.type:
+            text = (f"libavfilter/dnn has no {b.label} backend (its Makefile builds nothing "
+                    f"for {b.config})")
+            return [("{v}'s " + text, "its " + text)]
+        f = self.filters.get(filt)
+        if f is None:
+            return [("{v} has no DNN filter " + filt, "it has no DNN filter " + filt)]
+        out = []
+        if b.type not in f.accepts:
+            text = (f"{filt} accepts only {joined(self.label_of(t) for t in f.accepts)} "
+                    f"({f.file}: {f.mask})")
+            out.append(("{v}'s " + text, text))
+        if f.function_type and f.function_type not in b.function_types:
+            have = joined(sorted(b.function_types)) if b.function_types else "no function type"
+            text = f"{b.label} backend supports only {have}"
+            out.append(("{v}'s " + text, "its " + text))
+        if not f.activate:
+            out.append(("{v}'s " + f"{filt} has no activate() to record",
+                        f"{filt} has no activate() to record"))
+        out += [("{v} has no " + NEEDS[flag][2], "it has no " + NEEDS[flag][2])
+                for flag in REQUIRED if not self.flags[flag]]
+        return out
+
+    def why_not(self, backend: str, filt: str) -> str | None:
+        """None when the pair is expressible on this tree, else why not, in the tree's
+        own terms ("9.0.2's dnn_detect accepts only TensorFlow and OpenVINO
+        (vf_dnn_detect.c: DNN_TF | DNN_OV) and its ONNX backend supports only ...")."""
+        clauses = self._clauses(backend, filt)
+        if not clauses:
+            return None
+        words = [clauses[0][0]] + [c[1] for c in clauses[1:]]
+        return " and ".join(words).replace("{v}", self.version)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return ""
+
+
+def version(src: Path) -> str:
+    """VERSION (release tarballs) or RELEASE (git trees), else 'unknown'."""
+    for name in ("VERSION", "RELEASE"):
+        text = _read(src / name).strip()
+        if text:
+            return text.split()[0]
+    return "unknown"
+
+
+@functools.lru_cache(maxsize=None)
+def facts(src: Path) -> Facts:
+    """What the tree at `src` (an FFmpeg source tree, configured or not) has."""
+    src = Path(src)
+    lavfi, dnn = src / "libavfilter", src / "libavfilter/dnn"
+    config = config_values(_read(src / "config.h"))
+    objects = backend_objects(_read(dnn / "Makefile"))
+    types = enum_values(_read(lavfi / "dnn_interface.h"), "DNNBackendType")
+    backends = {}
+    for name, spec in BACKENDS.items():
+        cfg = "CONFIG_" + spec.library.upper()
+        stem = objects.get(cfg, "")
+        file = next((p for p in (dnn / f"{stem}.c", dnn / f"{stem}.cpp") if p.is_file()),
+                    None) if stem else None
+        text = _read(file) if file else ""
+        backends[name] = Backend(name, spec.label, cfg, file.name if file else "",
+                                 module_type(text) or "", config.get(cfg, False),
+                                 function_types(text), synchronous(text))
+    filters = {}
+    for path in sorted(lavfi.glob("*.c")):
+        text = _read(path)
+        if "AVFILTER_DNN_DEFINE_CLASS" not in text:
+            continue
+        for name, (mask, accepts) in filter_masks(text).items():
+            filters[name] = DnnFilter(name, path.name, mask, accepts,
+                                      filter_function_type(text) or "", has_activate(text))
+    flags = {flag: int(all(re.search(p, _strip_comments(_read(src / header)), re.S)
+                           for p in pattern.split(" && ")))
+             for flag, (header, pattern, _) in NEEDS.items()}
+    flags.update({f"FFDNN_HAS_{t}": int(t in types) for t in BACKEND_TYPES})
+    return Facts(version(src), types, backends, filters, flags)

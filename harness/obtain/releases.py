@@ -1,0 +1,42 @@
+"""FFmpeg releases the harness can fetch by version (--release), each pinned by the
+sha256 of its tarball as measured when it was added, and fetched the way the pinned
+release is (harness/obtain/source.py): upstream, else Debian's ffmpeg source package.
+
+The series (builds/patches/) was adapted to SERIES_BASE: there every patch must apply.
+On any other release each patch is tried with `git am -3` and one that does not apply
+is left out, with the reason, so before/after are the commits that do apply.
+"""
+
+from harness.errors import SourceError
+from harness.obtain.source import FFMPEG, Release
+
+SERIES_BASE = FFMPEG.version
+
+RELEASES = {
+    FFMPEG.version: FFMPEG,
+    # Debian 7:8.1.2-2; the orig tarball's sha256 measured here, and the same in the .dsc
+    "8.1.2": Release(
+        version="8.1.2",
+        sha256="464beb5e7bf0c311e68b45ae2f04e9cc2af88851abb4082231742a74d97b524c",
+        size=11710924,
+        upstream_url="https://ffmpeg.org/releases/ffmpeg-8.1.2.tar.xz",
+        debian_spec="ffmpeg=7:8.1.2-2",
+        debian_name="ffmpeg_8.1.2.orig.tar.xz",
+    ),
+}
+
+
+def get(version: str | None) -> Release:
+    """The release of that version (None: the pinned one)."""
+    if not version:
+        return FFMPEG
+    if version not in RELEASES:
+        raise SourceError(f"unknown FFmpeg release '{version}' (supported: "
+                          f"{', '.join(sorted(RELEASES))}; each is pinned by sha256 in "
+                          "harness/obtain/releases.py)")
+    return RELEASES[version]
+
+
+def strict(release: Release) -> bool:
+    """Whether every patch of the series must apply (the release it was adapted to)."""
+    return release.version == SERIES_BASE

@@ -1,0 +1,41 @@
+"""The PR's "Callers" paragraph from real runs (harness/judge/callers.py, cases/pr24760.py CALLERS):
+on every backend and filter built, every pthread_create() call FFmpeg's own code makes
+is made in ff_dnn_start_inference_async(), called from the TensorFlow or LibTorch
+backend; graphs on ONNX Runtime and OpenVINO alone make none."""
+
+import pytest
+
+from cases import pr24760 as expected
+from harness.judge import callers
+from harness.run import chains as graphs
+
+pytestmark = [pytest.mark.before, pytest.mark.after]
+
+
+@pytest.fixture(scope="module")
+def censuses(tree, preload):
+    return callers.run([tree("before"), tree("after")], preload, jobs=2, expect=expected.EXPECT)
+
+
+def test_every_built_pair_is_counted(censuses, tree):
+    have = {b["name"] for b in tree("after").stamp["backends"]}
+    want = {(b, (k[0], k[1])) for k in graphs.GRAPHS if graphs.needs(*k) <= have
+            for b in ("before", "after")}
+    assert {(c.build, (c.backend, c.filter)) for c in censuses} == want
+
+
+def test_the_callers_paragraph_holds(censuses):
+    assert {f"{c.build}-{c.backend}-{c.filter}": callers.diffs(c, expected.CALLERS) for c in censuses} == \
+        {f"{c.build}-{c.backend}-{c.filter}": [] for c in censuses}
+    assert any(c.calls for c in censuses if c.backend == "tf"), "the census saw calls"
+
+
+def test_another_paragraph_would_fail(censuses):
+    """The census can tell: the same runs fail a paragraph that named another function,
+    or that said ONNX Runtime started threads there."""
+    wrong = {**expected.CALLERS, "creates": "ff_dnn_execute_model"}
+    assert any(callers.diffs(c, wrong) for c in censuses if c.calls)
+    onnx = {**expected.CALLERS, "reached_from": {**expected.CALLERS["reached_from"],
+                                                 "onnx": ("execute_model_onnx",)}}
+    assert all(callers.diffs(c, onnx) for c in censuses
+               if c.backend == "onnx" and c.filter == "dnn_processing")

@@ -1,0 +1,262 @@
+"""What a tree has, read from the tree: the probe's readers on header and source snippets
+(no build needed), a synthetic tree, the bindings' conditional names, the report of a
+release's patches, and the real 9.0.2 trees, whose answers must be the ones the harness
+wrote down for 9.0.2 before it had a probe."""
+
+import subprocess
+import types
+from pathlib import Path
+
+import pytest
+
+from cases import pr24760
+from harness.compile import ffi_build
+from harness.judge import series
+from harness.obtain import probe, releases, trees
+from harness.obtain.trees import Tree
+from harness.run import chains
+
+pytestmark = pytest.mark.unit
+
+ENUM_902 = """
+typedef enum {
+    DNN_TF = 1,
+    DNN_OV = 1 << 1,
+    DNN_TH = 1 << 2,
+    DNN_ONNX = 1 << 3
+} DNNBackendType;
+"""
+ENUM_812 = """
+typedef enum {
+    DNN_TF = 1,
+    DNN_OV = 1 << 1,
+    DNN_TH = 1 << 2 // LibTorch
+} DNNBackendType;
+"""
+
+
+@pytest.mark.parametrize("text, values", [
+    (ENUM_902, ("DNN_TF", "DNN_OV", "DNN_TH", "DNN_ONNX")),
+    (ENUM_812, ("DNN_TF", "DNN_OV", "DNN_TH")),
+    ("typedef enum { A, B, } Other;", ()),
+])
+def test_enum_values(text, values):
+    assert probe.enum_values(text, "DNNBackendType") == values
+
+
+def test_config_values():
+    got = probe.config_values("#define CONFIG_LIBTORCH 1\n#define CONFIG_LIBONNXRUNTIME 0\n"
+                              "#define HAVE_PTHREAD_CANCEL 1\n#define ARCH_X86 1\n")
+    assert got == {"CONFIG_LIBTORCH": True, "CONFIG_LIBONNXRUNTIME": False,
+                   "HAVE_PTHREAD_CANCEL": True}
+
+
+def test_backend_objects():
+    text = ("OBJS-$(CONFIG_DNN) += dnn/dnn_interface.o\n"
+            "DNN-OBJS-$(CONFIG_LIBTENSORFLOW)             += dnn/dnn_backend_tf.o\n"
+            "DNN-OBJS-$(CONFIG_LIBTORCH) += dnn/dnn_backend_torch.o\n")
+    assert probe.backend_objects(text) == {"CONFIG_LIBTENSORFLOW": "dnn_backend_tf",
+                                           "CONFIG_LIBTORCH": "dnn_backend_torch"}
+
+
+def test_module_type():
+    text = "const DNNModule ff_dnn_backend_tf = {\n    .clazz = DNN_DEFINE_CLASS(x),\n" \
+           "    .type           = DNN_TF,\n    .load_model = dnn_load_model_tf,\n};"
+    assert probe.module_type(text) == "DNN_TF"
+    assert probe.module_type("int x = 1;") is None
+
+
+def test_filter_masks_as_written():
+    text = ("AVFILTER_DNN_DEFINE_CLASS(dnn_detect, DNN_TF | DNN_OV);\n"
+            "/* AVFILTER_DNN_DEFINE_CLASS(old, DNN_TH); */\n")
+    assert probe.filter_masks(text) == {"dnn_detect": ("DNN_TF | DNN_OV", ("DNN_TF", "DNN_OV"))}
+
+
+def test_function_types_are_what_every_switch_handles():
+    """9.0.2's ONNX backend: its input side knows detection, its output side does not."""
+    text = """
+    switch (onnx_model->model.func_type) {
+    case DFT_PROCESS_FRAME: if (x) { y(); } break;
+    case DFT_ANALYTICS_DETECT: ff_frame_to_dnn_detect(); break;
+    default: break;
+    }
+    switch (onnx_model->model.func_type) {
+    case DFT_PROCESS_FRAME: break;
+    }
+    """
+    assert probe.function_types(text) == {"DFT_PROCESS_FRAME"}
+    assert probe.function_types("no switch") == frozenset()
+
+
+@pytest.mark.parametrize("text, sync", [
+    ("ret = ff_dnn_fill_task(task, exec_params, onnx_model, 0, 1);", True),
+    ("ret = ff_dnn_fill_task(task, exec_params, tf_model, ctx->async, 1);", False),
+    ("a = ff_dnn_fill_task(t, p, m, 0, 1); b = ff_dnn_fill_task(t, p, m, ctx->async, 0);", False),
+    ("no task at all", False),
+])
+def test_synchronous(text, sync):
+    assert probe.synchronous(text) is sync
+
+
+def test_has_activate():
+    assert probe.has_activate("const FFFilter ff_vf_x = {\n    .activate      = activate,\n};")
+    assert probe.has_activate("const FFFilter ff_vf_x = { .p.name = \"x\", .activate = a };")
+    assert not probe.has_activate("const FFFilter ff_vf_sr = {\n    .init = init,\n};")
+
+
+def test_configure_knows():
+    script = "EXTERNAL_LIBRARY_LIST=\"\n    libopenvino\n    libtensorflow\n\"\n" \
+             "  --enable-libtorch         enable Torch as one DNN backend [no]\n"
+    assert probe.configure_knows(script, "libtensorflow")
+    assert probe.configure_knows(script, "libtorch")
+    assert not probe.configure_knows(script, "libonnxruntime")
+
+
+def _tree(root: Path, onnx: bool, fffilter: bool = True) -> Path:
+    """A source tree with only what the probe reads, after 9.0.2 (onnx) or 8.1.2."""
+    files = {
+        "VERSION": "9.0.2\n" if onnx else "8.1.2\n",
+        "config.h": "#define CONFIG_LIBTENSORFLOW 1\n#define CONFIG_LIBTORCH 0\n",
+        "libavfilter/dnn_interface.h": ENUM_902 if onnx else ENUM_812,
+        "libavfilter/dnn/Makefile": "DNN-OBJS-$(CONFIG_LIBTENSORFLOW) += dnn/dnn_backend_tf.o\n"
+                                    "DNN-OBJS-$(CONFIG_LIBTORCH) += dnn/dnn_backend_torch.o\n"
+                                    "DNN-OBJS-$(CONFIG_LIBOPENVINO) += dnn/dnn_backend_openvino.o\n"
+                                    + ("DNN-OBJS-$(CONFIG_LIBONNXRUNTIME) += "
+                                       "dnn/dnn_backend_onnx.o\n" if onnx else ""),
+        "libavfilter/dnn/dnn_backend_tf.c":
+            "switch (m->func_type) { case DFT_PROCESS_FRAME: case DFT_ANALYTICS_DETECT: }\n"
+            "ff_dnn_fill_task(task, p, m, ctx->async, 1);\n"
+            "const DNNModule ff_dnn_backend_tf = { .type = DNN_TF, };\n",
+        "libavfilter/dnn/dnn_backend_openvino.c":
+            "const DNNModule ff_dnn_backend_openvino = { .type = DNN_OV, };\n",
+        "libavfilter/dnn/dnn_backend_torch.cpp":
+            "switch (m->func_type) { case DFT_PROCESS_FRAME: }\n"
+            "const DNNModule ff_dnn_backend_torch = { .type = DNN_TH, };\n",
+        "libavfilter/vf_dnn_detect.c":
+            "ret = ff_dnn_init(&ctx->dnnctx, DFT_ANALYTICS_DETECT, context);\n"
+            "AVFILTER_DNN_DEFINE_CLASS(dnn_detect, DNN_TF | DNN_OV);\n.activate = a,\n",
+        "libavfilter/filters.h": ("typedef struct FFFilter {\n AVFilter p;\n"
+                                  " int (*activate)(AVFilterContext *ctx);\n} FFFilter;\n"
+                                  if fffilter else ""),
+        "libavfilter/dnn/dnn_backend_common.h":
+            "int ff_dnn_start_inference_async(void *ctx, DNNAsyncExecModule *async_module);\n",
+    }
+    if onnx:
+        files["libavfilter/dnn/dnn_backend_onnx.c"] = (
+            "switch (m->func_type) { case DFT_PROCESS_FRAME: case DFT_ANALYTICS_DETECT: }\n"
+            "switch (m->func_type) { case DFT_PROCESS_FRAME: }\n"
+            "ff_dnn_fill_task(task, p, m, 0, 1);\n"
+            "const DNNModule ff_dnn_backend_onnx = { .type = DNN_ONNX, };\n")
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    probe.facts.cache_clear()
+    return root
+
+
+def test_a_tree_without_onnx(tmp_path):
+    f = probe.facts(_tree(tmp_path, onnx=False))
+    assert f.flags["FFDNN_HAS_DNN_ONNX"] == 0 and f.flags["FFDNN_HAS_DNN_TH"] == 1
+    assert f.enabled == {"tf"}
+    assert "DNNBackendType has no DNN_ONNX (libavfilter/dnn_interface.h)" in f.absent()
+    assert f.why_not("onnx", "dnn_detect") == (
+        "8.1.2's libavfilter/dnn has no ONNX backend (its Makefile builds nothing for "
+        "CONFIG_LIBONNXRUNTIME)")
+    assert f.why_not("tf", "dnn_detect") is None
+
+
+def test_the_902_reason_is_derived_word_for_word(tmp_path):
+    """The sentence the harness printed for 9.0.2 before the probe, now from the sources."""
+    f = probe.facts(_tree(tmp_path, onnx=True))
+    assert f.backends["onnx"].synchronous and not f.backends["tf"].synchronous
+    assert chains.not_expressible(tmp_path, "onnx", "dnn_detect") == (
+        "not expressible on FFmpeg 9.0.2: 9.0.2's dnn_detect accepts only TensorFlow and "
+        "OpenVINO (vf_dnn_detect.c: DNN_TF | DNN_OV) and its ONNX backend supports only "
+        "DFT_PROCESS_FRAME")
+
+
+def test_a_tree_without_fffilter_cannot_record(tmp_path):
+    f = probe.facts(_tree(tmp_path, onnx=False, fffilter=False))
+    assert f.flags["FFDNN_HAS_FFFILTER"] == 0
+    assert f.why_not("tf", "dnn_detect") == (
+        "8.1.2 has no FFFilter with activate() (libavfilter/filters.h), which the "
+        "activate() recorder copies")
+
+
+def test_conditional_names_leave_lib():
+    lib = types.SimpleNamespace(HAS_DNN_ONNX=0, DNN_ONNX=0, HAS_DNN_TF=1, DNN_TF=1, f=len)
+    names = ffi_build.conditional_names()
+    assert names["HAS_DNN_ONNX"] == ("DNN_ONNX",)
+    out = ffi_build.conditional_lib(lib, {k: names[k] for k in ("HAS_DNN_ONNX", "HAS_DNN_TF")})
+    assert not hasattr(out, "DNN_ONNX")
+    assert out.DNN_TF == 1 and out.f is len and out.HAS_DNN_ONNX == 0
+
+
+def test_releases_are_pinned():
+    assert releases.get(None).version == releases.SERIES_BASE
+    r = releases.get("8.1.2")
+    assert (r.size, r.sha256[:12]) == (11710924, "464beb5e7bf0")
+    assert releases.strict(releases.get(None)) and not releases.strict(r)
+    with pytest.raises(releases.SourceError, match="unknown FFmpeg release '7.0'"):
+        releases.get("7.0")
+
+
+def _git(cwd, *args):
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=cwd,
+                   check=True, capture_output=True)
+
+
+def test_a_patch_left_out_says_why(tmp_path):
+    """git am -3 of a patch for a file the tree lacks, and of one whose hunk differs."""
+    repo = tmp_path / "repo"
+    (repo / "lib").mkdir(parents=True)
+    (repo / "lib/a.c").write_text("one\ntwo\nthree\n")
+    (repo / "lib/gone.c").write_text("x\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "base")
+    (repo / "lib/gone.c").write_text("y\n")
+    (repo / "lib/a.c").write_text("one\nTWO\nthree\n")
+    _git(repo, "commit", "-qam", "change")
+    _git(repo, "format-patch", "-q", "-1", "-o", str(tmp_path / "p"))
+    patch = next((tmp_path / "p").glob("*.patch"))
+    fresh = tmp_path / "fresh"
+    (fresh / "lib").mkdir(parents=True)
+    (fresh / "lib/a.c").write_text("one\n2\nthree\n")
+    trees.git(fresh, "init", "-q")
+    trees.git(fresh, "add", "-A")
+    trees.git(fresh, "commit", "-qm", "other release")
+    why = trees._try_patch("t", fresh, patch)
+    assert why.startswith("no lib/gone.c in this tree; hunks do not match at lib/a.c:1")
+    assert trees.git(fresh, "status", "--porcelain").stdout == ""  # left as it was,
+    assert not (fresh / ".git/rebase-apply").exists()  # with no git am in progress
+
+
+def _stamp_tree(name, series, skipped):
+    return Tree(name, Path("/nonexistent"), {"source": {"kind": "release", "version": "8.1.2"},
+                                             "series": series, "skipped": skipped})
+
+
+def test_series_notes_say_what_the_pair_can_show():
+    before = _stamp_tree("before", ["0001-a.patch", "0005-b.patch", "0007-c.patch"],
+                         [["0002-x.patch", "no f.c in this tree"]])
+    after = _stamp_tree("after", before.stamp["series"] + ["0009-d.patch"],
+                        before.stamp["skipped"])
+    notes = series.notes([before, after], pr24760.TABLE_NEEDS)
+    assert notes[0] == ("before = FFmpeg 8.1.2 + patches 1, 5, 7 (git am -3); "
+                        "left out: 2 (no f.c in this tree)")
+    assert notes[1] == "after = FFmpeg 8.1.2 + patches 1, 5, 7, 9 (git am -3); left out: the same"
+    assert notes[2].startswith("the PR's tables can be shown on these trees")
+    no7 = _stamp_tree("before", ["0001-a.patch"], before.stamp["skipped"])
+    assert series.notes([no7, after], pr24760.TABLE_NEEDS)[-1].endswith("before lacks commit 7")
+    assert len(series.notes([no7, after], {})) == 2  # a case with no tables: patches only
+    whole = [_stamp_tree("before", ["0001-a.patch"], []), _stamp_tree("after", [], [])]
+    assert series.notes(whole, pr24760.TABLE_NEEDS) == []  # the series' own release: nothing to say
+
+
+def test_an_unknown_release_is_one_error_line(capsys):
+    from harness import cli
+    assert cli.main(["probe", "--release", "7.1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: unknown FFmpeg release '7.1' (supported: 8.1.2, 9.0.2; each is "
+                   "pinned by sha256 in harness/obtain/releases.py)"]

@@ -1,0 +1,50 @@
+"""The probe on the real 9.0.2 trees: it must say what the harness wrote down for 9.0.2
+before it had a probe (the pairs no graph can express, with the same sentence for the
+table's ONNX dnn_detect row), and the bindings compiled against the tree carry the
+tree's answers as HAS_* flags."""
+
+import pytest
+
+from harness.compile import ffi_build
+from harness.obtain import probe
+from harness.run import chains
+
+pytestmark = [pytest.mark.trees]
+
+# What harness/run/graphs.py's NOT_ON_THIS_BASE listed for 9.0.2, by hand, before the probe.
+WRITTEN_FOR_902 = {("onnx", "dnn_detect"), ("onnx", "dnn_classify"), ("tf", "dnn_classify"),
+                   ("torch", "dnn_detect"), ("torch", "dnn_classify")}
+PAIRS = {(b, f) for b in chains.BACKENDS for f in chains.FILTERS}
+
+
+@pytest.mark.parametrize("name", ["base", "before", "after"])
+def test_902_pairs_as_written_down(tree, name):
+    t = tree(name)
+    facts = probe.facts(t.src)
+    assert facts.version == "9.0.2"
+    assert {p for p in PAIRS if facts.why_not(*p)} == WRITTEN_FOR_902
+    assert chains.not_expressible(t.src, "onnx", "dnn_detect") == (
+        "not expressible on FFmpeg 9.0.2: 9.0.2's dnn_detect accepts only TensorFlow and "
+        "OpenVINO (vf_dnn_detect.c: DNN_TF | DNN_OV) and its ONNX backend supports only "
+        "DFT_PROCESS_FRAME")
+    assert {n for n, b in facts.backends.items() if b.synchronous} == {"onnx"}
+    assert facts.enabled == {b["name"] for b in t.stamp["backends"]}
+    assert not [a for a in facts.absent() if "DNN" in a and "DNNBackendType" in a]
+
+
+@pytest.mark.parametrize("name, series_helpers", [("base", 0), ("after", 1)])
+def test_bindings_carry_the_tree_flags(tree, name, series_helpers):
+    ffi, lib = ffi_build.load(tree(name))
+    assert (lib.HAS_DNN_ONNX, lib.HAS_FFFILTER, lib.HAS_START_INFERENCE_ASYNC) == (1, 1, 1)
+    assert lib.DNN_ONNX == 8 and lib.DNN_TF == 1
+    assert lib.HAS_COMPLETE_LLTASK == lib.HAS_GET_RESULT_STATUS == series_helpers
+
+
+def test_probe_command_reports_the_tree(tree, plan, capsys):
+    from harness import cli
+    tree("after")
+    assert cli.main(["probe", "--build", "after", "--backend", ",".join(plan.backend_names)]) == 0
+    out = capsys.readouterr().out
+    assert "- FFmpeg 9.0.2; DNNBackendType: DNN_TF, DNN_OV, DNN_TH, DNN_ONNX" in out
+    assert ("- not expressible: onnx / dnn_detect: 9.0.2's dnn_detect accepts only "
+            "TensorFlow and OpenVINO") in out
