@@ -67,7 +67,10 @@ def markdown(d: Diff) -> str:
     lines += ["", "### Every family", "",
               f"| backend / filter | family | sites {a} | sites {b} | {a} | {b} |",
               "|---|---|---|---|---|---|"]
+    none = [g.key for g in d.groups if g.sites == [0, 0]]  # said once, below the table
     for g in d.groups:
+        if g.sites == [0, 0]:
+            continue
         mine = [p for p in d.pairs if p.group is g]
         tally = [", ".join(f"{n} {c}" for c, n in sorted(Counter(
             p.sites[i].cls.value for p in mine if p.sites[i] is not None).items())) or "—"
@@ -75,6 +78,8 @@ def markdown(d: Diff) -> str:
         counts = ["—" if n is None else str(n) for n in g.sites]
         lines.append(f"| {g.backend} / {g.filter} | `{g.family}` | {counts[0]} | {counts[1]} "
                      f"| {tally[0]} | {tally[1]} |")
+    if none:
+        lines += ["", "No calls in either tree: " + ", ".join(f"`{k}`" for k in none) + "."]
     lines += ["", timing(d), ""]
     return "\n".join(lines)
 
