@@ -53,7 +53,8 @@ def markdown(d: Diff) -> str:
     lines = [f"## Fault sweep diff: {a} -> {b}", ""]
     mine = d.sides[1].tree.stamp["source"].get("patches")
     if mine:  # a tree built with --patch
-        lines += [f"{b}: the patches " + ", ".join(f"`{p}`" for p in mine), ""]
+        lines += [f"{b}: " + ("the patch " if len(mine) == 1 else "the patches ")
+                  + ", ".join(f"`{p}`" for p in mine), ""]
     lines += [verdict_line(d), ""]
     for e in d.census_errors:
         lines.append(f"- {e}")
