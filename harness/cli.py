@@ -344,6 +344,14 @@ def parser() -> argparse.ArgumentParser:
     add_build_options(p)
     p.set_defaults(func=cmd_sweep)
 
+    p = sub.add_parser("diff", help="what a change does under faults: every site's class, "
+                                    "from-tree -> to-tree; exit 1 on a regression")
+    from harness.judge import diffcmd
+    diffcmd.add_arguments(p)
+    p.add_argument("--case", default="pr24760", help="the case that names known hangs (cases/)")
+    add_results_option(p)
+    p.set_defaults(func=diffcmd.cmd)
+
     p = sub.add_parser("claims", help="#24702's claims (commits 1-8), base against before")
     p.add_argument("--commit", type=int, action="append", metavar="N",
                    help="only this commit's claims; repeatable")

@@ -1,0 +1,231 @@
+"""What a change does under faults: the sweep (harness/judge/sweep.py) of each family on
+two trees, the sites paired by where they are in FFmpeg's code, each site's class
+before -> after, and a verdict a CI gate can use.
+
+A site is one call of a family in a clean run (the census). Sites pair by the place the
+census names (the first frames of FFmpeg's own code, function and file, line numbers
+left out, so a patch that moves code does not unpair them) and by their order among the
+calls made there (the n-th allocation in `fill_model_input_onnx` pairs with the n-th).
+"""
+
+import enum
+import re
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field, replace
+
+from harness.judge import sweep
+from harness.judge.sweep import Class, Site
+from harness.run import matrix
+from harness.run.outcome import Outcome
+from harness.run.runner import NOTHING, run as run_all
+
+GOOD = frozenset({Class.SURFACED, Class.CLEAN})  # the failure was reported, or did no harm
+BAD = frozenset({Class.LOST, Class.DROPPED, Class.ALTERED, Class.HANG, Class.CRASH})
+
+
+class Change(str, enum.Enum):
+    REGRESSION = "regression"  # SURFACED or CLEAN -> LOST, DROPPED, ALTERED, HANG or CRASH
+    FIX = "fix"                # the other way
+    CHANGED = "changed"        # another class, neither better nor worse by that rule
+    SAME = "same"
+    ONLY_FROM = "only-from"    # a call the to-tree no longer makes there
+    ONLY_TO = "only-to"        # a call only the to-tree makes
+    ERROR = "error"            # a run that could not run on either side: not judged
+    FLAKY = "flaky"            # run again, both trees showed a class the other has: not judged
+
+
+def change(a, b) -> Change:
+    """The verdict on one site: its class in the from-tree `a`, in the to-tree `b`
+    (None: the tree makes no such call)."""
+    if a is None or b is None:
+        return Change.ONLY_TO if a is None else Change.ONLY_FROM
+    if Class.ERROR in (a, b):
+        return Change.ERROR
+    if a == b:
+        return Change.SAME
+    if a in GOOD and b in BAD:
+        return Change.REGRESSION
+    if a in BAD and b in GOOD:
+        return Change.FIX
+    return Change.CHANGED
+
+
+def judged(seen_a: list, seen_b: list) -> Change:
+    """The verdict on a site whose class changed, once each tree ran it again: every class
+    each tree showed. A tree that never failed badly against one that did (even once) is a
+    regression, the other way a fix; both trees unsteady is flaky."""
+    a, b = set(seen_a), set(seen_b)
+    if Class.ERROR in a | b:
+        return Change.ERROR
+    if a <= GOOD and b & BAD:
+        return Change.REGRESSION
+    if a & BAD and b <= GOOD:
+        return Change.FIX
+    if len(a) > 1 or len(b) > 1:
+        return Change.FLAKY
+    return change(seen_a[0], seen_b[0])
+
+
+def place(where: str) -> str:
+    """A census's `f (file.c:12) < g (file.c:34)` without its line numbers."""
+    return re.sub(r":\d+\)", ")", where or "") or "?"
+
+
+@dataclass(frozen=True)
+class Side:
+    label: str   # what the report calls the tree: after, HEAD~1, after+fix
+    tree: object  # harness.obtain.trees.Tree
+
+
+@dataclass
+class Group:
+    """One family on one backend/filter pair: the census of each side."""
+    backend: str
+    filter: str
+    fault: str                                  # the spec each site's run arms
+    family: str                                 # pthread_create, malloc, wrap:<symbol>
+    sites: list = field(default_factory=list)   # per side: number of calls, None if no census
+    errors: list = field(default_factory=list)  # per side: why the census did not run, or ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.backend} / {self.filter} / {self.family}"
+
+
+@dataclass
+class Pair:
+    group: Group
+    place: str
+    nth: int                  # its order among the calls made at `place` (0-based)
+    sites: list               # per side: the Site, or None
+    change: Change
+    seen: list = field(default_factory=list)  # per side: its class in every run (reruns too)
+
+    @property
+    def where(self) -> str:
+        """The from-tree's text (with line numbers), else the to-tree's."""
+        return next((s.where for s in self.sites if s is not None and s.where), self.place)
+
+
+@dataclass
+class Diff:
+    sides: list
+    groups: list
+    pairs: list
+    seconds: dict             # census, sites, total (wall)
+    runs: int                 # scenarios run, censuses included
+    hang_seconds: float = 0.0  # the sites' runs that hung: their seconds, summed over jobs
+    ended: tuple = (0, 0.0)   # the sites' runs that did not hang: how many, their seconds
+
+    def count(self) -> Counter:
+        return Counter(p.change for p in self.pairs)
+
+    @property
+    def census_errors(self) -> list:
+        return [f"{g.key}: {self.sides[i].label}: census {e}" for g in self.groups
+                for i, e in enumerate(g.errors) if e]
+
+    @property
+    def exit_status(self) -> int:
+        """1 on any regression, or on anything that could not be judged (a census or
+        a site that could not run); 0 otherwise."""
+        c = self.count()
+        return 1 if c[Change.REGRESSION] or c[Change.ERROR] or self.census_errors else 0
+
+
+def plan_groups(pairs: list, families: list) -> list:
+    """One Group per (backend, filter) pair and family spec, in that order."""
+    from harness.run import faults
+    out = []
+    for backend, filt in pairs:
+        for spec in families:
+            out.append(Group(backend, filt, spec, faults.parse(spec).site))
+    return out
+
+
+def _pair(group: Group, per_side: list) -> list:
+    """Pair the sites of two sides by place and order there."""
+    at = [defaultdict(list) for _ in per_side]
+    order = {}  # the places in the order the from-tree, then the to-tree, reaches them
+    for i, sites in enumerate(per_side):
+        for s in sites:
+            p = place(s.where)
+            order.setdefault(p, None)
+            at[i][p].append(s)
+    out = []
+    for p in order:
+        for n in range(max(len(at[0][p]), len(at[1][p]))):
+            pair = [at[i][p][n] if n < len(at[i][p]) else None for i in (0, 1)]
+            out.append(Pair(group, p, n, pair,
+                            change(*(s.cls if s is not None else None for s in pair)),
+                            [[s.cls] if s is not None else [] for s in pair]))
+    return out
+
+
+CONFIRM = 4  # runs more of each side of a site whose class changed
+
+
+def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
+        progress=None, results=None, confirm: int = CONFIRM) -> Diff:
+    """Every group's census on both sides in one batch, then every site of every group
+    failed in turn in a second batch (jobs at a time, through the fork servers), then
+    each side of every site whose class changed `confirm` times more (judged())."""
+    base = {}  # (group index, side index) -> the scenario a site's run derives from
+    for gi, g in enumerate(groups):  # compiles each tree's module the first time
+        for si, side in enumerate(sides):
+            (sc,) = matrix.scenarios([side.tree], g.backend, g.filter, [g.fault], route="sweep")
+            base[(gi, si)] = sc
+    t0 = time.monotonic()
+    keys = list(base)
+    clean = run_all([sweep.census(base[k]) for k in keys], preload, jobs=jobs, expect=expect)
+    t1 = time.monotonic()
+    plans, reference, where = [], {}, {}
+    for g in groups:
+        g.sites, g.errors = [None] * len(sides), [""] * len(sides)
+    for (gi, si), r in zip(keys, clean):
+        g = groups[gi]
+        if r.outcome not in (Outcome.PASS, Outcome.MEASURED):
+            g.errors[si] = f"{r.outcome.value}: {r.reason or 'the clean run failed'}"
+            continue
+        n = r.data.get("counters", {}).get("eligible", 0)
+        g.sites[si] = n
+        reference[(gi, si)] = [f["md5"] for f in r.data.get("frames", [])]
+        where[(gi, si)] = {s["call"] - 1: s["where"] for s in r.data.get("sites", [])}
+        sc = sweep.census(base[(gi, si)])
+        plans += [((gi, si), replace(sc, fault=replace(base[(gi, si)].fault, skip=i, count=1)))
+                  for i in range(n)]
+    if progress:
+        print(f"census: {len(keys)} runs in {t1 - t0:.1f} s; {len(plans)} sites to fail "
+              f"({', '.join(f'{g.key} {g.sites}' for g in groups if any(g.sites))})",
+              file=sys.stderr, flush=True)
+    runs = run_all([sc for _, sc in plans], preload, jobs=jobs, progress=progress,
+                   results=results, expect=expect)
+    t2 = time.monotonic()
+    found = defaultdict(list)
+    for (k, sc), r in zip(plans, runs):
+        i = sc.fault.skip
+        found[k].append(Site(sc.build, i, sweep.classify(r, reference[k]), r,
+                             sweep.reproducer(sc), where[k].get(i, "")))
+    pairs = []
+    for gi, g in enumerate(groups):
+        if all(e == "" for e in g.errors):
+            pairs += _pair(g, [found[(gi, si)] for si in range(len(sides))])
+    again = [(p, si, s.result.scenario, (groups.index(p.group), si))  # sides side by side:
+             for p in pairs if p.change in (Change.REGRESSION, Change.FIX, Change.CHANGED)
+             for _ in range(confirm) for si, s in enumerate(p.sites)]  # the same load on both
+    reruns = run_all([sc for _, _, sc, _ in again], preload, jobs=jobs, progress=progress,
+                     expect=expect) if again else []
+    for (p, si, _, k), r in zip(again, reruns):
+        p.seen[si].append(sweep.classify(r, reference[k]))
+    for p in {id(p): p for p, *_ in again}.values():
+        p.change = judged(*p.seen)
+    t3 = time.monotonic()
+    every = runs + reruns
+    hung = sum(r.seconds for r in every if r.outcome is Outcome.HANG)
+    ended = [r.seconds for r in every if r.outcome is not Outcome.HANG]
+    return Diff(sides, groups, pairs,
+                {"census": round(t1 - t0, 2), "sites": round(t2 - t1, 2),
+                 "confirm": round(t3 - t2, 2), "total": round(t3 - t0, 2)},
+                len(keys) + len(every), round(hung, 2), (len(ended), round(sum(ended), 2)))

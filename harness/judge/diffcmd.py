@@ -1,0 +1,175 @@
+"""`python -m harness diff`: which two trees, which families and pairs, and the reports.
+
+The trees come from any source the harness knows: the series' trees (`--from before
+--to after`, or a built tree's path), two refs of the user's clone (`--git-dir CLONE
+--from-ref A --to-ref B`, built as `run --git-dir` builds them), and either of those plus
+`--patch FILE` (repeatable), applied with `git am` on top of the to-tree's source and
+built from its objects (harness/obtain/patched.py).
+"""
+
+import contextlib
+import os
+import sys
+from pathlib import Path
+
+from harness.errors import HarnessError
+
+CONFIRM = 4  # as harness.judge.diff.CONFIRM, without importing the runner for --help
+
+def add_arguments(p) -> None:
+    p.add_argument("--from", dest="from_tree", metavar="TREE",
+                   help="the tree before the change: base, before, after or a built "
+                        "tree's path (default before)")
+    p.add_argument("--to", dest="to_tree", metavar="TREE",
+                   help="the tree after it (default after; with --patch, --from)")
+    p.add_argument("--patch", action="append", default=[], metavar="FILE",
+                   help="a git am-able patch applied on top of the to-tree; repeatable")
+    p.add_argument("--git-dir", metavar="CLONE", help="your FFmpeg clone: diff two of its refs")
+    p.add_argument("--from-ref", help="with --git-dir: the ref before (default HEAD~1)")
+    p.add_argument("--to-ref", help="with --git-dir: the ref after (default HEAD; with "
+                                    "--patch, --from-ref)")
+    p.add_argument("--fault", action="append", metavar="FAMILY",
+                   help="families, comma-separated or repeated: pthread_create, malloc, "
+                        "wrap (every wrapped helper) or wrap:<ff_symbol>, or a spec "
+                        "(default: every family)")
+    p.add_argument("--backend-name", dest="backend_name", metavar="LIST",
+                   help="backends the filter uses (default: every one both trees have)")
+    p.add_argument("--filter", metavar="LIST", help="filters (default: every one with a graph)")
+    p.add_argument("--json", metavar="FILE", help="write the diff as JSON (with a schema field)")
+    p.add_argument("--markdown", metavar="FILE", help="write the report as markdown")
+    p.add_argument("--html", metavar="FILE", help="write a self-contained page: the grid of "
+                                                  "sites by tree, coloured by class")
+    p.add_argument("--confirm", type=int, default=CONFIRM, metavar="N",
+                   help="runs more of both sides of a site whose class changed; a site "
+                        f"unsteady in both trees is flaky, not judged (default {CONFIRM})")
+    p.add_argument("--jobs", "-j", type=int, default=2)
+    p.add_argument("--backend", default=os.environ.get("FFDNN_BACKENDS", "default"),
+                   help="backends the trees are configured with (as for build)")
+    p.add_argument("--source", metavar="TARBALL", help="FFmpeg release tarball (as for build)")
+
+
+def families(texts) -> list:
+    """Fault specs, one per family named (default: every family of the registry, the
+    link-time one as one family per wrapped helper)."""
+    from harness.cli import sweep_fault
+    from harness.compile.families import FAMILIES
+    from harness.compile.injector_build import ff_wrap_symbols
+    names = []
+    for text in texts or [",".join(FAMILIES)]:
+        names += [text] if "=" in text else [t.strip() for t in text.split(",") if t.strip()]
+    out = []
+    for n in names:
+        link_time = n in FAMILIES and FAMILIES[n].link_time
+        for one in ([f"{n}:{s}" for s in ff_wrap_symbols()] if link_time else [n]):
+            spec = sweep_fault(one)
+            if spec not in out:
+                out.append(spec)
+    if not out:
+        raise HarnessError("no fault family named")
+    return out
+
+
+def _trees(args):
+    """The plan and the two tree names, from the options; bad combinations are bad input."""
+    from harness.obtain.patched import PatchedPlan
+    from harness.obtain.trees import Plan
+    if args.git_dir:
+        if args.from_tree or args.to_tree:
+            raise HarnessError("with --git-dir, name refs of your clone: --from-ref/--to-ref")
+        if not Path(args.git_dir, ".git").exists() and not Path(args.git_dir, "HEAD").is_file():
+            raise HarnessError(f"{args.git_dir}: not a git clone")
+        a = args.from_ref or "HEAD~1"
+        b = args.to_ref or (a if args.patch else "HEAD")
+        refs = {"before": a} if (args.patch and b == a) else {"before": a, "after": b}
+        kw = dict(source_file=args.source, repo=args.git_dir, refs=refs)
+        names, labels = ["before", "after" if "after" in refs else "before"], [a, b]
+    else:
+        if args.from_ref or args.to_ref:
+            raise HarnessError("--from-ref/--to-ref name refs of a clone: give --git-dir")
+        a = args.from_tree or "before"
+        b = args.to_tree or (a if args.patch else "after")
+        kw = dict(source_file=args.source)
+        names, labels = [a, b], [a, b]
+    if args.patch:  # on a tree of the plan, not a built tree's path
+        plan = PatchedPlan(args.backend, on=names[1], patches=args.patch, **kw)
+        names[1] = plan.patched
+        ps = plan.user_patches
+        labels[1] += f"+{ps[0].name}" if len(ps) == 1 else f"+{len(ps)} patches"
+
+    else:
+        plan = Plan(args.backend, **kw)
+    return plan, names, labels
+
+
+def sides(args) -> list:
+    from harness.judge.diff import Side
+    from harness.run import matrix
+    plan, names, labels = _trees(args)
+    trees = [matrix.resolve_tree(n, plan) for n in names]
+    if labels[0] == labels[1]:
+        labels = [f"{labels[0]} (from)", f"{labels[1]} (to)"]
+    return [Side(label, t) for label, t in zip(labels, trees)]
+
+
+def check_names(args) -> None:
+    """Backend and filter names, before any tree is built."""
+    from harness.run import chains as graphs
+    for what, given, known in (("backend", args.backend_name, graphs.BACKENDS),
+                               ("filter", args.filter, graphs.FILTERS)):
+        bad = [x for x in (given or "").split(",") if x and x not in known]
+        if bad:
+            raise HarnessError(f"unknown {what} '{bad[0]}' (known: {', '.join(known)})")
+
+
+def pairs(args, trees) -> list:
+    """(backend, filter) pairs with a graph whose backends both trees were built with."""
+    from harness.run import chains as graphs
+    backends = args.backend_name.split(",") if args.backend_name else graphs.BACKENDS
+    filters = args.filter.split(",") if args.filter else graphs.FILTERS
+    have = set.intersection(*({b["name"] for b in t.stamp["backends"]} for t in trees))
+    out = [(b, f) for b in backends for f in filters
+           if (b, f) in graphs.GRAPHS and graphs.needs(b, f) <= have]
+    if not out:
+        raise HarnessError(f"no backend/filter pair both trees can run (their backends: "
+                           f"{', '.join(sorted(have)) or 'none'})")
+    return out
+
+
+def _writable(paths) -> None:
+    for p in paths:
+        if p and not Path(p).expanduser().resolve().parent.is_dir():
+            raise HarnessError(f"{p}: no such directory to write to")
+
+
+def cmd(args) -> int:
+    import json
+
+    from harness import caseload
+    from harness.judge import diff, diff_html, diffreport
+    from harness.run import matrix
+    case = caseload.load(args.case)
+    _writable([args.json, args.markdown, args.html])
+    specs = families(args.fault)
+    check_names(args)
+
+    def progress(r):
+        print(f"{r.outcome.value:8} {r.scenario.id} ({r.seconds:.2f} s)", file=sys.stderr,
+              flush=True)
+    with contextlib.redirect_stdout(sys.stderr):  # builds say what they do: progress
+        two = sides(args)
+        groups = diff.plan_groups(pairs(args, [s.tree for s in two]), specs)
+        print(f"diff: {two[0].label} -> {two[1].label}: {len(groups)} families x pairs",
+              flush=True)
+        d = diff.run(two, groups, matrix.preload_library(), args.jobs, case.EXPECT, progress,
+                     results=args.results or None, confirm=max(0, args.confirm))
+    text = diffreport.markdown(d)
+    print(text)
+    if args.markdown:
+        Path(args.markdown).write_text(text)
+    if args.json:
+        Path(args.json).write_text(json.dumps(diffreport.to_json(d), indent=1) + "\n")
+    if args.html:
+        Path(args.html).write_text(diff_html.page(d))
+    print(f"diff: {d.runs} runs in {d.seconds['total']:.1f} s ({diffreport.rate(d):.2f} runs/s), "
+          f"exit {d.exit_status}", file=sys.stderr)
+    return d.exit_status
