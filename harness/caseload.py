@@ -13,8 +13,31 @@ def names() -> list:
     return sorted(p.stem for p in (PROJECT / "cases").glob("*.py") if p.stem != "__init__")
 
 
-def load(name: str = DEFAULT):
-    """The case module `name`; an unknown name is bad input."""
+class CaseLacks(HarnessError, AttributeError):
+    """A command asked a case for a part it does not claim."""
+
+
+class Case:
+    """A loaded case: its module's names; one it lacks is bad input for the command that
+    needs it (a case of fixes has no PR tables to print)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.module = importlib.import_module(f"cases.{name}")
+
+    def __getattr__(self, part: str):
+        try:
+            return getattr(self.module, part)
+        except AttributeError:
+            raise CaseLacks(f"case '{self.name}' has no {part} for this command "
+                            f"(it has: {', '.join(self.parts())})") from None
+
+    def parts(self) -> list:
+        return sorted(n for n in vars(self.module) if n.isupper() and not n.startswith("_"))
+
+
+def load(name: str = DEFAULT) -> Case:
+    """The case `name`; an unknown name is bad input."""
     if name not in names():
         raise HarnessError(f"unknown case '{name}' (known: {', '.join(names())})")
-    return importlib.import_module(f"cases.{name}")
+    return Case(name)

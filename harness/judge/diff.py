@@ -68,6 +68,28 @@ def judged(seen_a: list, seen_b: list) -> Change:
     return change(seen_a[0], seen_b[0])
 
 
+def against(d: "Diff", expected: dict) -> list:
+    """What differs from a case's DIFF ({group key: {(from class, to class): sites}}): one
+    line each; [] when every group the case names changed exactly so."""
+    out = []
+    for key, want in expected.items():
+        got = {}
+        for p in d.pairs:
+            if p.group.key == key:
+                cls = tuple(s.cls.value if s is not None else None for s in p.sites)
+                got[cls] = got.get(cls, 0) + 1
+        if not any(g.key == key for g in d.groups):
+            out.append(f"{key}: not run")
+        elif got != want:
+            out.append(f"{key}: got {_changes(got)}, the case says {_changes(want)}")
+    return out
+
+
+def _changes(counts: dict) -> str:
+    return ", ".join(f"{n} {a} -> {b}" for (a, b), n in sorted(counts.items(), key=str)) \
+        or "no site"
+
+
 def place(where: str) -> str:
     """A census's `f (file.c:12) < g (file.c:34)` without its line numbers."""
     return re.sub(r":\d+\)", ")", where or "") or "?"

@@ -135,6 +135,21 @@ def pairs(args, trees) -> list:
     return out
 
 
+def _from_case(args, case):
+    """A case that claims a diff (DIFF) gives its trees, patches, families and pairs where
+    the command line names none; then its DIFF is what the diff is judged against."""
+    claims = getattr(case, "DIFF", None)
+    if claims is None or args.from_tree or args.to_tree or args.git_dir or args.patch:
+        return None
+    series = case.SERIES / "series"
+    args.from_tree = case.ON
+    args.patch = [str(case.SERIES / n) for n in series.read_text().split()]
+    args.fault = args.fault or [",".join(case.FAULTS)]
+    args.backend_name = args.backend_name or case.BACKENDS
+    args.filter = args.filter or case.FILTERS
+    return claims
+
+
 def _writable(paths) -> None:
     for p in paths:
         if p and not Path(p).expanduser().resolve().parent.is_dir():
@@ -148,6 +163,7 @@ def cmd(args) -> int:
     from harness.judge import diff, diff_html, diffreport
     from harness.run import matrix
     case = caseload.load(args.case)
+    claims = _from_case(args, case)
     _writable([args.json, args.markdown, args.html])
     specs = families(args.fault)
     check_names(args)
@@ -170,6 +186,9 @@ def cmd(args) -> int:
         Path(args.json).write_text(json.dumps(diffreport.to_json(d), indent=1) + "\n")
     if args.html:
         Path(args.html).write_text(diff_html.page(d))
+    wrong = diff.against(d, claims) if claims is not None else []
+    for w in wrong:
+        print(f"- not as case {args.case} says: {w}", file=sys.stderr)
     print(f"diff: {d.runs} runs in {d.seconds['total']:.1f} s ({diffreport.rate(d):.2f} runs/s), "
           f"exit {d.exit_status}", file=sys.stderr)
-    return d.exit_status
+    return 1 if wrong else d.exit_status

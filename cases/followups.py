@@ -1,0 +1,32 @@
+"""Case followups: this project's four fixes on top of after, for the defects the sweeps found
+in FFmpeg 9.0.2 that PR #24760 and #24702 leave alone (builds/patches/followups/, whose
+README gives each patch's provenance, licence and measurements).
+
+What the case claims is a diff: `python -m harness diff --case followups` runs the sweeps
+of FAULTS on after and on after + the four patches and must find exactly the class changes
+of DIFF (each row is a line of the follow-ups README's table), and nothing regressed.
+"""
+
+from cases import pr24760
+from harness import paths
+
+EXPECT = pr24760.EXPECT   # the runs are the PR's: its rows, its named hangs
+ON = "after"
+SERIES = paths.PATCHES / "followups"
+BACKENDS = "tf,onnx"
+FILTERS = "dnn_processing"
+FAULTS = ("pthread_create", "wrap:ff_proc_from_frame_to_dnn")
+
+# family on a backend/filter pair -> {(class on after, class on after + followups): sites}
+DIFF = {
+    # 0001: "execute_model_tf() jumped to err with ret still 0 when
+    # ff_dnn_start_inference_async() failed ... flush_frame() waited for it at EOF forever"
+    "tf / dnn_processing / pthread_create": {("HANG", "SURFACED"): 4},
+    # 0002: "no backend looked at the result of ff_proc_from_frame_to_dnn() ... the frame
+    # came out altered, with no error"
+    "tf / dnn_processing / wrap:ff_proc_from_frame_to_dnn": {("ALTERED", "SURFACED"): 4},
+    "onnx / dnn_processing / wrap:ff_proc_from_frame_to_dnn": {("ALTERED", "SURFACED"): 4},
+    # ONNX Runtime starts no thread: no site in either tree ("ONNX Runtime and OpenVINO do
+    # not use it.")
+    "onnx / dnn_processing / pthread_create": {},
+}
