@@ -1,5 +1,6 @@
 #!/bin/sh
 # Check the build tools the trees need; install the missing ones with apt-get when root.
+# Environment: BACKENDS (the Makefile's), PY (the virtualenv's python).
 set -eu
 missing=""
 for tool in cc:gcc c++:g++ make:make git:git tar:tar xz:xz-utils pkg-config:pkgconf \
@@ -10,6 +11,29 @@ done
 if command -v cc >/dev/null 2>&1; then
     case "$(cc -print-file-name=libz.so)" in /*) ;; *) missing="$missing zlib1g-dev";; esac
 fi
+# LibTorch (BACKENDS all or naming torch): the CPU build only. harness/libtorch.py says
+# which way it comes; when none does, the distribution's libtorch-dev is the way left.
+case ",${BACKENDS:-}," in
+*,all,*|*,torch,*)
+    route=$("${PY:-python3}" -m harness.libtorch) || exit 2
+    case "$route" in
+    none*)
+        candidate=""
+        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+            apt-get update -qq
+            candidate=$(apt-cache policy libtorch-dev | awk '/Candidate:/ {print $2}')
+        fi
+        if [ -n "$candidate" ] && [ "$candidate" != "(none)" ]; then
+            echo "deps: no CPU LibTorch otherwise (${route#none }): libtorch-dev $candidate"
+            missing="$missing libtorch-dev"
+        else
+            echo "error: no CPU LibTorch: ${route#none }; set FFDNN_TORCH_INDEX to PyTorch's" \
+                 "CPU wheel index, or FFDNN_LIBTORCH to an unpacked LibTorch, or install" \
+                 "the distribution's libtorch-dev (apt-get install libtorch-dev)" >&2
+            exit 1
+        fi;;
+    esac;;
+esac
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" != 0 ]; then
     echo "error: missing build tools:$missing (apt-get install$missing)" >&2
