@@ -9,7 +9,7 @@
 #   REPO     the repository to clone (default: the one this script is in), BRANCH its branch
 #
 # Environment: FRESH_BACKENDS (default all) is the Makefile's BACKENDS; FRESH_STEPS
-# (default "make test") which of the README's commands to run; FFDNN_DEBIAN_MIRROR the
+# (default "all test": `make`, then `make test`; empty: only make the system) the targets; FFDNN_DEBIAN_MIRROR the
 # mirror (default: the host's own apt configuration, read as the harness reads it).
 #
 # The system reaches what the host reaches and nothing it has set up for itself: the host's
@@ -30,7 +30,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 repo=${3:-$here}
 branch=${4:-$(git -C "$repo" rev-parse --abbrev-ref HEAD)}
 backends=${FRESH_BACKENDS:-all}
-steps=${FRESH_STEPS:-make test}
+steps=${FRESH_STEPS-all test}
 packages=python3,python3-venv,python3-dev,gcc,g++,make,git,xz-utils,pkgconf,zlib1g-dev,ca-certificates,libatomic1,binutils,file
 mirror=$(cd "$here" && python3 -c 'from harness import apt; print(apt.debian_mirror())') ||
     die "no Debian mirror (set FFDNN_DEBIAN_MIRROR)"
