@@ -1,7 +1,6 @@
 """python -m harness: sub-commands, and the one place exceptions become exit statuses."""
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -9,12 +8,33 @@ from .errors import HarnessError
 from .faults import PR_FAULTS as FAULTS_DEFAULT
 
 
-def _plan(args):
+def _plan(args, need=(), names=("before", "after")):
+    """The trees' plan. With no --backend and no FFDNN_BACKENDS, the built backend set
+    that covers `need` for the trees `names` (harness/builtsets.py)."""
+    from .builtsets import backend_set
     from .trees import Plan
     refs = {}
     if args.git_dir:
         refs = {"before": args.before_ref, "after": args.after_ref}
-    return Plan(args.backend, source_file=args.source, repo=args.git_dir, refs=refs)
+        names = tuple(refs)
+    backend = backend_set(args.backend, set(need), names)
+    return Plan(backend, source_file=args.source, repo=args.git_dir, refs=refs)
+
+
+def _tree_names(build: str) -> tuple:
+    """The tree names in a --build list (paths are not looked up by backend set)."""
+    from .trees import TREES
+    return tuple(b for b in build.split(",") if b in TREES) or ("before", "after")
+
+
+def _write_reports(args, results, markdown: str) -> None:
+    from . import report
+    if getattr(args, "json", None):
+        Path(args.json).write_text(report.to_json(results))
+    if getattr(args, "junit", None):
+        Path(args.junit).write_text(report.junit(results))
+    if getattr(args, "markdown", None):
+        Path(args.markdown).write_text(markdown)
 
 
 def cmd_build(args) -> int:
@@ -23,7 +43,7 @@ def cmd_build(args) -> int:
         from . import sanitizer
         plan = sanitizer.plan(args.sanitizer, source_file=args.source, repo=args.git_dir)
     else:
-        plan = _plan(args)
+        plan = _plan(args, names=tuple([args.tree] if args.tree else ("base", "before", "after")))
     for tree in build_all(plan, args.tree and [args.tree]):
         s = tree.stamp
         print(f"{tree.name}: {tree.path} ({s['warning_count']} warning lines, "
@@ -32,9 +52,11 @@ def cmd_build(args) -> int:
 
 
 def cmd_run(args) -> int:
-    from . import matrix, report, runner
+    from . import graphs, matrix, report, runner
     from .outcome import OK
-    plan = _plan(args)
+    need = graphs.needs(args.backend_name, args.filter) \
+        if (args.backend_name, args.filter) in graphs.GRAPHS else {args.backend_name}
+    plan = _plan(args, need, _tree_names(args.build))
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
     scs = matrix.scenarios(trees, args.backend_name, args.filter, args.fault or
                            list(FAULTS_DEFAULT), model=args.model, expect=args.expect,
@@ -50,11 +72,9 @@ def cmd_run(args) -> int:
     title = f"{args.backend_name} / {args.filter}" + (" / frame route" if args.route == "frame" else "")
     if args.expect:
         title += f" (judged against the {args.expect} expectations)"
-    print(report.markdown(results, title))
-    if args.json:
-        Path(args.json).write_text(report.to_json(results))
-    if args.junit:
-        Path(args.junit).write_text(report.junit(results))
+    text = report.markdown(results, title)
+    print(text)
+    _write_reports(args, results, text + "\n")
     return 0 if all(r.outcome in OK for r in results) else 1
 
 
@@ -77,7 +97,7 @@ FRAME_TIMEOUT = 10.0  # LibTorch's own route hangs at EOF by design of 9.0.2 (ex
 def cmd_table(args) -> int:
     from . import graphs, matrix, report, runner
     from .outcome import OK
-    plan = _plan(args)
+    plan = _plan(args)  # no need: every table of every backend built
     trees = [matrix.resolve_tree(b, plan) for b in ("before", "after")]
     have = {b["name"] for b in trees[0].stamp["backends"]}
     groups, notes = [], []
@@ -99,14 +119,10 @@ def cmd_table(args) -> int:
     results = runner.run([sc for _, scs in groups for sc in scs], matrix.preload_library(),
                          jobs=args.jobs, results=args.results or None)
     by_id = {r.scenario.id: r for r in results}
-    for title, scs in groups:
-        print(report.markdown([by_id[sc.id] for sc in scs], title))
-    for n in notes:
-        print(f"- {n}")
-    if args.json:
-        Path(args.json).write_text(report.to_json(results))
-    if args.junit:
-        Path(args.junit).write_text(report.junit(results))
+    text = "\n".join([report.markdown([by_id[sc.id] for sc in scs], title)
+                      for title, scs in groups] + [f"- {n}" for n in notes])
+    print(text)
+    _write_reports(args, results, text + "\n")
     return 0 if all(r.outcome in OK for r in results) else 1
 
 
@@ -130,7 +146,9 @@ def cmd_sweep(args) -> int:
     import json
 
     from . import graphs, matrix, sweep
-    plan = _plan(args)
+    need = set().union(*(graphs.needs(b, f) for b in args.backend_name.split(",")
+                         for f in args.filter.split(",") if (b, f) in graphs.GRAPHS))
+    plan = _plan(args, need, _tree_names(args.build))
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
     fault = sweep_fault(args.fault)
     have = {b["name"] for b in trees[0].stamp["backends"]}
@@ -164,7 +182,7 @@ def cmd_sweep(args) -> int:
 def cmd_unchanged(args) -> int:
     from . import matrix
     from . import unchanged as u
-    plan = _plan(args)
+    plan = _plan(args, names=_tree_names(args.build))
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
     identity, rows = u.plan_rows({b["name"] for b in trees[0].stamp["backends"]})
     u.run_rows(trees, identity, rows, u.clip(trees[0], u.SHORT_CLIP if args.short else u.CLIP))
@@ -189,7 +207,7 @@ def cmd_claims(args) -> int:
     if unknown:
         raise HarnessError(f"no claims for commit {', '.join(map(str, unknown))} "
                            f"(known: {', '.join(map(str, known))})")
-    plan = _plan(args)
+    plan = _plan(args, names=("base", "before"))
     trees = {b: matrix.resolve_tree(b, plan) for b in ("base", "before")}
     ctx = claims.Context(trees, matrix.preload_library(), set(args.commit or ()) or None)
     rows = claims.rows(ctx)
@@ -208,6 +226,8 @@ def add_report_options(p) -> None:
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per scenario")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
     p.add_argument("--junit", metavar="FILE", help="write the results as JUnit XML")
+    p.add_argument("--markdown", metavar="FILE", help="write the report (what stdout "
+                   "shows) as Markdown")
     add_results_option(p)
 
 
@@ -218,9 +238,10 @@ def add_results_option(p) -> None:
 
 
 def add_build_options(p) -> None:
-    p.add_argument("--backend", default=os.environ.get("FFDNN_BACKENDS", "default"),
+    p.add_argument("--backend", default=None,
                    help="backends to configure: onnx, openvino, tf, torch, a comma list, "
-                        "'default' (onnx) or 'all'")
+                        "'default' (onnx) or 'all' (default: FFDNN_BACKENDS, else the "
+                        "built set that covers the command, as `make` built it)")
     p.add_argument("--source", metavar="TARBALL",
                    help="FFmpeg release tarball to use (checked against the pinned sha256)")
     p.add_argument("--git-dir", metavar="DIR",
