@@ -7,6 +7,7 @@ written here.
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 from .errors import SourceError
@@ -122,7 +123,7 @@ class PrivateApt:
         (self.root / "sources.list").write_text(
             f"deb-src {mirror} sid main\ndeb-src {mirror} experimental main\n"
             f"deb {mirror} sid main\n")
-        print("fetch: apt-get update (private state, Debian sid)", flush=True)
+        print("fetch: apt-get update (private state, Debian sid)", file=sys.stderr, flush=True)
         r = self._run(["update"], self.root)
         if r.returncode != 0:
             raise SourceError(f"apt-get update failed: {last_line(r.stderr)}")

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shlex
+import sys
 from pathlib import Path
 
 from . import injectors
@@ -113,7 +114,8 @@ def build(tree, variant: str = "preload") -> Path:
     ffi.set_source(MODULE_NAME, source, include_dirs=includes, define_macros=macros,
                    sources=sources, extra_objects=libs, extra_link_args=link + ["-ldl"],
                    extra_compile_args=["-std=gnu11", "-Wno-unused-function"])
-    print(f"[{tree.name}] module: compiling {MODULE_NAME} ({variant})", flush=True)
+    print(f"[{tree.name}] module: compiling {MODULE_NAME} ({variant})", file=sys.stderr,
+          flush=True)
     with atomic_dir(final) as tmp:
         _compile(ffi, tmp, tree.name)
         for junk in tmp.glob(f"{MODULE_NAME}.c"):

@@ -10,6 +10,7 @@ import os
 import re
 import shlex
 import subprocess
+import sys
 from dataclasses import dataclass, field
 
 import models
@@ -38,7 +39,7 @@ class Run:
 def ffmpeg(tree, args: list, timeout: float = 600) -> tuple[subprocess.CompletedProcess, str]:
     cmd = [str(tree.ffmpeg), "-hide_banner", "-nostdin", *args]
     text = shlex.join(cmd)
-    print(f"$ {text}", flush=True)
+    print(f"$ {text}", file=sys.stderr, flush=True)
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
                            env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "1"})
