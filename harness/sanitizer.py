@@ -79,9 +79,12 @@ def run(claim, tree, timeout: float = 300.0) -> Run:
         except subprocess.TimeoutExpired as e:
             code, out, err = None, "", (e.stderr or b"").decode(errors="replace")
         md5 = re.search(r"MD5=([0-9a-f]{32})", out)
+        reports = sanreport.parse_dir(Path(logs))
+        if not any(x.kind == sanreport.CHECK_KIND for x in reports):
+            # a runtime that stops in its own check may say so on stderr only
+            reports += [x for x in sanreport.parse(err) if x.kind == sanreport.CHECK_KIND]
         return Run(tree, shlex.join(cmd), code, round(time.monotonic() - t0, 2),
-                   sanreport.parse_dir(Path(logs)), md5.group(1) if md5 else "",
-                   err.splitlines()[-5:])
+                   reports, md5.group(1) if md5 else "", err.splitlines()[-5:])
 
 
 def trees(sanitizer: str, build: bool = False) -> dict:
