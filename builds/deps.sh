@@ -23,10 +23,14 @@ case ",${BACKENDS:-}," in
             apt-get update -qq
             candidate=$(apt-cache policy libtorch-dev | awk '/Candidate:/ {print $2}')
         fi
-        if [ -n "$candidate" ] && [ "$candidate" != "(none)" ]; then
+        floor=$("${PY:-python3}" -c 'from harness.libtorch import SYSTEM_MIN; print(SYSTEM_MIN)')
+        if [ -n "$candidate" ] && [ "$candidate" != "(none)" ] &&
+           dpkg --compare-versions "${candidate#*:}" ge "$floor"; then
             echo "deps: no CPU LibTorch otherwise (${route#none }): libtorch-dev $candidate"
             missing="$missing libtorch-dev"
         else
+            [ -z "$candidate" ] || [ "$candidate" = "(none)" ] ||
+                route="$route; apt's libtorch-dev $candidate is older than $floor"
             echo "error: no CPU LibTorch: ${route#none }; set FFDNN_TORCH_INDEX to PyTorch's" \
                  "CPU wheel index, or FFDNN_LIBTORCH to an unpacked LibTorch, or install" \
                  "the distribution's libtorch-dev (apt-get install libtorch-dev)" >&2

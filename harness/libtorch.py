@@ -33,6 +33,9 @@ from .paths import digest
 
 DIR_VARIABLE, INDEX_VARIABLE = "FFDNN_LIBTORCH", "FFDNN_TORCH_INDEX"
 PACKAGE = "libtorch-dev"
+# the oldest distribution LibTorch taken: FFmpeg's torch backend calls at::hasXPU() and
+# includes ATen's XPU hooks, which LibTorch 1.13 (Debian bookworm's) does not have
+SYSTEM_MIN = "2.0"
 LIBS = ("torch", "c10", "torch_cpu")  # what configure links: -ltorch -lc10 -ltorch_cpu
 
 
@@ -123,14 +126,29 @@ def route(version: str, cache: Path) -> Route:
         return Route("index", pinned, os.environ[INDEX_VARIABLE])
     if (cache / pinned / "backend.json").is_file():
         return Route("cached", pinned, str(cache / pinned))
-    installed = system_version()
-    if installed:
+    installed, old = system_version(), ""
+    if installed and new_enough(installed):
         return Route("system", f"{PACKAGE}-{installed}", installed)
+    if installed:
+        old = f"; the installed {PACKAGE} {installed} is older than {SYSTEM_MIN}"
     cpu, what = pip_report(version)
     if cpu:
         return Route("pip", pinned, what)
     candidate = apt_candidate()
-    return Route("none", "", what + (f"; apt has {PACKAGE} {candidate}" if candidate else ""))
+    if candidate and not installed:
+        what += f"; apt has {PACKAGE} {candidate}" + \
+            ("" if new_enough(candidate) else f", older than {SYSTEM_MIN}")
+    return Route("none", "", what + old)
+
+
+def new_enough(debian_version: str) -> bool:
+    """Is a distribution version (2.6.0+dfsg-7, 1:2.6.0-1) at least SYSTEM_MIN?"""
+    upstream = debian_version.split(":", 1)[-1].split("+")[0].split("-")[0]
+    try:
+        have = tuple(int(x) for x in upstream.split(".")[:2])
+    except ValueError:
+        return False
+    return have >= tuple(int(x) for x in SYSTEM_MIN.split("."))
 
 
 def no_cpu_libtorch(why: str) -> BackendError:

@@ -96,3 +96,16 @@ def test_public_index_is_seen_as_cuda_without_downloading_it():
         pytest.skip(f"the package index is not reachable: {r.stdout.strip()}")
     cpu, what = r.stdout.strip().split("|", 1)
     assert cpu == "False" and "is a CUDA build" in what, r.stdout + r.stderr
+
+
+def test_distribution_versions_against_the_floor():
+    assert libtorch.new_enough("2.6.0+dfsg-7") and libtorch.new_enough("2.14.1+dfsg-1")
+    assert not libtorch.new_enough("1.13.1+dfsg-4")  # bookworm's: no ATen XPU hooks
+    assert libtorch.new_enough("1:2.0.0-1") and not libtorch.new_enough("garbage")
+
+
+def test_too_old_installed_package_is_not_taken_and_is_named(clean, monkeypatch):
+    monkeypatch.setattr(libtorch, "system_version", lambda: "1.13.1+dfsg-4")
+    r = libtorch.route("2.13.0", clean)
+    assert r.kind == "none"
+    assert "the installed libtorch-dev 1.13.1+dfsg-4 is older than 2.0" in r.detail
