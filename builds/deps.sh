@@ -29,8 +29,10 @@ case ",${BACKENDS:-}," in
             echo "deps: no CPU LibTorch otherwise (${route#none }): libtorch-dev $candidate"
             missing="$missing libtorch-dev"
         else
-            [ -z "$candidate" ] || [ "$candidate" = "(none)" ] ||
-                route="$route; apt's libtorch-dev $candidate is older than $floor"
+            case "$route" in *"apt has"*) ;; *)
+                [ -z "$candidate" ] || [ "$candidate" = "(none)" ] ||
+                    route="$route; apt has libtorch-dev $candidate, older than $floor";;
+            esac
             echo "error: no CPU LibTorch: ${route#none }; set FFDNN_TORCH_INDEX to PyTorch's" \
                  "CPU wheel index, or FFDNN_LIBTORCH to an unpacked LibTorch, or install" \
                  "the distribution's libtorch-dev (apt-get install libtorch-dev)" >&2
