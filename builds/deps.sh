@@ -46,4 +46,4 @@ if [ "$(id -u)" != 0 ]; then
     exit 1
 fi
 echo "deps: apt-get install$missing"
-apt-get update -qq && apt-get install -y -qq $missing
+apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing
