@@ -109,3 +109,14 @@ def test_too_old_installed_package_is_not_taken_and_is_named(clean, monkeypatch)
     r = libtorch.route("2.13.0", clean)
     assert r.kind == "none"
     assert "the installed libtorch-dev 1.13.1+dfsg-4 is older than 2.0" in r.detail
+
+
+def test_the_virtualenv_asks_for_no_torch():
+    """`pip install -e '.[test]'` (the Makefile's) must not pull torch: on the public
+    index that is the CUDA build and its nvidia-* wheels, 4.9 GB on a fresh trixie."""
+    import re
+    text = (ROOT / "pyproject.toml").read_text()
+    project = text.split("[tool.", 1)[0]
+    assert not re.search(r'"torch\b', project), "pyproject.toml asks for torch"
+    make = (ROOT / "Makefile").read_text()
+    assert "torch]" not in make and ",torch" not in make.split("pip install", 1)[1].split("\n")[0]
