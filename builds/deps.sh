@@ -34,8 +34,9 @@ case ",${BACKENDS:-}," in
                     route="$route; apt has libtorch-dev $candidate, older than $floor";;
             esac
             echo "error: no CPU LibTorch: ${route#none }; set FFDNN_TORCH_INDEX to PyTorch's" \
-                 "CPU wheel index, or FFDNN_LIBTORCH to an unpacked LibTorch, or install" \
-                 "the distribution's libtorch-dev (apt-get install libtorch-dev)" >&2
+                 "CPU wheel index or FFDNN_LIBTORCH to an unpacked LibTorch, install the" \
+                 "distribution's libtorch-dev ($floor or newer), or leave LibTorch out" \
+                 "(BACKENDS=onnx,openvino,tf)" >&2
             exit 1
         fi;;
     esac;;

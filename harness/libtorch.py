@@ -153,8 +153,9 @@ def new_enough(debian_version: str) -> bool:
 
 def no_cpu_libtorch(why: str) -> BackendError:
     return BackendError(f"no CPU LibTorch: {why}; set {INDEX_VARIABLE} to PyTorch's CPU "
-                        f"wheel index, or {DIR_VARIABLE} to an unpacked LibTorch, or install "
-                        f"the distribution's {PACKAGE} (apt-get install {PACKAGE})")
+                        f"wheel index or {DIR_VARIABLE} to an unpacked LibTorch, install the "
+                        f"distribution's {PACKAGE} ({SYSTEM_MIN} or newer), or leave LibTorch "
+                        "out (BACKENDS=onnx,openvino,tf)")
 
 
 def install(r: Route, version: str, dest: Path) -> dict:

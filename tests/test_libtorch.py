@@ -79,7 +79,8 @@ def test_cuda_only_index_is_one_line_naming_every_way(clean):
         libtorch.install(r, "2.13.0", clean / "entry")
     msg = str(e.value)
     assert "\n" not in msg and msg.startswith("no CPU LibTorch: torch-2.13.0")
-    for way in ("FFDNN_TORCH_INDEX", "FFDNN_LIBTORCH", "apt-get install libtorch-dev"):
+    for way in ("FFDNN_TORCH_INDEX", "FFDNN_LIBTORCH", "libtorch-dev (2.0 or newer)",
+                "BACKENDS=onnx,openvino,tf"):
         assert way in msg
 
 
