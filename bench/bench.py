@@ -24,9 +24,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from harness import ffi_build, forkclient, matrix, runner  # noqa: E402
+from harness.compile import ffi_build
+from harness.run import forkclient, matrix, runner  # noqa: E402
 from harness.paths import cache_root  # noqa: E402
-from harness.trees import Plan  # noqa: E402
+from harness.obtain.trees import Plan  # noqa: E402
+from cases.pr24760 import EXPECT
 
 PY = sys.executable
 RESULTS = ROOT / "results"
@@ -133,7 +135,7 @@ def p3_per_scenario(n=5) -> list:
         os.environ["FFDNN_FORKSERVER"] = "1" if fork else "0"
         try:
             t0 = time.monotonic()
-            r = runner.run_one(sc, preload, pool=pool)
+            r = runner.run_one(sc, preload, pool=pool, expect=EXPECT)
             seconds = time.monotonic() - t0
         finally:
             os.environ.pop("FFDNN_FORKSERVER")
@@ -142,7 +144,7 @@ def p3_per_scenario(n=5) -> list:
         return seconds
     floors = {"python": [PY, ROOT / "bench/floor_py.py", tree.path, model, "11"],
               "c": [exe, model, "11"]}
-    want = runner.run_one(sc, preload, pool=pool).data["sink"]
+    want = runner.run_one(sc, preload, pool=pool, expect=EXPECT).data["sink"]
     for name, cmd in floors.items():  # the floors must end the way the harness's run does
         out = subprocess.run(cmd, env={**os.environ, **env}, capture_output=True, text=True)
         got = [int(x) for line in out.stdout.splitlines() if line.startswith("sink:")
@@ -156,7 +158,7 @@ def p3_per_scenario(n=5) -> list:
         pool.close()
     med = {k: statistics.median(t[k] for t in times[1:]) for k in runs}  # first: warm-up
     start = {w: median(lambda: wall([PY, "-c", w or "pass"]), 5)  # where the time goes
-             for w in ("", "import numpy", "import harness.worker")}
+             for w in ("", "import numpy", "import harness.run.worker")}
     detail = (f"after / pthread_create=EAGAIN, median of {n}: harness through a fork server "
               f"{med['fork']:.3f} s, through a fresh process {med['fresh']:.3f} s, "
               f"python {med['python']:.3f} s, C {med['c']:.3f} s; "
@@ -184,7 +186,7 @@ def p4_throughput() -> list:
         os.environ["FFDNN_FORKSERVER"] = fork
         try:
             t0 = time.monotonic()
-            runner.run(scs, preload, jobs=jobs)
+            runner.run(scs, preload, jobs=jobs, expect=EXPECT)
             return time.monotonic() - t0
         finally:
             os.environ.pop("FFDNN_FORKSERVER")

@@ -11,8 +11,8 @@ import json
 import sys
 from pathlib import Path
 
-from harness import ffi_build
-from harness.trees import Tree
+from harness.compile import ffi_build
+from harness.obtain.trees import Tree
 
 AVERROR_EOF = -(ord("E") | ord("O") << 8 | ord("F") << 16 | ord(" ") << 24)
 W = H = 64
@@ -69,7 +69,7 @@ def main(tree_dir: str, model: str, err: int) -> int:
     codes = []
     for until_eof in (False, True):
         if until_eof:
-            check(lib.ffdnn_inject_arm(lib.FFDNN_FAMILY_PTHREAD_CREATE, err, 0, 1, b"_ffdnn."),
+            check(lib.ffdnn_inject_arm(b"pthread_create", err, 0, 1, b"_ffdnn."),
                   "arm")
             check(lib.av_buffersrc_add_frame_flags(src[0], ffi.NULL, 0), "EOF")
         for _ in range(16):
@@ -79,7 +79,7 @@ def main(tree_dir: str, model: str, err: int) -> int:
             lib.av_frame_unref(out)
             if ret < 0 and (ret == AVERROR_EOF or not until_eof):
                 break
-    lib.ffdnn_inject_disarm(lib.FFDNN_FAMILY_PTHREAD_CREATE)
+    lib.ffdnn_inject_disarm(b"pthread_create")
     lib.av_frame_free(ffi.new("AVFrame **", out))
     lib.ffdnn_standin_join()
     lib.avfilter_graph_free(ffi.new("AVFilterGraph **", graph))

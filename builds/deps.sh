@@ -11,11 +11,11 @@ done
 if command -v cc >/dev/null 2>&1; then
     case "$(cc -print-file-name=libz.so)" in /*) ;; *) missing="$missing zlib1g-dev";; esac
 fi
-# LibTorch (BACKENDS all or naming torch): the CPU build only. harness/libtorch.py says
+# LibTorch (BACKENDS all or naming torch): the CPU build only. harness/obtain/libtorch.py says
 # which way it comes; when none does, the distribution's libtorch-dev is the way left.
 case ",${BACKENDS:-}," in
 *,all,*|*,torch,*)
-    route=$("${PY:-python3}" -m harness.libtorch) || exit 2
+    route=$("${PY:-python3}" -m harness.obtain.libtorch) || exit 2
     case "$route" in
     none*)
         candidate=""
@@ -23,7 +23,7 @@ case ",${BACKENDS:-}," in
             apt-get update -qq
             candidate=$(apt-cache policy libtorch-dev | awk '/Candidate:/ {print $2}')
         fi
-        floor=$("${PY:-python3}" -c 'from harness.libtorch import SYSTEM_MIN; print(SYSTEM_MIN)')
+        floor=$("${PY:-python3}" -c 'from harness.obtain.libtorch import SYSTEM_MIN; print(SYSTEM_MIN)')
         if [ -n "$candidate" ] && [ "$candidate" != "(none)" ] &&
            dpkg --compare-versions "${candidate#*:}" ge "$floor"; then
             echo "deps: no CPU LibTorch otherwise (${route#none }): libtorch-dev $candidate"

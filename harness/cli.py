@@ -4,15 +4,20 @@ import argparse
 import sys
 from pathlib import Path
 
-from .errors import HarnessError
-from .faults import PR_FAULTS as FAULTS_DEFAULT
+from harness.errors import HarnessError
+
+
+def _case(args):
+    """The case the command judges against (cases/; --case, default pr24760)."""
+    from harness import caseload
+    return caseload.load(args.case)
 
 
 def _plan(args, need=(), names=("before", "after")):
     """The trees' plan. With no --backend and no FFDNN_BACKENDS, the built backend set
-    that covers `need` for the trees `names` (harness/builtsets.py)."""
-    from .builtsets import backend_set
-    from .trees import Plan
+    that covers `need` for the trees `names` (harness/obtain/builtsets.py)."""
+    from harness.obtain.builtsets import backend_set
+    from harness.obtain.trees import Plan
     refs = {}
     if args.git_dir:
         refs = {"before": args.before_ref, "after": args.after_ref}
@@ -23,12 +28,12 @@ def _plan(args, need=(), names=("before", "after")):
 
 def _tree_names(build: str) -> tuple:
     """The tree names in a --build list (paths are not looked up by backend set)."""
-    from .trees import TREES
+    from harness.obtain.trees import TREES
     return tuple(b for b in build.split(",") if b in TREES) or ("before", "after")
 
 
 def _write_reports(args, results, markdown: str) -> None:
-    from . import report
+    from harness.judge import report
     if getattr(args, "json", None):
         Path(args.json).write_text(report.to_json(results))
     if getattr(args, "junit", None):
@@ -38,9 +43,9 @@ def _write_reports(args, results, markdown: str) -> None:
 
 
 def cmd_build(args) -> int:
-    from .trees import build_all
+    from harness.obtain.trees import build_all
     if args.sanitizer:  # a variant's backend set is the one its claim needs
-        from . import sanitizer
+        from harness.judge import sanitizer
         plan = sanitizer.plan(args.sanitizer, source_file=args.source, repo=args.git_dir)
     else:
         plan = _plan(args, names=tuple([args.tree] if args.tree else ("base", "before", "after")))
@@ -52,14 +57,16 @@ def cmd_build(args) -> int:
 
 
 def cmd_run(args) -> int:
-    from . import graphs, matrix, report, runner
-    from .outcome import OK
+    from harness.run import chains as graphs, matrix, runner
+    from harness.judge import report
+    from harness.run.outcome import OK
+    case = _case(args)
     need = graphs.needs(args.backend_name, args.filter) \
         if (args.backend_name, args.filter) in graphs.GRAPHS else {args.backend_name}
     plan = _plan(args, need, _tree_names(args.build))
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
     scs = matrix.scenarios(trees, args.backend_name, args.filter, args.fault or
-                           list(FAULTS_DEFAULT), model=args.model, expect=args.expect,
+                           list(case.FAULTS), model=args.model, expect=args.expect,
                            injector=args.injector, timeout=args.timeout, route=args.route,
                            frames=args.frames)
     preload = matrix.preload_library()
@@ -68,7 +75,7 @@ def cmd_run(args) -> int:
         print(f"{r.outcome.value:8} {r.scenario.id} ({r.seconds:.2f} s)", file=sys.stderr,
               flush=True)
     results = runner.run(scs, preload, jobs=args.jobs, progress=progress,
-                         results=args.results or None)
+                         results=args.results or None, expect=case.EXPECT)
     title = f"{args.backend_name} / {args.filter}" + (" / frame route" if args.route == "frame" else "")
     if args.expect:
         title += f" (judged against the {args.expect} expectations)"
@@ -78,33 +85,18 @@ def cmd_run(args) -> int:
     return 0 if all(r.outcome in OK for r in results) else 1
 
 
-TABLES = {  # what `table` runs: the PR's table 1, its table 2, and the backends' own route
-    "Table 1: dnn_processing, stand-in flush": [("onnx", "dnn_processing"),
-                                                ("openvino", "dnn_processing"),
-                                                ("tf", "dnn_processing"),
-                                                ("torch", "dnn_processing")],
-    "Table 2: dnn_detect and dnn_classify, stand-in flush": [
-        ("tf", "dnn_detect"), ("openvino", "dnn_detect"), ("openvino", "dnn_classify"),
-        ("onnx", "dnn_detect")],
-    "LibTorch's own route: the last frame's thread start fails (measured here)": [
-        ("torch", "dnn_processing")],
-}
-
-
-FRAME_TIMEOUT = 10.0  # LibTorch's own route hangs at EOF by design of 9.0.2 (expected.py)
-
-
 def cmd_table(args) -> int:
-    from . import graphs, matrix, report, runner
-    from .outcome import OK
+    from harness.run import chains as graphs, matrix, runner
+    from harness.judge import report
+    from harness.run.outcome import OK
+    case = _case(args)
     plan = _plan(args)  # no need: every table of every backend built
     trees = [matrix.resolve_tree(b, plan) for b in ("before", "after")]
     have = {b["name"] for b in trees[0].stamp["backends"]}
     groups, notes = [], []
-    for title, pairs in TABLES.items():
+    for title, pairs in case.TABLES.items():
         route = "frame" if "own route" in title else "flush"
-        faults = ["pthread_create=EAGAIN", "pthread_create=EINVAL"] if route == "frame" \
-            else list(FAULTS_DEFAULT)
+        faults = list(case.FRAME_FAULTS if route == "frame" else case.FAULTS)
         for backend, filt in pairs:
             key = f"{backend} / {filt}"
             if (backend, filt) in graphs.NOT_ON_THIS_BASE:
@@ -113,11 +105,11 @@ def cmd_table(args) -> int:
             elif not graphs.needs(backend, filt) <= have:
                 notes.append(f"{title}: {key}: not built (backends: {', '.join(sorted(have))})")
             else:
-                timeout = min(args.timeout, FRAME_TIMEOUT) if route == "frame" else args.timeout
+                timeout = min(args.timeout, case.FRAME_TIMEOUT) if route == "frame" else args.timeout
                 groups.append((f"{title}: {key}", matrix.scenarios(
                     trees, backend, filt, faults, timeout=timeout, route=route)))
     results = runner.run([sc for _, scs in groups for sc in scs], matrix.preload_library(),
-                         jobs=args.jobs, results=args.results or None)
+                         jobs=args.jobs, results=args.results or None, expect=case.EXPECT)
     by_id = {r.scenario.id: r for r in results}
     text = "\n".join([report.markdown([by_id[sc.id] for sc in scs], title)
                       for title, scs in groups] + [f"- {n}" for n in notes])
@@ -128,24 +120,26 @@ def cmd_table(args) -> int:
 
 def sweep_fault(family: str) -> str:
     """A sweep's --fault: a family name gets its default failing term, a spec is kept."""
-    default = {"pthread_create": "1*return(EAGAIN)", "malloc": "1*return(ENOMEM)",
-               "wrap": "1*return(AVERROR(ENOMEM))"}
+    from harness.compile.families import FAMILIES
     if "=" in family:
         return family
     if family == "wrap":
-        from .injectors import ff_wrap_symbols
+        from harness.compile.injector_build import ff_wrap_symbols
         raise HarnessError("a wrap sweep names its function: --fault wrap:<ff_symbol> "
                            f"(known: {', '.join(ff_wrap_symbols())})")
-    if family.split(":")[0] not in default:
-        raise HarnessError(f"bad sweep family '{family}' (known: pthread_create, malloc, "
-                           "wrap:<ff_symbol>)")
-    return f"{family}={default[family.split(':')[0]]}"
+    name = family.split(":")[0]
+    if name not in FAMILIES:
+        known = [n + (":<ff_symbol>" if f.link_time else "") for n, f in FAMILIES.items()]
+        raise HarnessError(f"bad sweep family '{family}' (known: {', '.join(known)})")
+    return f"{family}={FAMILIES[name].sweep_term}"
 
 
 def cmd_sweep(args) -> int:
     import json
 
-    from . import graphs, matrix, sweep
+    from harness.run import chains as graphs, matrix
+    from harness.judge import sweep
+    case = _case(args)
     need = set().union(*(graphs.needs(b, f) for b in args.backend_name.split(",")
                          for f in args.filter.split(",") if (b, f) in graphs.GRAPHS))
     plan = _plan(args, need, _tree_names(args.build))
@@ -166,7 +160,8 @@ def cmd_sweep(args) -> int:
             scs = matrix.scenarios(trees, backend, filt, [fault], route="sweep")
             key = backend if filt == "dnn_processing" else f"{backend}/{filt}"
             found[key] = sweep.sweep(scs, matrix.preload_library(), args.jobs, progress,
-                                     args.limit, results=args.results or None)
+                                     args.limit, results=args.results or None,
+                                     expect=case.EXPECT)
             print(sweep.markdown(found[key], f"{backend} / {filt}: every site of "
                                  f"`{scs[0].fault.spec}` failed in turn"))
     if args.json:
@@ -180,8 +175,8 @@ def cmd_sweep(args) -> int:
 
 
 def cmd_unchanged(args) -> int:
-    from . import matrix
-    from . import unchanged as u
+    from harness.run import matrix
+    from harness.judge import unchanged as u
     plan = _plan(args, names=_tree_names(args.build))
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
     identity, rows = u.plan_rows({b["name"] for b in trees[0].stamp["backends"]})
@@ -201,7 +196,8 @@ def cmd_unchanged(args) -> int:
 def cmd_claims(args) -> int:
     import json
 
-    from . import claims, matrix
+    from harness.judge import claims
+    from harness.run import matrix
     known = sorted({n for covers, _ in claims.SOURCES for n in covers})
     unknown = sorted(set(args.commit or ()) - set(known))
     if unknown:
@@ -209,7 +205,8 @@ def cmd_claims(args) -> int:
                            f"(known: {', '.join(map(str, known))})")
     plan = _plan(args, names=("base", "before"))
     trees = {b: matrix.resolve_tree(b, plan) for b in ("base", "before")}
-    ctx = claims.Context(trees, matrix.preload_library(), set(args.commit or ()) or None)
+    ctx = claims.Context(_case(args), trees, matrix.preload_library(),
+                         set(args.commit or ()) or None)
     rows = claims.rows(ctx)
     print(claims.markdown(rows))
     if args.json:
@@ -242,6 +239,8 @@ def add_build_options(p) -> None:
                    help="backends to configure: onnx, openvino, tf, torch, a comma list, "
                         "'default' (onnx) or 'all' (default: FFDNN_BACKENDS, else the "
                         "built set that covers the command, as `make` built it)")
+    p.add_argument("--case", default="pr24760",
+                   help="the case whose claims a run is judged against (cases/)")
     p.add_argument("--source", metavar="TARBALL",
                    help="FFmpeg release tarball to use (checked against the pinned sha256)")
     p.add_argument("--git-dir", metavar="DIR",

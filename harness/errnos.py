@@ -3,7 +3,7 @@
 import errno
 import os
 
-from .errors import ScenarioError
+from harness.errors import ScenarioError
 
 
 def _tag(a, b, c, d) -> int:

@@ -25,3 +25,13 @@ class StampError(HarnessError):
 
 class ScenarioError(HarnessError):
     """A scenario or fault specification is invalid."""
+
+
+def first_error(text: str, none: str = "no output") -> str:
+    """The line of a tool's output that says what went wrong: the first that names an
+    error (`error:`, `fatal:`, `ERROR:`, apt's `E:`), else the last line, else `none`."""
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    for l in lines:
+        if l.startswith(("error:", "fatal:", "ERROR:", "E: ")) or "error:" in l:
+            return l
+    return lines[-1] if lines else none

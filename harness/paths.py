@@ -9,7 +9,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .errors import HarnessError
+from harness.errors import HarnessError
 
 PROJECT = Path(__file__).resolve().parent.parent
 PATCHES = PROJECT / "builds" / "patches"
@@ -39,8 +39,10 @@ def file_sha256(path: Path) -> str:
 
 
 @contextlib.contextmanager
-def atomic_dir(final: Path):
-    """Yield a temporary directory beside `final`; rename it into place on success.
+def atomic_dir(final: Path, replace: bool = False):
+    """Yield a temporary directory beside `final`; rename it into place on success
+    (over an older `final` when `replace`, else a `final` another process finished
+    first is kept). The one way the project writes a directory that must be whole.
 
     On any failure (an exception, Ctrl-C) the temporary directory is removed, so
     the cache never holds an entry that looks complete but is not.
@@ -49,6 +51,8 @@ def atomic_dir(final: Path):
     tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{final.name}-", dir=final.parent))
     try:
         yield tmp
+        if replace:
+            shutil.rmtree(final, ignore_errors=True)
         os.rename(tmp, final)
     except OSError as e:
         shutil.rmtree(tmp, ignore_errors=True)

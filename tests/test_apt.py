@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import apt
+from harness.obtain import apt
 from harness.errors import SourceError
 
 DATA = Path(__file__).resolve().parent / "data" / "apt"

@@ -10,11 +10,13 @@ import subprocess
 
 import pytest
 
-from harness import artifacts, cli, matrix, runner
-from harness.outcome import Outcome
-from harness.scenario import Scenario
-from harness.trees import Plan
+from harness.run import artifacts, matrix, runner
+from harness import cli
+from harness.run.outcome import Outcome
+from harness.run.scenario import Scenario
+from harness.obtain.trees import Plan
 from tests.conftest import need_tree
+from cases.pr24760 import EXPECT
 
 FILES = {"output.txt", "partial.json", "scenario.json", "result.json", "reproduce.sh"}
 
@@ -24,7 +26,7 @@ def test_crash_leaves_artifacts(trees, preload, tmp_path):
     tree = need_tree(trees, "base")
     (sc,) = matrix.scenarios([tree], "onnx", "dnn_processing", ["none"],
                              extra={"selftest": "crash"})
-    r = runner.run_one(sc, preload, results=tmp_path)
+    r = runner.run_one(sc, preload, results=tmp_path, expect=EXPECT)
     assert r.outcome is Outcome.CRASH
     where = tmp_path / sc.id
     assert r.data["artifacts"] == str(where)
@@ -47,7 +49,7 @@ def test_real_hang_leaves_artifacts(trees, preload, tmp_path):
     tree = need_tree(trees, "after")
     (sc,) = matrix.scenarios([tree], "onnx", "dnn_processing",
                              ["malloc=10*off->1*return(ENOMEM)"], route="sweep", timeout=3.0)
-    r = runner.run_one(sc, preload, results=tmp_path)
+    r = runner.run_one(sc, preload, results=tmp_path, expect=EXPECT)
     assert r.outcome is Outcome.HANG, r.reason
     where = tmp_path / sc.id
     assert {p.name for p in where.iterdir()} == FILES | {"backtrace.txt"}

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from harness import backends
+from harness.obtain import backends
 from harness.errors import BackendError
 
 
@@ -132,7 +132,7 @@ def test_all_tree_links_every_backend():
 
     from harness.errors import HarnessError
     from harness.paths import cache_root
-    from harness.trees import Plan
+    from harness.obtain.trees import Plan
 
     for spec in backends.BACKENDS.values():  # never fetch ~1 GB of wheels from a test
         if not (cache_root() / "backends" / f"{spec.package}-{spec.version}/backend.json").is_file():

@@ -1,6 +1,6 @@
 """#24702's own claims (issue 8), base against before, with models that make 9.0.2's
 post-processing fail for real. The expected rows live in harness/expected.py
-(COMMIT_CLAIMS); harness/claimrun.py runs them, harness/claims.py tables them."""
+(COMMIT_CLAIMS); harness/judge/claimrun.py runs them, harness/judge/claims.py tables them."""
 
 import json
 import shutil
@@ -9,7 +9,9 @@ import sys
 
 import pytest
 
-from harness import claimrun, claims, expected, trees
+from harness.judge import claimrun, claims
+from cases import pr24760 as expected
+from harness.obtain import trees
 from harness.paths import PROJECT
 
 MARK = {"tf": "tensorflow", "openvino": "openvino", "onnx": "onnx", "torch": "torch"}

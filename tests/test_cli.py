@@ -42,6 +42,13 @@ def test_bad_sweep_family(family, says):
 
 
 @pytest.mark.unit
+def test_unknown_case():
+    r = harness("run", "--case", "pr1", "--build", "before")
+    one_error_line(r, "unknown case 'pr1' (known: pr24760)")
+    assert r.returncode == 2 and r.stdout == ""
+
+
+@pytest.mark.unit
 def test_unknown_backend():
     one_error_line(harness("build", "--backend", "caffe"), "unknown backend 'caffe'")
 
@@ -74,7 +81,7 @@ def test_bad_model_path(tree, tmp_path):
 
 @pytest.mark.unit
 def test_backend_set_precedence(monkeypatch):
-    from harness import builtsets
+    from harness.obtain import builtsets
     monkeypatch.setattr(builtsets, "choose", lambda need, names: "onnx,openvino,tf,torch")
     monkeypatch.setenv("FFDNN_BACKENDS", "tf")
     assert builtsets.backend_set("onnx", {"onnx"}, ("before",)) == "onnx"
@@ -100,7 +107,7 @@ def test_bare_run_after_make_builds_nothing_and_prints_only_the_report(tmp_path)
     """The README's line typed with no environment after `make`: it uses the trees
     `make` built (whatever their backend set), builds nothing, and stdout is the
     report alone, the same text --markdown writes."""
-    from harness import builtsets
+    from harness.obtain import builtsets
     found = builtsets.choose({"onnx"}, ("before", "after"))
     if not found:
         pytest.skip("no built before/after trees with ONNX Runtime (run: make)")

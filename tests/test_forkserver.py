@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from harness import forkclient, matrix, runner
-from harness.outcome import OK, Outcome
+from cases.pr24760 import EXPECT
+from harness.run import forkclient, matrix, runner
+from harness.run.outcome import OK, Outcome
 from harness.paths import PROJECT
 from tests.conftest import need_tree
 
@@ -47,7 +48,7 @@ def test_each_scenario_starts_fresh(trees, preload):
     (sc,) = scenarios(trees, "pthread_create=EAGAIN")
     pool = forkclient.Pool()
     try:
-        a, b = runner.run_one(sc, preload, pool=pool), runner.run_one(sc, preload, pool=pool)
+        a, b = runner.run_one(sc, preload, pool=pool, expect=EXPECT), runner.run_one(sc, preload, pool=pool, expect=EXPECT)
         assert len(pool.servers) == 1
     finally:
         pool.close()
@@ -75,7 +76,7 @@ def test_no_process_left_after_a_matrix(trees, preload, monkeypatch):
 
 CHILD = """
 import os, signal, sys, threading, time
-from harness import matrix, runner, worker
+from harness.run import matrix, runner, worker
 mark, name, path, preload = sys.argv[1:5]
 os.environ["FFDNN_TEST_MARK"] = mark  # for the servers and workers, not this process
 (sc,) = matrix.scenarios([worker.load_tree(name, path)], "onnx", "dnn_processing", ["none"],
@@ -153,7 +154,7 @@ def test_threads_at_import_mean_a_fresh_process(trees, preload, tmp_path):
     (sc,) = scenarios(trees, "pthread_create=EAGAIN")
     pool = forkclient.Pool()
     try:
-        r = runner.run_one(sc, f"{preload} {so}", pool=pool)
+        r = runner.run_one(sc, f"{preload} {so}", pool=pool, expect=EXPECT)
     finally:
         pool.close()
     assert r.data["worker"] == "fresh (the module's import started 2 threads)"
@@ -177,12 +178,12 @@ def test_a_dead_server_is_replaced(trees, preload):
     (sc,) = scenarios(trees, "pthread_create=EAGAIN")
     pool = forkclient.Pool()
     try:
-        assert runner.run_one(sc, preload, pool=pool).data["worker"] == "fork server"
+        assert runner.run_one(sc, preload, pool=pool, expect=EXPECT).data["worker"] == "fork server"
         (server,) = pool.servers.values()
         server.p.kill()
         server.reader.join(10)
         assert server.dead
-        r = runner.run_one(sc, preload, pool=pool)
+        r = runner.run_one(sc, preload, pool=pool, expect=EXPECT)
         assert r.outcome in OK and r.data["worker"] == "fork server"
         assert list(pool.servers.values()) != [server]
     finally:

@@ -1,4 +1,4 @@
-"""Tests for the pthread_create() fault injectors (injectors/, harness/injectors.py)."""
+"""Tests for the pthread_create() fault injectors (injectors/, harness/compile/injector_build.py)."""
 import os
 import shutil
 import subprocess
@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from harness import injectors
+from harness.compile import injector_build as injectors
 
 pytestmark = pytest.mark.injectors
 

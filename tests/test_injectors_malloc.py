@@ -1,12 +1,12 @@
 """Tests for the malloc() family fault injector (injectors/preload_malloc.c), built through
-harness.injectors.build like the harness builds it."""
+harness.compile.injector_build.build like the harness builds it."""
 import os
 import subprocess
 import sys
 
 import pytest
 
-from harness import injectors
+from harness.compile import injector_build as injectors
 
 pytestmark = pytest.mark.injectors
 

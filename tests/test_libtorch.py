@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import libtorch
+from harness.obtain import libtorch
 from harness.errors import BackendError
 
 pytestmark = pytest.mark.unit
@@ -90,7 +90,7 @@ def test_public_index_is_seen_as_cuda_without_downloading_it():
     env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
     env.update(PIP_CONFIG_FILE=os.devnull, PIP_CERT=os.environ.get("PIP_CERT", ""))
     env = {k: v for k, v in env.items() if v}
-    code = "from harness import libtorch; print(*libtorch.pip_report('2.13.0'), sep='|')"
+    code = "from harness.obtain import libtorch; print(*libtorch.pip_report('2.13.0'), sep='|')"
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
                        text=True, timeout=300)
     if "not found" in r.stdout and "ERROR:" in r.stdout:

@@ -4,13 +4,15 @@ after expectations."""
 
 import pytest
 
-from harness import expected, faults
+from cases import pr24760 as expected
+from harness.run import faults
 from harness.errors import ScenarioError
-from harness.outcome import Outcome
-from harness.scenario import scenario_id
+from harness.run.outcome import Outcome
+from harness.run.scenario import scenario_id
+
 
 BUILDS = ("before", "after")
-FAULTS = (*faults.PR_FAULTS, "none")
+FAULTS = (*expected.FAULTS, "none")
 MARK = {"onnx": "onnx", "openvino": "openvino", "tf": "tensorflow", "torch": "torch"}
 # The PR's table 1 on every backend, its table 2 graphs, then the backends' own route.
 TABLES = [("onnx", "dnn_processing"), ("openvino", "dnn_processing"),
@@ -65,7 +67,7 @@ def test_onnx_detect_is_not_expressible_on_this_base(run_scenario):
 @pytest.mark.before
 @pytest.mark.onnx
 @pytest.mark.dnn_processing
-@pytest.mark.parametrize("fault", faults.PR_FAULTS[:3])
+@pytest.mark.parametrize("fault", expected.FAULTS[:3])
 def test_reverted_fix_fails_after_expectations(run_scenario, fault):
     """before = after with patch 9 reverted (test_trees proves it): judged as after, it fails."""
     r = run_scenario("before", fault, expect="after")

@@ -664,7 +664,7 @@ def test_ov_classify_in_openvino(ov, ov_files):
 def torch_models():
     """The generators' LibTorch (the torch backend, a CPU build): skipped when it is
     not installed, never fetched from a test."""
-    from harness import backends, libtorch
+    from harness.obtain import backends, libtorch
     from harness.errors import HarnessError
     try:
         r = libtorch.route(backends.BACKENDS["torch"].version, cache_root() / "backends")

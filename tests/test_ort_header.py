@@ -3,7 +3,7 @@ error line naming every step when all fail."""
 
 import pytest
 
-from harness import ort_header
+from harness.obtain import ort_header
 from harness.errors import BackendError, HarnessError
 
 pytestmark = pytest.mark.unit

@@ -5,8 +5,9 @@ import os
 
 import pytest
 
-from harness import runner
-from harness.outcome import Outcome
+from harness.run import runner
+from harness.run.outcome import Outcome
+from cases.pr24760 import EXPECT
 
 pytestmark = [pytest.mark.base, pytest.mark.onnx]
 # a fork server's child unless switched off (tests/test_forkserver.py)
@@ -48,12 +49,12 @@ def test_bad_model_is_one_error(run_scenario, tmp_path):
 
 
 def test_matrix_goes_on_after_a_crash(trees, preload, run_scenario):
-    from harness import matrix
+    from harness.run import matrix
     from tests.conftest import need_tree
     tree = need_tree(trees, "base")
     crash = matrix.scenarios([tree], "onnx", "dnn_processing", ["none"],
                              extra={"selftest": "crash"})
     fine = matrix.scenarios([tree], "onnx", "dnn_processing", ["pthread_create=EAGAIN"])
-    results = runner.run(crash + fine, preload, jobs=2)
+    results = runner.run(crash + fine, preload, jobs=2, expect=EXPECT)
     assert [r.outcome for r in results] == [Outcome.CRASH, Outcome.MEASURED]
     assert results[1].data["counters"]["failures"] == 1

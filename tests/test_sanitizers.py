@@ -9,7 +9,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness import expected, sanitizer, sanreport, sanverdict, trees, unchanged
+from cases import pr24760 as expected
+from harness.judge import sanitizer, sanreport, sanverdict, unchanged
+from harness.obtain import trees
 from harness.errors import HarnessError
 
 DATA = Path(__file__).resolve().parent / "data"

@@ -4,7 +4,7 @@ and only once no other thread is at work."""
 
 import pytest
 
-from harness import matrix, worker
+from harness.run import matrix, worker
 
 pytestmark = [pytest.mark.after, pytest.mark.dnn_processing]
 

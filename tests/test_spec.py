@@ -1,12 +1,14 @@
-"""Tests for the fault-spec language (harness/spec.py): each documented form, the round
+"""Tests for the fault-spec language (harness/run/spec.py): each documented form, the round
 trip through the canonical text, one-line errors with their column, and plan()."""
 import errno
 
 import pytest
 
-from harness import errnos, faults, spec
+from harness import errnos
+from harness.run import faults, spec
 from harness.errors import ScenarioError
-from harness.spec import FOREVER, Plan, Spec, SpecError, Term
+from harness.run.spec import FOREVER, Plan, Spec, SpecError, Term
+from cases import pr24760
 
 try:
     from hypothesis import given, settings
@@ -99,7 +101,7 @@ def test_spec_properties():
     assert spec.parse("none") is spec.NONE
 
 
-@pytest.mark.parametrize("text", faults.PR_FAULTS + ("none",))
+@pytest.mark.parametrize("text", pr24760.FAULTS + ("none",))
 def test_old_specs_mean_what_they_meant(text):
     old, new = faults.parse(text), spec.parse(text)
     assert new.kind == old.kind

@@ -4,7 +4,10 @@ ONNX Runtime has no site."""
 
 import pytest
 
-from harness import expected, matrix, sweep
+from cases import pr24760 as expected
+from harness.run import matrix
+from harness.judge import sweep
+from cases.pr24760 import EXPECT
 
 
 def run_sweep(tree, preload, backend, filt="dnn_processing"):
@@ -13,7 +16,7 @@ def run_sweep(tree, preload, backend, filt="dnn_processing"):
         pytest.skip(f"tree built without {backend} (run: make test BACKENDS=all)")
     trees = [tree("before"), tree("after")]
     scs = matrix.scenarios(trees, backend, filt, ["pthread_create=EAGAIN"], route="sweep")
-    return sweep.sweep(scs, preload, jobs=2)
+    return sweep.sweep(scs, preload, jobs=2, expect=EXPECT)
 
 
 @pytest.mark.parametrize("backend, filt, caller", [
@@ -53,8 +56,8 @@ def test_onnx_has_no_site(tree, preload):
 
 @pytest.mark.unit
 def test_classes():
-    from harness.outcome import Outcome
-    from harness.runner import Result
+    from harness.run.outcome import Outcome
+    from harness.run.runner import Result
     r = Result(None, Outcome.MEASURED, {"activate": [{"ret": 11}], "sink": [-541478725],
                                         "frames": [{}] * 4})
     assert sweep.classify(r) is sweep.Class.LOST
@@ -85,7 +88,7 @@ def test_malloc_sweep_classifies_every_site(tree, preload):
     trees = [tree("after")]
     scs = matrix.scenarios(trees, "onnx", "dnn_processing", ["malloc=1*return(ENOMEM)"],
                            route="sweep")
-    found = sweep.sweep(scs, preload, jobs=2, limit=8)
+    found = sweep.sweep(scs, preload, jobs=2, limit=8, expect=EXPECT)
     count, sites = found["after"]
     assert count > 8, "FFmpeg allocates on every frame"
     assert len(sites) == 8
@@ -125,7 +128,7 @@ def test_pre_processing_result_is_ignored(tree, preload, build):
     scs = matrix.scenarios([tree(build)], "onnx", "dnn_processing",
                            ["wrap:ff_proc_from_frame_to_dnn=1*return(AVERROR(ENOMEM))"],
                            route="sweep")
-    count, sites = sweep.sweep(scs, preload, jobs=2)[build]
+    count, sites = sweep.sweep(scs, preload, jobs=2, expect=EXPECT)[build]
     want, _ = expected.SWEEP[("onnx", "dnn_processing", "wrap:ff_proc_from_frame_to_dnn")]
     assert count == sweep.FRAMES, "one pre-processing call per frame"
     assert [s.cls.value for s in sites] == [want] * count

@@ -6,7 +6,8 @@ import subprocess
 
 import pytest
 
-from harness import ffi_build, trees
+from harness.compile import ffi_build
+from harness.obtain import trees
 from harness.errors import BuildError, StampError
 from harness.paths import PATCHES
 

@@ -5,11 +5,14 @@ import re
 
 import pytest
 
-from harness import errnos, expected, faults, report
+from cases import pr24760 as expected
+from harness import errnos
+from harness.run import faults
+from harness.judge import report
 from harness.errors import ScenarioError
-from harness.outcome import Outcome
-from harness.runner import Result
-from harness.scenario import Scenario
+from harness.run.outcome import Outcome
+from harness.run.runner import Result
+from harness.run.scenario import Scenario
 
 pytestmark = pytest.mark.unit
 
@@ -114,3 +117,18 @@ def test_junit_counts_failures():
           _result("after", "none", 0, [], Outcome.PASS)]
     xml = report.junit(rs)
     assert 'tests="2"' in xml and 'failures="1"' in xml
+
+
+@pytest.mark.unit
+def test_families_are_one_registry():
+    """Every interposed family is a site of the spec, an injector the build compiles
+    into libfi_<name>.so, and a sweep family whose bare name gets its own term."""
+    from harness import cli
+    from harness.compile import families, injector_build
+    from harness.run import spec
+    for name, fam in families.FAMILIES.items():
+        assert cli.sweep_fault(name if not fam.link_time else f"{name}:ff_x") \
+            .endswith(f"={fam.sweep_term}")
+        if not fam.link_time:
+            assert name in spec.SITES and injector_build.PRELOADS[name] == fam.sources
+            assert all((injector_build.SRC_DIR / s).is_file() for s in fam.sources)

@@ -7,7 +7,7 @@ import platform
 
 import pytest
 
-from harness import wheels
+from harness.obtain import wheels
 from harness.errors import BackendError
 
 pytestmark = pytest.mark.unit

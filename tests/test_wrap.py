@@ -7,8 +7,9 @@ import errno
 
 import pytest
 
-from harness import errnos, ffi_build, injectors
-from harness.outcome import Outcome
+from harness import errnos
+from harness.compile import ffi_build, injector_build as injectors
+from harness.run.outcome import Outcome
 
 ZEROS = "4072783b8efb99a9e5817067d68f61c6"  # md5 of a 64x64 rgb24 frame of zero bytes
 OK = (Outcome.PASS, Outcome.MEASURED)

@@ -1,0 +1,494 @@
+"""Case pr24760: FFmpeg PR #24760 on the series #24702, on FFmpeg 9.0.2.
+
+The PR's claims as one data table: what each build must do under each fault.
+
+Every row quotes the sentence of PR #24760 (../shared/seed/pr-24760.txt) it comes
+from, or says "measured here" where the PR claims nothing (the Torch backend's own
+route, which the PR never ran). Values are computed from the platform's errno, so any
+errno name follows the fix's rule: before, activate() returns e; after, AVERROR(e),
+with EAGAIN mapped to AVERROR_EXTERNAL.
+"""
+
+import errno
+from dataclasses import dataclass
+
+from harness import errnos
+from harness.run.faults import Fault
+from harness.run.outcome import Expectation
+from harness.judge.claimrun import ZEROS_64X64_RGB24
+from harness.run.runner import Expect
+
+LOG_BEFORE = "Unable to start async inference.\n"
+LOG_AFTER = "Unable to start async inference: "
+EOF_ONLY = (errnos.AVERROR_EOF,)
+ANY = None  # a claim that holds for every backend or filter
+PR_BACKENDS = ("onnx", "openvino", "tf", "torch")  # the stand-in route is the same code
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    builds: tuple
+    fault_kind: str
+    cites: str
+    activate: object   # fault -> expected activate() return (at EOF, or first error)
+    sink: object       # fault -> expected sink sequence
+    log: object        # (fault, build) -> (must contain, must not contain)
+    failures: int      # pthread_create() failures injected
+    route: str = "flush"
+    backends: tuple = ANY
+    activate_field: str = "activate_at_eof"
+    outcome: str = "PASS"  # HANG: the run must hang (judged on what it did before)
+
+
+def _after_code(f: Fault) -> int:
+    return errnos.AVERROR_EXTERNAL if f.errno == errno.EAGAIN else errnos.averror(f.errno)
+
+
+def _clean_log(f: Fault, build: str):
+    return ("", "Unable to start async inference")
+
+
+def _thread_log(f: Fault, build: str):
+    """(must contain, must not contain): before the fix the bare line, after it the cause."""
+    if build == "before":
+        return LOG_BEFORE, LOG_AFTER
+    return f"{LOG_AFTER}{errnos.strerror(f.errno)}", LOG_BEFORE
+
+
+CLAIMS = (
+    # The PR's tables 1 and 2: the stand-in flush at EOF, any backend, any DNN filter.
+    Claim("before-thread-start-lost", ("before",), "pthread_create",
+          "before the fix `activate()` returned 11, 22 and 1 and the sink returned only "
+          "`AVERROR_EOF`; Before the fix, the log says only \"Unable to start async inference.\"",
+          activate=lambda f: f.errno, sink=lambda f: EOF_ONLY,
+          log=_thread_log, failures=1),
+    Claim("after-thread-start-surfaces", ("after",), "pthread_create",
+          "after it, `activate()` and then the sink returned `AVERROR_EXTERNAL` (-542398533), "
+          "-22 and -1, followed by `AVERROR_EOF`; After it, the log names the cause, e.g. "
+          "\"Unable to start async inference: Resource temporarily unavailable\"",
+          activate=_after_code, sink=lambda f: (_after_code(f), errnos.AVERROR_EOF),
+          log=_thread_log, failures=1),
+    Claim("eagain-flush-lost", ("before", "after"), "flush",
+          "the raw `AVERROR(EAGAIN)` flush returned -11 and was lost behind EOF in both builds",
+          activate=lambda f: errnos.averror(f.errno), sink=lambda f: EOF_ONLY,
+          log=_clean_log, failures=0),
+    Claim("clean-flush", ("before", "after"), "none",
+          "control, not a PR sentence: with no fault the stand-in flush starts its thread "
+          "and the run ends in a plain EOF",
+          activate=lambda f: 0, sink=lambda f: EOF_ONLY, log=_clean_log, failures=0),
+    # The backends' own per-frame start (route "frame").
+    Claim("no-thread-no-fault", ("before", "after"), "pthread_create",
+          "ONNX Runtime and OpenVINO do not use it.",
+          activate=lambda f: None, sink=lambda f: EOF_ONLY, log=_clean_log, failures=0,
+          route="frame", backends=("onnx", "openvino"), activate_field="activate_first_error"),
+    Claim("torch-frame-start-fails-then-hangs", ("before", "after"), "pthread_create",
+          "measured here, not claimed by the PR: 9.0.2's execute_model_th() returns "
+          "ff_dnn_start_inference_async()'s result per frame, so dnn_processing's activate() "
+          "returns AVERROR(EIO) in both builds; the failed task stays queued, never "
+          "completes, and flush_frame() waits for it at EOF forever",
+          activate=lambda f: errnos.averror(errno.EIO), sink=lambda f: (),
+          log=_thread_log, failures=1, route="frame", backends=("torch",),
+          activate_field="activate_first_error", outcome="HANG"),
+)
+
+# Side data of the frames drained before the fault: the PR's table 2 graphs.
+BOXES = {
+    "dnn_detect": ({"box": "32x32+16+16", "confidence": "9000/10000"},
+                   "Each frame came out with one 32x32+16+16 box, confidence 9000/10000."),
+    "dnn_classify": ({"box": "32x32+16+16", "classified": 1},
+                     "With `confidence=0`, each frame's box got one classification label "
+                     "from the model."),
+}
+
+
+
+
+def lookup(build: str, fault: Fault, backend: str = "onnx", filt: str = "dnn_processing",
+           route: str = "flush"):
+    """The Expectation for this run, or None where nothing is claimed or measured."""
+    if fault.kind == "flush" and fault.errno != errno.EAGAIN:
+        return None  # the PR's flush row is AVERROR(EAGAIN) only
+    if fault.kind == "pthread_create" and not fault.simple:
+        return None  # the PR failed the first call from FFmpeg; other windows are measured
+    for c in CLAIMS:
+        if (build in c.builds and c.fault_kind == fault.kind and c.route == route
+                and (c.backends is ANY or backend in c.backends)):
+            has, lacks = c.log(fault, build)
+            boxes = BOXES.get(filt, (None,))[0]
+            return Expectation(c.id, c.cites, c.activate(fault), c.activate_field,
+                               tuple(c.sink(fault)), has, lacks, c.failures, boxes, c.outcome)
+    return None
+
+
+# The sweep (harness/judge/sweep.py): named expectations for every site of a family, keyed by
+# (backend, filter, family), the same in every build the key's text names.
+SWEEP = {
+    ("tf", "dnn_processing", "pthread_create"): (
+        "HANG", "pre-existing, not changed by the PR: `execute_model_tf()` ignores the "
+        "`ff_dnn_start_inference_async()` result in async mode and returns 0, so a "
+        "TensorFlow frame whose thread cannot start is not reported by `execute_model`; "
+        "measured here: its task never completes and the flush at EOF waits forever"),
+    ("tf", "dnn_detect", "pthread_create"): (
+        "HANG", "the same `execute_model_tf()` path serves dnn_detect: \"On TensorFlow every "
+        "frame's inference is started by `ff_dnn_start_inference_async()`\"; measured here: "
+        "a frame whose thread cannot start never completes and the run waits at EOF forever"),
+    ("torch", "dnn_processing", "pthread_create"): (
+        "HANG", "measured here, as on LibTorch's frame route (CLAIMS, "
+        "torch-frame-start-fails-then-hangs): `execute_model_th()` returns the failed "
+        "start, activate() returns AVERROR(EIO), and the task and its request never come "
+        "back: the next frame waits for a request forever, and when the failed start is "
+        "the last frame's, `flush_frame()` waits for the task at EOF forever; every build"),
+    ("onnx", "dnn_processing", "pthread_create"): (
+        None, "ONNX Runtime and OpenVINO do not use it."),  # no site at all
+    ("onnx", "dnn_processing", "wrap:ff_proc_from_frame_to_dnn"): (
+        "ALTERED", "measured here, not claimed by the PR nor changed by the series: every "
+        "9.0.2 backend calls `ff_proc_from_frame_to_dnn()` without looking at its result, so "
+        "when pre-processing fails the model runs on an input tensor that was never filled "
+        "and the frame comes out with no error (base, before and after)"),
+}
+
+
+def expectation(sc):
+    """What the runner judges a scenario against (None: measured only)."""
+    return lookup(sc.expected_build, sc.fault, sc.backend, sc.filter, sc.route)
+
+
+def known_hang(sc) -> bool:
+    """The table's HANG rows, and the sweep's sites where the table says every failed
+    call of the family hangs the run (SWEEP)."""
+    exp = expectation(sc)
+    sweep = SWEEP.get((sc.backend, sc.filter, sc.fault.site), (None,))[0]
+    return (exp is not None and exp.outcome == "HANG") or (sc.route == "sweep"
+                                                           and sweep == "HANG")
+
+
+EXPECT = Expect(expectation, known_hang)
+
+# The PR's rows, the default faults of `run` and `table`.
+FAULTS = ("pthread_create=EAGAIN", "pthread_create=EINVAL", "pthread_create=EPERM",
+          "flush=AVERROR(EAGAIN)")
+
+# What `table` runs: the PR's table 1, its table 2, and the backends' own route, where
+# the last frame's thread start fails (route "frame", FRAME_FAULTS, FRAME_TIMEOUT).
+TABLES = {
+    "Table 1: dnn_processing, stand-in flush": [("onnx", "dnn_processing"),
+                                                ("openvino", "dnn_processing"),
+                                                ("tf", "dnn_processing"),
+                                                ("torch", "dnn_processing")],
+    "Table 2: dnn_detect and dnn_classify, stand-in flush": [
+        ("tf", "dnn_detect"), ("openvino", "dnn_detect"), ("openvino", "dnn_classify"),
+        ("onnx", "dnn_detect")],
+    "LibTorch's own route: the last frame's thread start fails (measured here)": [
+        ("torch", "dnn_processing")],
+}
+FRAME_FAULTS = ("pthread_create=EAGAIN", "pthread_create=EINVAL")
+FRAME_TIMEOUT = 10.0  # LibTorch's own route hangs at EOF (torch-frame-start-fails-then-hangs)
+
+
+# #24702's own claims (issue 8), base (9.0.2) against before (patches 1-8): measured
+# here with models that make 9.0.2's post-processing fail for real (models/claims_models.py),
+# run by harness/judge/claimrun.py, tabled by harness/judge/claims.py. Each row quotes its commit.
+TF_DET = ("dnn_detect=dnn_backend=tensorflow:model={det}:input=image_tensor"
+          ":output=num_detections&detection_scores&detection_classes&detection_boxes")
+OV_DET = "dnn_detect=dnn_backend=openvino:model={det}:input=x"
+OV_CLS = "dnn_classify=dnn_backend=openvino:model={model}:input=x:confidence=0"
+TF_U8 = "dnn_backend=tensorflow:model={model}:input=x:output=y"
+ENOSYS, EINVAL = -errno.ENOSYS, -errno.EINVAL
+INVALIDDATA = next(c for c, n in errnos.TAGGED.items() if n == "AVERROR_INVALIDDATA")
+POST_PROC_FAILED = "DNN post-processing of inference output failed"
+
+
+@dataclass(frozen=True)
+class CommitClaim:
+    id: str
+    commit: int
+    claim: str     # the claim in one line, for the table
+    cites: str     # the commit message's sentence
+    needs: tuple   # the backends the graph uses
+    graph: str     # filters between the source and the sink; {field}: models[field]
+    models: dict
+    base: dict     # what base must do (keys: claimrun.diffs)
+    before: dict
+    runner: str = "worker"   # worker: buffer -> graph -> buffersink; ffmpeg: the program
+    filter: str = ""         # worker: the first filter of this name gets the recorder
+    reference: str = ""      # a chain whose frames a "frames": "reference" must equal
+    not_expressible: str = ""  # why 9.0.2 cannot show the claim (the rows still measure it)
+    frames: int = 2          # worker: frames pushed before EOF
+    fault: str = "none"      # worker: a fault spec, armed before the first frame
+
+    @property
+    def backend(self) -> str:
+        return self.needs[-1] if self.needs else ""
+
+
+def _detect_present(commit, backend, det, line, claim, cites):
+    graph = f"format=rgb24,{det},{det}"
+    model = {"tf": "tf-det", "openvino": "ov-detect"}[backend]
+    # before: each frame's task fails (2 frames, 2 errors at the sink)
+    after = ({"frames": 0, "errors": [EINVAL] * 2, "log": line} if commit == 5 else
+             {"frames": 0, "errors": [EINVAL] * 2, "log": f"{POST_PROC_FAILED}: Invalid argument"})
+    return CommitClaim(f"commit{commit}-{backend}-detect-boxes-present", commit, claim, cites,
+                       (backend,), graph, {"det": model},
+                       base={"frames": 2, "boxes": [(1, 0)] * 2, "errors": [], "log": line,
+                             "no_log": POST_PROC_FAILED},
+                       before=after, filter="dnn_detect")
+
+
+WRAP_POST_PROC = "wrap:ff_proc_from_dnn_to_frame=1*return(AVERROR(ENOMEM))"
+BACKEND_NAMES = {"onnx": "ONNX Runtime", "openvino": "OpenVINO", "tf": "TensorFlow",
+                 "torch": "LibTorch"}
+
+
+def _post_proc_fails(backend):
+    """Commit 3 on every backend through the link-time family: the first frame's
+    ff_proc_from_dnn_to_frame() returns AVERROR(ENOMEM) in place of the call. The graph
+    is the harness's own for the backend (graph "": harness/run/chains.py)."""
+    return CommitClaim(
+        f"commit3-{backend}-post-proc-fails", 3,
+        f"dnn_processing on {BACKEND_NAMES[backend]}, `{WRAP_POST_PROC}`: the first frame "
+        "is an error, not an unwritten frame",
+        "on a post-processing failure it forwards this unwritten buffer downstream as a "
+        "normal successful frame", (backend,), "", {},
+        base={"frames": 2, "zero_frames": 1, "errors": []},
+        before={"frames": 1, "zero_frames": 0, "errors": [-errno.ENOMEM]},
+        filter="dnn_processing", fault=WRAP_POST_PROC)
+
+
+COMMIT_CLAIMS = (
+    *(_post_proc_fails(b) for b in BACKEND_NAMES),
+    CommitClaim(
+        "commit3-unwritten-frame", 3,
+        "dnn_processing: a failed post-processing no longer forwards the unwritten frame",
+        "on a post-processing failure it forwards this unwritten buffer downstream as a "
+        "normal successful frame",
+        # a uint8 output: ff_proc_from_dnn_to_frame() returns AVERROR(ENOSYS) (scale 0)
+        ("tf",), f"format=rgb24,dnn_processing={TF_U8}", {"model": "claims-tf-u8-out"},
+        base={"frames": [ZEROS_64X64_RGB24] * 2, "errors": []},
+        before={"frames": [], "errors": [ENOSYS] * 2}, filter="dnn_processing"),
+    CommitClaim(
+        "commit4-derain-real-error", 4,
+        "derain returns the post-processing error (here AVERROR(ENOSYS)) and logs it",
+        "Pass a status pointer, log the failure and return the real error, as "
+        "vf_dnn_processing already does.",
+        ("tf",), f"format=rgb24,derain={TF_U8}", {"model": "claims-tf-u8-out"},
+        base={"frames": [ZEROS_64X64_RGB24] * 2, "errors": [], "no_log": POST_PROC_FAILED},
+        before={"frames": [], "errors": [ENOSYS],
+                "log": f"{POST_PROC_FAILED}: Function not implemented"}, runner="ffmpeg"),
+    CommitClaim(
+        "commit4-sr-real-error", 4,
+        "sr returns the post-processing error (here AVERROR(ENOSYS)) and logs it",
+        "Pass a status pointer, log the failure and return the real error, as "
+        "vf_dnn_processing already does.",
+        # srcnn path: base forwards its bicubic pre-scale, the model's output never lands
+        ("tf",), f"format=yuv420p,sr={TF_U8}:scale_factor=2", {"model": "claims-tf-u8-out-gray"},
+        base={"frames": "reference", "errors": [], "no_log": POST_PROC_FAILED},
+        before={"frames": [], "errors": [ENOSYS],
+                "log": f"{POST_PROC_FAILED}: Function not implemented"}, runner="ffmpeg",
+        reference="format=yuv420p,scale=128:128:flags=bicubic"),
+    CommitClaim(
+        "commit4-not-einval", 4,
+        "derain and sr no longer collapse a post-processing failure into AVERROR(EINVAL)",
+        "vf_derain and vf_sr still passed NULL for the status and collapsed every "
+        "non-success result into AVERROR(EINVAL)",
+        ("tf",), f"format=rgb24,derain={TF_U8}", {"model": "claims-tf-u8-out"},
+        base={"frames": 2, "errors": []}, before={"frames": [], "errors": [ENOSYS]},
+        runner="ffmpeg",
+        not_expressible="base reports no error at all: 9.0.2's TF callback ignores "
+                        "ff_proc_from_dnn_to_frame()'s result and completes the task, so "
+                        "ff_dnn_get_result() succeeds; the AVERROR(EINVAL) fallback is "
+                        "reachable only with commit 3 and without commit 4 (measured in "
+                        "tests/test_claims.py: before with commit 4 reverted returns "
+                        "AVERROR(EINVAL) for derain and sr, and logs no cause)"),
+    _detect_present(5, "tf", TF_DET, "already have dnn bounding boxes in side data.",
+                    "TF dnn_detect: boxes already present -> AVERROR(EINVAL), not -1",
+                    "Return AVERROR(EINVAL) for missing or already present detection side data"),
+    _detect_present(5, "openvino", OV_DET, "already have bounding boxes in side data.",
+                    "OpenVINO dnn_detect: boxes already present -> AVERROR(EINVAL), not -1",
+                    "Return AVERROR(EINVAL) for missing or already present detection side data"),
+    CommitClaim(
+        "commit5-tf-detect-side-data-enomem", 5,
+        "TF dnn_detect: side data that cannot be allocated -> AVERROR(ENOMEM), not -1",
+        "Return AVERROR(EINVAL) for missing or already present detection side data, and "
+        "AVERROR(ENOMEM) when the side data cannot be allocated.",
+        # 6e6 boxes over the threshold: av_mallocz() refuses the 2.3 GB side data
+        ("tf",), f"format=rgb24,{TF_DET}", {"det": "claims-tf-det-too-many"},
+        base={"frames": 2, "boxes": [(0, 0)] * 2, "errors": [],
+              "log": "failed to create side data with 6000000 bounding boxes"},
+        before={"frames": 0, "errors": [-errno.ENOMEM] * 2,
+                "log": f"{POST_PROC_FAILED}: Cannot allocate memory"}, filter="dnn_detect"),
+    CommitClaim(
+        "commit5-classify-no-scores", 5,
+        "dnn_classify: an output without scores -> AVERROR_INVALIDDATA, logged",
+        "Return AVERROR_INVALIDDATA, and log it, for a classifier output without any "
+        "scores, which was not logged at all.",
+        ("tf", "openvino"), f"format=rgb24,{TF_DET},{OV_CLS}",
+        {"det": "tf-det", "model": "claims-ov-classify-no-scores"},
+        base={"frames": 2, "boxes": [(1, 0)] * 2, "errors": [],
+              "no_log": "Model output has no class scores."},
+        before={"frames": 0, "errors": [INVALIDDATA] * 2,
+                "log": "Model output has no class scores."}, filter="dnn_classify"),
+    CommitClaim(
+        "commit5-classify-missing-side-data", 5,
+        "dnn_classify: missing detection side data -> AVERROR(EINVAL), not -1",
+        "Return AVERROR(EINVAL) for missing or already present detection side data",
+        ("openvino",), f"format=rgb24,{OV_CLS}", {"model": "ov-classify"},
+        base={"frames": 2, "boxes": [(0, 0)] * 2, "errors": []},
+        before={"frames": 2, "boxes": [(0, 0)] * 2, "errors": []}, filter="dnn_classify",
+        not_expressible="classify_post_proc() never runs on a frame without boxes: the "
+                        "OpenVINO backend queues one request per box of the frame's side "
+                        "data (extract_lltask_from_task), none without it; such frames pass "
+                        "unclassified on both builds"),
+    _detect_present(6, "tf", TF_DET, "already have dnn bounding boxes in side data.",
+                    "TF dnn_detect returns the post-processing error instead of forwarding",
+                    "The OpenVINO and TensorFlow backends ignored the return values of "
+                    "detect_post_proc() and classify_post_proc() altogether, so failures "
+                    "there went unnoticed."),
+    _detect_present(6, "openvino", OV_DET, "already have bounding boxes in side data.",
+                    "OpenVINO dnn_detect returns the post-processing error instead of "
+                    "forwarding", "dnn_detect and dnn_classify now pass a status to "
+                    "ff_dnn_get_result() and return that error, like dnn_processing does, "
+                    "instead of silently forwarding the frame."),
+    CommitClaim(
+        "commit6-classify-error-returned", 6,
+        "OpenVINO dnn_classify returns classify_post_proc()'s error instead of forwarding",
+        "dnn_detect and dnn_classify now pass a status to ff_dnn_get_result() and return "
+        "that error, like dnn_processing does, instead of silently forwarding the frame.",
+        ("tf", "openvino"), f"format=rgb24,{TF_DET},{OV_CLS}",
+        {"det": "tf-det", "model": "claims-ov-classify-no-scores"},
+        base={"frames": 2, "boxes": [(1, 0)] * 2, "errors": [], "no_log": POST_PROC_FAILED},
+        before={"frames": 0, "errors": [INVALIDDATA] * 2,
+                "log": f"{POST_PROC_FAILED}: Invalid data found when processing input"},
+        filter="dnn_classify"),
+    CommitClaim(
+        "commit6-onnx-detect-eio", 6,
+        "ONNX dnn_detect: the post-processing error instead of a bare AVERROR(EIO)",
+        "execute_model_onnx() then returned DNN_GENERIC_ERROR and dnn_detect failed with "
+        "a bare AVERROR(EIO) (\"Input/output error\") instead of the post-processing error",
+        (), "format=rgb24,dnn_detect=dnn_backend=onnx:model={model}:input=x",
+        {"model": "ov-detect"},
+        base={"frames": [], "errors": [EINVAL], "log": 'option value "onnx"'},
+        before={"frames": [], "errors": [EINVAL], "log": 'option value "onnx"'},
+        runner="ffmpeg",
+        not_expressible="9.0.2's dnn_detect accepts only TensorFlow and OpenVINO (its "
+                        "dnn_backend option cannot parse \"onnx\") and its ONNX backend has "
+                        "no DFT_ANALYTICS_DETECT case"),
+    CommitClaim(
+        "commit8-zero-element-output", 8,
+        "OpenVINO dnn_detect, constant [1,1,0,7] output: an error instead of a spin at EOF",
+        "In async mode the task then never completed: ff_dnn_get_result() returned "
+        "DAST_NOT_READY forever, and the flush loops of dnn_detect and dnn_classify spun at EOF.",
+        ("openvino",), f"format=rgb24,{OV_DET}", {"det": "claims-ov-detect-empty"},
+        # one frame: the worker waits 10 s for it, then sends EOF, where base spins
+        base={"hang": True, "frames": []},
+        before={"frames": [], "errors": [EINVAL], "log": "Failed to get output port shape."},
+        filter="dnn_detect", frames=1),
+    CommitClaim(
+        "commit8-classify-zero-classes", 8,
+        "OpenVINO dnn_classify, constant [1,0] output: an error instead of a spin at EOF",
+        "A model with a constant zero-element output reaches this, e.g. an SSD detector "
+        "without proposals ([1,1,0,7]) or a classifier without classes",
+        ("tf", "openvino"), f"format=rgb24,{TF_DET},{OV_CLS}",
+        {"det": "tf-det", "model": "claims-ov-classify-empty"},
+        base={"hang": True, "frames": []},
+        before={"frames": 0, "errors": [EINVAL], "log": "Failed to get output port shape."},
+        filter="dnn_classify", frames=1),
+    CommitClaim(
+        "commit8-zero-row-assert", 8,
+        "OpenVINO dnn_detect, rank-2 output with zero rows: an error instead of an abort",
+        "Replace the assertion on the first output dimension with an error, since a "
+        "rank-2 detection output with zero rows made ffmpeg abort.",
+        ("openvino",), f"format=rgb24,{OV_DET}", {"det": "claims-ov-detect-no-rows"},
+        base={"crash": "SIGABRT", "frames": []},
+        before={"frames": 0, "errors": [EINVAL] * 2,
+                "log": "has 0 entries in its first dimension, fewer than the batch of 1"},
+        filter="dnn_detect"),
+)
+
+
+
+# before with one commit reverted (a copy of the tree, `git revert`, `make ffmpeg`), run
+# through its ffmpeg program: what the commit's own rows then measure. The test that a
+# row of COMMIT_CLAIMS fails when its commit is undone (tests/test_claims.py).
+@dataclass(frozen=True)
+class Reverted:
+    commit: int
+    subject: str   # the commit's subject, to find it in the tree's git history
+    cites: str
+    rows: dict     # COMMIT_CLAIMS id -> what before without the commit does (claimrun.diffs)
+
+
+_NO_CAUSE = {"frames": [], "errors": [EINVAL], "no_log": POST_PROC_FAILED}
+_EPERM = {"frames": [], "errors": [-errno.EPERM], "log": POST_PROC_FAILED}
+REVERTED = (
+    Reverted(4, "avfilter/vf_derain, vf_sr: return the post-processing error",
+             "vf_derain and vf_sr still passed NULL for the status and collapsed every "
+             "non-success result into AVERROR(EINVAL)",
+             {"commit4-derain-real-error": _NO_CAUSE, "commit4-sr-real-error": _NO_CAUSE}),
+    Reverted(5, "avfilter/dnn: return AVERROR codes from analytics post-processing",
+             "The next commit makes them the error of the filter, and of ffmpeg, where -1 "
+             "would read as \"Operation not permitted\".",
+             {"commit5-tf-detect-boxes-present": _EPERM,
+              "commit5-openvino-detect-boxes-present": _EPERM,
+              "commit5-tf-detect-side-data-enomem": _EPERM,
+              "commit5-classify-no-scores": _EPERM}),
+    Reverted(8, "avfilter/dnn_backend_openvino: complete tasks when reading the output fails",
+             "the flush loops of dnn_detect and dnn_classify spun at EOF.",
+             # dnn_classify's hang takes the same path: one 10 s hang is enough here
+             {"commit8-zero-element-output": {"hang": True, "frames": []},
+              "commit8-zero-row-assert": {"crash": "SIGABRT", "frames": []}}),
+)
+
+# #24702's commits 1 and 2 (issue 8) under FFmpeg's own sanitizer toolchains, base against
+# before, each through the tree's own ffmpeg_g (harness/judge/sanitizer.py). `base` is the report
+# the commit says base has: its kind, the functions its access stacks must name, the
+# callers each of which must have one (the paths), and the variable it is about (for ASan
+# the stack variable the access ran past; for TSan the source line of an access's top
+# FFmpeg frame must name it). `before` must have no such report.
+@dataclass(frozen=True)
+class SanitizerClaim:
+    id: str
+    commit: int
+    cites: str
+    claim: str        # the short text of the claims table
+    sanitizer: str    # asan or tsan: the variant (trees base-<s> and before-<s>)
+    backend: str
+    graph: str        # the -vf chain; {model} is the model file
+    model: str
+    source: str       # the lavfi input
+    base: dict        # kind, functions, variable
+    before: str = "no such report"
+
+
+SANITIZER_CLAIMS = (
+    SanitizerClaim(
+        "commit1-nchw-sws-scale-overflow", 1,
+        "It is still undefined behavior: an ASan build of master reports a "
+        "stack-buffer-overflow in sws_scale() on these paths.",
+        "ASan: stack-buffer-overflow in sws_scale() on the DL_NCHW intermediate buffer",
+        "asan", "onnx",
+        # 9.0.2's ONNX backend always sets DL_NCHW (input and output), and rgb24 (or bgr24)
+        # frames take the intermediate `middle_data` buffer in dnn_io_proc.c: both paths,
+        # "these paths", in one run of the recoverable ASan build
+        "format=rgb24,dnn_processing=dnn_backend=onnx:model={model}:input=x:output=y",
+        "onnx-identity", "testsrc=s=64x64:d=0.4",
+        base={"kind": "stack-buffer-overflow", "functions": ("sws_scale",),
+              "callers": ("ff_proc_from_frame_to_dnn", "ff_proc_from_dnn_to_frame"),
+              "variable": "middle_data"}),
+    SanitizerClaim(
+        "commit2-inference-done-race", 2,
+        "ff_dnn_get_result_common() polls it from the filter thread without any "
+        "synchronization, and then hands the task's output frame, written by the callback, "
+        "to the filter. These are conflicting accesses with no happens-before relation, "
+        "i.e. a data race under the C memory model.",
+        "TSan: data race on inference_done between the completion callback and "
+        "ff_dnn_get_result_common()",
+        "tsan", "tf",
+        # TensorFlow async (the default): one thread per frame through
+        # ff_dnn_start_inference_async(), whose callback counts the inference done
+        "format=rgb24,dnn_processing=dnn_backend=tensorflow:model={model}:input=x:output=y",
+        "tf-identity", "testsrc=s=64x64:d=2",
+        base={"kind": "data race",
+              "functions": ("ff_dnn_get_result_common", "infer_completion_callback"),
+              "callers": (), "variable": "inference_done"}),
+)

@@ -1,0 +1,143 @@
+"""The per-build cffi module (API mode): declarations from _cffi_src, compiled against
+one tree's own headers and linked to its static libraries, cached and stamped."""
+
+import importlib
+import importlib.util
+import json
+import os
+import re
+import shlex
+import sys
+from pathlib import Path
+
+from harness.compile import injector_build as injectors
+from harness.compile._cffi_src import MODULES
+from harness.errors import BuildError, StampError
+from harness.paths import atomic_dir, cache_root, digest
+from harness.obtain.trees import check_stamp
+
+MODULE_NAME = "_ffdnn"
+VARIANTS = ("preload", "wrap")
+LIBS = ("avfilter", "avformat", "avcodec", "swscale", "swresample", "avutil")
+
+
+def _parts():
+    mods = [importlib.import_module(f"harness.compile._cffi_src.{m}") for m in MODULES]
+    cdef = "\n".join(m.TYPES for m in mods) + "\n".join(m.FUNCTIONS for m in mods)
+    cdef += "\nconst char *ffdnn_build_stamp(void);\n"
+    source = "\n".join(m.INCLUDES for m in mods) + "\n".join(m.CUSTOMIZATIONS for m in mods)
+    return cdef, source
+
+
+def cdef_hash() -> str:
+    """What the module is made of besides the tree: the declarations, this file, and the
+    injector sources it compiles in (and their headers)."""
+    inj = Path(injectors.INCLUDE_DIR)
+    src = Path(__file__).with_name("_cffi_src")
+    files = (sorted([*src.glob("*.py"), *src.glob("*.c")]) + [Path(__file__)]
+             + [Path(f) for f in injectors.WRAP_SOURCES + injectors.FF_WRAP_SOURCES]
+             + sorted(inj.glob("*.h")))
+    return digest([f.read_text() for f in files])[:16]
+
+
+def _config_mak(src: Path) -> dict:
+    out = {}
+    for line in (src / "ffbuild/config.mak").read_text().splitlines():
+        if "=" in line and not line.startswith("#"):
+            k, v = line.split("=", 1)
+            out[k.strip()] = v.strip()
+    return out
+
+
+def _has_flags(src: Path) -> list:
+    common = (src / "libavfilter/dnn/dnn_backend_common.h").read_text()
+    filt = (src / "libavfilter/dnn_filter_common.h").read_text()
+    get_result = re.search(r"ff_dnn_get_result\([^)]*\)", filt)
+    return [("FFDNN_HAS_COMPLETE_LLTASK", "1" if "ff_dnn_complete_lltask" in common else "0"),
+            ("FFDNN_HAS_GET_RESULT_STATUS",
+             "1" if get_result and "status" in get_result.group(0) else "0")]
+
+
+def _compile(ffi, tmp: Path, name: str) -> None:
+    """ffi.compile() with the compiler's stderr kept, so a failure names its first error."""
+    log = tmp / "compile.log"
+    saved = os.dup(2)
+    try:
+        with open(log, "w") as f:
+            os.dup2(f.fileno(), 2)
+            try:
+                ffi.compile(tmpdir=str(tmp), verbose=False)
+            finally:
+                os.dup2(saved, 2)
+    except Exception as e:
+        lines = [l for l in log.read_text(errors="replace").splitlines() if "error:" in l]
+        raise BuildError(f"[{name}] cffi module failed to compile: "
+                         f"{(lines or [str(e)])[0].strip()}") from None
+    finally:
+        os.close(saved)
+
+
+def ext_path(tree, variant: str) -> Path:
+    return cache_root() / "ext" / f"{tree.name}-{tree.stamp['key'][:16]}-{variant}-{cdef_hash()}"
+
+
+def expected_stamp(tree, variant: str) -> str:
+    return f"{tree.stamp['key']}:{variant}:{cdef_hash()}"
+
+
+def build(tree, variant: str = "preload") -> Path:
+    """Compile (once) the module for `tree`; return the directory holding it."""
+    import cffi
+
+    if variant not in VARIANTS:
+        raise BuildError(f"unknown module variant '{variant}' (known: {', '.join(VARIANTS)})")
+    final = ext_path(tree, variant)
+    if (final / "stamp.json").is_file():
+        return final
+    src, mak = tree.src, _config_mak(tree.src)
+    cdef, source = _parts()
+    stamp = expected_stamp(tree, variant)
+    source += f'\nconst char *ffdnn_build_stamp(void)\n{{\n    return "{stamp}";\n}}\n'
+    libs = [str(src / f"lib{n}/lib{n}.a") for n in LIBS if (src / f"lib{n}/lib{n}.a").is_file()]
+    link = shlex.split(mak.get("LDFLAGS", ""))
+    for var in [f"EXTRALIBS-{n}" for n in LIBS] + ["EXTRALIBS"]:
+        link += [a for a in shlex.split(mak.get(var, "")) if a not in link]
+    # every variant: the link-time family for FFmpeg's own DNN helpers (wrap_ff.c)
+    sources, macros = list(injectors.FF_WRAP_SOURCES), _has_flags(src)
+    includes = [str(src), injectors.INCLUDE_DIR]
+    link += list(injectors.ff_wrap_ldflags())
+    if variant == "wrap":
+        sources += list(injectors.WRAP_SOURCES)
+        link += list(injectors.WRAP_LDFLAGS)
+        macros.append(("FFDNN_WRAP_INJECTOR", "1"))
+    ffi = cffi.FFI()
+    ffi.cdef(cdef)
+    ffi.set_source(MODULE_NAME, source, include_dirs=includes, define_macros=macros,
+                   sources=sources, extra_objects=libs, extra_link_args=link + ["-ldl"],
+                   extra_compile_args=["-std=gnu11", "-Wno-unused-function"])
+    print(f"[{tree.name}] module: compiling {MODULE_NAME} ({variant})", file=sys.stderr,
+          flush=True)
+    with atomic_dir(final) as tmp:
+        _compile(ffi, tmp, tree.name)
+        for junk in tmp.glob(f"{MODULE_NAME}.c"):
+            junk.rename(tmp / "module.c")
+        for junk in tmp.glob("*.o"):
+            junk.unlink()
+        (tmp / "stamp.json").write_text(json.dumps({"stamp": stamp, "tree": tree.stamp}, indent=1))
+    return final
+
+
+def load(tree, variant: str = "preload"):
+    """Import the module for `tree` in this process; check its stamp."""
+    check_stamp(tree)
+    directory = build(tree, variant)
+    so = next(directory.glob(f"{MODULE_NAME}.*.so"), None)
+    if so is None:
+        raise StampError(f"{directory}: no compiled module")
+    spec = importlib.util.spec_from_file_location(MODULE_NAME, so)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    got = mod.ffi.string(mod.lib.ffdnn_build_stamp()).decode()
+    if got != expected_stamp(tree, variant):
+        raise StampError(f"{so}: stamp {got} does not match build {expected_stamp(tree, variant)}")
+    return mod.ffi, mod.lib

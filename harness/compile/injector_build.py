@@ -1,0 +1,136 @@
+"""Build the fault injectors in ../injectors/ with the system C compiler.
+
+build(cache_dir) compiles the pthread_create() LD_PRELOAD interposer
+(libfi_pthread_create.so), its link-time wrap object (wrap_pthread_create.o, wrapper +
+core, for links with -Wl,--wrap=pthread_create) and the malloc() family LD_PRELOAD
+interposer (libfi_malloc.so) into <cache_dir>/injectors-<hash16>/, where the hash
+covers the sources, compiler and flags. The directory is built under a temporary
+name next to it and renamed into place, so it either exists complete or not at all.
+
+For the cffi extension, compile WRAP_SOURCES with WRAP_CFLAGS and -I INCLUDE_DIR,
+and link with WRAP_LDFLAGS. Every variant of the extension also compiles FF_WRAP_SOURCES
+(the link-time family for FFmpeg-internal helpers, built with the tree's own headers)
+and links with ff_wrap_ldflags(): one -Wl,--wrap per symbol that wrap_ff.c names.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.compile.families import FAMILIES
+from harness.errors import first_error
+from harness.paths import atomic_dir
+
+SRC_DIR = Path(__file__).resolve().parents[2] / "injectors"
+INCLUDE_DIR = str(SRC_DIR)
+CC = os.environ.get("CC", "cc")
+CFLAGS = ("-std=c11", "-Wall", "-Wextra", "-O2", "-fPIC", "-pthread")
+LDLIBS = ("-ldl",)
+HEADERS = ("fi_pthread_create.h", "fi_core.h", "fi_malloc.h", "fi_window.h", "fi_wrap.h")
+PRELOADS = {name: f.sources for name, f in FAMILIES.items() if not f.link_time}
+WRAP_NAMES = ("wrap_pthread_create.c", "fi_core.c")
+
+WRAP_SOURCES = tuple(str(SRC_DIR / name) for name in WRAP_NAMES)
+WRAP_CFLAGS = ("-pthread",)  # the sources set _GNU_SOURCE; need C11 (gcc's default gnu17 is fine)
+WRAP_LDFLAGS = ("-Wl,--wrap=pthread_create", "-pthread", "-ldl")
+
+FF_WRAP_SOURCES = (str(SRC_DIR / "wrap_ff.c"),)
+_FF_WRAP_NAME = re.compile(r'^\s*\[FI_WRAP_\w+\]\s*=\s*"(\w+)",', re.M)
+
+
+def ff_wrap_symbols() -> tuple[str, ...]:
+    """The FFmpeg-internal functions wrap_ff.c wraps, read from its name table."""
+    return tuple(_FF_WRAP_NAME.findall((SRC_DIR / "wrap_ff.c").read_text()))
+
+
+def ff_wrap_ldflags() -> tuple[str, ...]:
+    return tuple(f"-Wl,--wrap={name}" for name in ff_wrap_symbols())
+
+
+def preload_name(family: str) -> str:
+    return f"libfi_{family}.so"
+
+
+PRELOAD_SO = preload_name("pthread_create")
+WRAP_OBJECT = "wrap_pthread_create.o"
+MALLOC_SO = preload_name("malloc")
+
+
+class InjectorBuildError(RuntimeError):
+    """The C compiler failed; the message is its first error line."""
+
+
+@dataclass(frozen=True)
+class Injectors:
+    dir: Path
+    wrap_object: Path
+
+    def preload(self, family: str) -> Path:
+        """The LD_PRELOAD interposer of an interposed family."""
+        return self.dir / preload_name(family)
+
+    @property
+    def preloads(self) -> str:
+        """LD_PRELOAD for every interposed family (each idle until armed)."""
+        return " ".join(str(self.preload(n)) for n in PRELOADS)
+
+    @property
+    def preload_so(self) -> Path:
+        return self.preload("pthread_create")
+
+    @property
+    def malloc_so(self) -> Path:
+        return self.preload("malloc")
+
+
+def _compile(args: list[str]) -> None:
+    try:
+        proc = subprocess.run(args, capture_output=True, text=True)
+    except OSError as exc:
+        raise InjectorBuildError(f"cannot run C compiler {args[0]!r}: {exc.strerror}") from None
+    if proc.returncode != 0:
+        why = first_error(proc.stderr, "the compiler failed without a message")
+        raise InjectorBuildError(f"injector build failed: {why}")
+
+
+def _digest(src_dir: Path, cc: str) -> str:
+    h = hashlib.sha256()
+    for part in (cc, *CFLAGS, *LDLIBS):
+        h.update(part.encode() + b"\0")
+    for name in sorted({*HEADERS, *WRAP_NAMES, *(n for s in PRELOADS.values() for n in s)}):
+        h.update(name.encode() + b"\0" + (src_dir / name).read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def _build_into(out: Path, src_dir: Path, cc: str) -> None:
+    base = [cc, *CFLAGS, f"-I{src_dir}"]
+    for family, names in PRELOADS.items():
+        _compile([*base, "-shared", "-o", str(out / preload_name(family)),
+                  *(str(src_dir / n) for n in names), *LDLIBS])
+    objects = []
+    for name in WRAP_NAMES:
+        obj = out / (Path(name).stem + ".pic.o")
+        _compile([*base, "-c", "-o", str(obj), str(src_dir / name)])
+        objects.append(obj)
+    _compile([cc, "-r", "-nostdlib", "-o", str(out / WRAP_OBJECT), *map(str, objects)])
+    for obj in objects:
+        obj.unlink()
+
+
+def build(cache_dir: str | os.PathLike, src_dir: str | os.PathLike = SRC_DIR,
+          cc: str | None = None) -> Injectors:
+    """Return the injectors for these sources, compiling them on a cache miss."""
+    cc = cc or CC
+    src_dir, cache_dir = Path(src_dir), Path(cache_dir)
+    final = cache_dir / f"injectors-{_digest(src_dir, cc)}"
+    result = Injectors(final, final / WRAP_OBJECT)
+    if final.is_dir():
+        return result
+    with atomic_dir(final) as tmp:  # a concurrent build that wins the race is kept
+        _build_into(tmp, src_dir, cc)
+        tmp.chmod(0o755)
+    return result

@@ -1,0 +1,154 @@
+"""Run one of a case's commit claims (cases/pr24760.py COMMIT_CLAIMS) on one tree and
+say what it did: frames out (md5, boxes), errors, log, HANG or CRASH.
+
+Two runners. "worker": buffer -> graph -> buffersink in a worker process (harness/run/worker.py,
+no fault armed), for the activate() filters. "ffmpeg": the tree's own ffmpeg program over
+two 64x64 testsrc frames (`-f framemd5`), for derain and sr: they have no activate() to
+record and no flush, and run synchronously in filter_frame(), so the program's error code
+and frames say everything.
+"""
+
+import errno
+import re
+import signal
+
+import models
+
+import hashlib
+
+from harness import errnos
+from harness.run import faults, chains as graphs
+from harness.compile import ffi_build
+from harness.paths import cache_root
+from harness.run.runner import run_one
+from harness.run.scenario import Scenario
+from harness.run import program
+
+SETTLE = 10.0  # how long the worker waits for each frame before it moves on (worker.settle)
+TIMEOUT = 10.0  # the ffmpeg program: the claims that hang spin at EOF at once
+NOT_A_RESULT = (-errno.EAGAIN, errnos.AVERROR_EOF)
+FFMPEG_INPUT = ["-f", "lavfi", "-i", "testsrc=s=64x64:r=25:d=0.08"]
+TASK_ERROR = re.compile(r"^\[vf#[^\]]*\] Task finished with error code: (-?\d+)", re.M)
+FRAME_MD5 = re.compile(r"^\d+,\s*-?\d+,\s*-?\d+,\s*\d+,\s*\d+,\s*([0-9a-f]{32})$", re.M)
+
+
+ZEROS_64X64_RGB24 = hashlib.md5(bytes(64 * 64 * 3)).hexdigest()  # a frame never written
+
+def description(claim, graph: str = "") -> str:
+    if not (graph or claim.graph):  # the harness's own graph for the backend and filter
+        return graphs.description(claim.backend, claim.filter)
+    paths = {f: str(models.path(n, cache_root() / "models")) for f, n in claim.models.items()}
+    return (graph or claim.graph).format(**paths)
+
+
+def run_key(claim, build: str, graph: str = "") -> tuple:
+    """What makes two rows' runs the same run on one build (they share it)."""
+    return (build, claim.runner, claim.frames, claim.fault, description(claim, graph))
+
+
+def observe(claim, tree, preload: str, graph: str = "", runner: str = "") -> dict:
+    """{"frames": [md5], "boxes": [(boxes, classified) per frame], "errors": [codes],
+    "log": text, "hang": bool, "crash": signal name or ""}. `runner` overrides the
+    claim's (a reverted copy of a tree has a program but no cffi module)."""
+    if (runner or claim.runner) == "ffmpeg":
+        return _ffmpeg(tree, description(claim, graph))
+    return _worker(claim, tree, preload, description(claim, graph))
+
+
+def _worker(claim, tree, preload, desc: str) -> dict:
+    ffi_build.build(tree, "preload")
+    # long enough for every frame's wait, so a run that hangs is killed at EOF
+    # a fault is armed before the first frame (route sweep), with the backend's own flush
+    route = "flush" if claim.fault == "none" else "sweep"
+    sc = Scenario(tree.name, str(tree.path), claim.backend, claim.filter,
+                  faults.parse(claim.fault), desc, route=route,
+                  timeout=SETTLE * claim.frames + 4, frames=claim.frames)
+    r = run_one(sc, preload)
+    d = r.data
+    if r.outcome.value == "ERROR":
+        return {"frames": [], "errors": [], "log": d.get("log", ""), "hang": False,
+                "crash": "", "error": r.reason}
+    codes = d.get("drained", []) + d.get("sink", [])
+    frames = d.get("frames", [])
+    return {"frames": [f["md5"] for f in frames],
+            "boxes": [(len(f["boxes"]), sum(len(b["classify"]) for b in f["boxes"]))
+                      for f in frames],
+            "errors": [c for c in codes if c < 0 and c not in NOT_A_RESULT],
+            "log": d.get("log", ""), "hang": r.outcome.value == "HANG",
+            "at_eof": "eof_push" in d or "drained" in d,  # the checkpoint before EOF
+            "crash": r.reason.rsplit(" ", 1)[-1] if r.outcome.value == "CRASH" else ""}
+
+
+def _ffmpeg(tree, desc: str) -> dict:
+    r = program.run(tree.ffmpeg, ["-threads", "1", *FFMPEG_INPUT, "-vf", desc,
+                                  "-f", "framemd5", "-"], TIMEOUT)
+    code = -signal.SIGKILL if r.hung else r.returncode
+    crash = signal.Signals(-code).name if code < 0 and not r.hung else ""
+    errors = [int(c) for c in TASK_ERROR.findall(r.stderr)]
+    if code > 0 and not errors:  # refused before filtering: exit = -AVERROR & 0xff
+        errors = [-(256 - code)]
+    return {"frames": FRAME_MD5.findall(r.stdout), "errors": errors, "log": r.stderr,
+            "hang": r.hung, "crash": crash, "exit": code}
+
+
+def diffs(obs: dict, want: dict, reference=None) -> list:
+    """What differs from a claim's expectation for one build. `want` keys: hang, crash,
+    frames (md5s, a count, or "reference": the frames of the claim's reference chain),
+    zero_frames (how many came out never written), boxes, errors, log (must contain),
+    no_log (must not contain)."""
+    out = []
+    if want.get("hang", False) != obs["hang"]:
+        out.append(f"hang: got {obs['hang']}, expected {want.get('hang', False)}")
+    elif obs["hang"] and not obs.get("at_eof", True):
+        out.append("hang: before EOF, expected at EOF")
+    if want.get("crash", "") != obs["crash"]:
+        out.append(f"crash: got {obs['crash'] or 'none'}, expected {want.get('crash') or 'none'}")
+    if obs.get("error"):
+        out.append(f"the run could not start: {obs['error']}")
+    frames = want.get("frames")
+    if frames == "reference":
+        frames = reference
+    if isinstance(frames, int) and len(obs["frames"]) != frames:
+        out.append(f"frames: got {len(obs['frames'])}, expected {frames}")
+    elif isinstance(frames, list) and obs["frames"] != frames:
+        out.append(f"frames: got {obs['frames']}, expected {frames}")
+    zeros = sum(f == ZEROS_64X64_RGB24 for f in obs["frames"])
+    if "zero_frames" in want and zeros != want["zero_frames"]:
+        out.append(f"frames never written (all zero): got {zeros}, expected {want['zero_frames']}")
+    if "boxes" in want and obs.get("boxes") != want["boxes"]:
+        out.append(f"(boxes, classified) per frame: got {obs.get('boxes')}, expected {want['boxes']}")
+    if "errors" in want and obs["errors"] != want["errors"]:
+        out.append(f"errors: got {codes(obs['errors'])}, expected {codes(want['errors'])}")
+    if want.get("log") and want["log"] not in obs["log"]:
+        out.append(f"log lacks {want['log']!r}")
+    if want.get("no_log") and want["no_log"] in obs["log"]:
+        out.append(f"log has {want['no_log']!r}")
+    return out
+
+
+def codes(errors) -> str:
+    return ", ".join(errnos.describe(c) for c in errors) or "none"
+
+
+def summary(obs: dict, zero_md5: str = "", reference=None, ref_name: str = "") -> str:
+    """One cell of the table: HANG, CRASH, or frames and errors."""
+    if obs.get("error"):
+        return f"ERROR: {obs['error']}"
+    if obs["hang"]:
+        where = "at EOF" if obs.get("at_eof", True) else "before EOF"
+        return f"HANG {where} (killed)"
+    if obs["crash"]:
+        return f"CRASH ({obs['crash']})"
+    n = len(obs["frames"])
+    text = f"{n} frame{'s' * (n != 1)}"
+    zeros = sum(m == zero_md5 for m in obs["frames"]) if zero_md5 else 0
+    if n and zeros == n:
+        text += " (all zero: never written)"
+    elif zeros:
+        text += f" ({zeros} all zero: never written)"
+    elif n and reference and obs["frames"] == reference:
+        text += f" (= `{ref_name}`: the model's output never written)"
+    if any(b for b, _ in obs.get("boxes", [])):
+        text += ", boxes/classified " + " ".join(f"{b}/{c}" for b, c in obs["boxes"])
+    errs = sorted(set(obs["errors"]), key=obs["errors"].index)
+    return text + (f"; {codes(errs)}" if errs else "; no error")

@@ -1,0 +1,109 @@
+"""#24702's claims on FFmpeg 9.0.2, base against before: one row per claim, as dicts
+with the keys of KEYS, from every source in SOURCES, printed as one Markdown table.
+
+A source is (the commits it covers, a callable Context -> iterable of row dicts); it runs
+only when one of its commits is asked for. Every verdict but "does not reproduce: ..." is
+as expected: a claim is declared not expressible in its row of the expected table
+(with the measurement that shows why), never decided here. Adding a source is one line in SOURCES.
+"""
+
+from dataclasses import dataclass
+
+from harness.judge import claimrun
+
+KEYS = ("commit", "id", "claim", "base", "before", "verdict")
+NOT_EXPRESSIBLE = "not expressible on 9.0.2"
+
+
+def verdict(claim, diffs: dict) -> str:
+    """reproduces / does not reproduce: <what differed> / not expressible on 9.0.2: <why>."""
+    bad = [f"{build}: {d}" for build, ds in diffs.items() for d in ds]
+    if bad:
+        return "does not reproduce: " + "; ".join(bad)
+    if claim.not_expressible:
+        return f"{NOT_EXPRESSIBLE}: {claim.not_expressible}"
+    return "reproduces"
+
+
+def commit_row(claim, trees: dict, preload: str, seen: dict = None) -> dict:
+    """Run one COMMIT_CLAIMS row on base and before; `seen` shares the runs of rows with
+    the same graph on the same tree."""
+    seen = {} if seen is None else seen
+    cells, diffs = {}, {}
+    for build in ("base", "before"):
+        tree = trees[build]
+        missing = set(claim.needs) - {b["name"] for b in tree.stamp["backends"]}
+        if missing:
+            return _row(claim, "SKIP", "SKIP",
+                        f"skipped: the trees were built without {', '.join(sorted(missing))}")
+
+        def run(graph=""):
+            key = claimrun.run_key(claim, build, graph)
+            if key not in seen:
+                seen[key] = claimrun.observe(claim, tree, preload, graph)
+            return seen[key]
+        obs = run()
+        ref = run(claim.reference)["frames"] if claim.reference else None
+        diffs[build] = claimrun.diffs(obs, getattr(claim, build), ref)
+        cells[build] = claimrun.summary(obs, claimrun.ZEROS_64X64_RGB24, ref, claim.reference)
+    return _row(claim, cells["base"], cells["before"], verdict(claim, diffs))
+
+
+def _row(claim, base, before, verdict_text) -> dict:
+    return {"commit": claim.commit, "id": claim.id, "claim": claim.claim, "base": base,
+            "before": before, "verdict": verdict_text}
+
+
+@dataclass
+class Context:
+    case: object         # the case module (cases/): COMMIT_CLAIMS, SANITIZER_CLAIMS
+    trees: dict          # "base", "before" -> Tree (the backends of the run's plan)
+    preload: str         # LD_PRELOAD for workers (harness.run.matrix.preload_library())
+    commits: set = None  # only these commits (None: all)
+    build: bool = False  # may a source build what it misses
+
+
+def commit_claims(ctx: Context):
+    seen = {}
+    for c in ctx.case.COMMIT_CLAIMS:
+        if not ctx.commits or c.commit in ctx.commits:
+            yield commit_row(c, ctx.trees, ctx.preload, seen)
+
+
+def sanitizer_claims(ctx: Context):
+    """Commits 1 and 2 under ASan and TSan (harness/judge/sanitizer.py); a variant that is not
+    built gives a SKIP row naming the command that builds it."""
+    from harness.judge import sanitizer
+    from harness.errors import StampError
+    for c in ctx.case.SANITIZER_CLAIMS:
+        try:
+            yield from sanitizer.claim_rows([c], build=ctx.build)
+        except StampError as e:
+            yield _row(c, "SKIP", "SKIP", f"skipped: {e}")
+
+
+SOURCES = [
+    ((1, 2), sanitizer_claims),
+    ((3, 4, 5, 6, 8), commit_claims),
+]
+
+
+def rows(ctx: Context) -> list:
+    out = []
+    for covers, source in SOURCES:
+        if not ctx.commits or ctx.commits & set(covers):
+            out += [r for r in source(ctx) if not ctx.commits or r["commit"] in ctx.commits]
+    return sorted(out, key=lambda r: r["commit"])
+
+
+def as_expected(row: dict) -> bool:
+    return not row["verdict"].startswith("does not reproduce")
+
+
+def markdown(rows_: list) -> str:
+    cells = lambda r: [str(r["commit"]), f"`{r['id']}`: {r['claim']}", r["base"], r["before"],
+                       r["verdict"]]
+    lines = ["| commit | claim | base outcome | before outcome | verdict |",
+             "|---|---|---|---|---|"]
+    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in cells(r)) + " |" for r in rows_]
+    return "\n".join(lines)

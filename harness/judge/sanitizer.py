@@ -1,0 +1,104 @@
+"""#24702's commits 1 and 2 under FFmpeg's own sanitizer toolchains, base against before.
+
+Each claim runs the tree's own `ffmpeg` program (no sanitizer runtime in Python) with
+the report written to a temporary directory, parses the reports (harness/judge/sanreport.py)
+and judges them against a case's SANITIZER_CLAIMS (cases/pr24760.py) (harness/judge/sanverdict.py).
+`claim_rows()` is what a claims table shows.
+"""
+
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import models
+
+from harness.obtain import backends
+from harness.judge import sanreport
+from harness.errors import HarnessError, StampError
+from harness.paths import PROJECT, cache_root
+from harness.obtain.trees import Plan
+from harness.run import program
+
+# The backend set of each variant: only what its claim needs (2 cores build them).
+# TSan runs TensorFlow: OpenVINO cannot run under it, since TBB dlopen()s
+# libtbbbind_2_5.so.3 with RTLD_DEEPBIND, which the sanitizer runtime refuses.
+VARIANT_BACKENDS = {"asan": "onnx", "tsan": "tf"}
+TSAN_SUPPRESSIONS = PROJECT / "builds" / "sanitizers" / "tsan.supp"
+OPTIONS = {  # the runtime's options; log_path is added per run
+    # recoverable build: every report, and every path (the two callers of sws_scale()
+    # reach the same PCs in libswscale, which ASan would report once by default)
+    "asan": {"ASAN_OPTIONS": "detect_leaks=0:halt_on_error=0:suppress_equal_pcs=0"},
+    "tsan": {"TSAN_OPTIONS": f"suppressions={TSAN_SUPPRESSIONS}:"
+                             "ignore_noninstrumented_modules=1:halt_on_error=0:history_size=4"},
+}
+
+
+def plan(sanitizer: str, source_file=None, repo=None) -> Plan:
+    if sanitizer not in VARIANT_BACKENDS:
+        raise HarnessError(f"unknown sanitizer '{sanitizer}' (known: "
+                           f"{', '.join(VARIANT_BACKENDS)})")
+    return Plan(VARIANT_BACKENDS[sanitizer], source_file=source_file, repo=repo,
+                sanitizer=sanitizer)
+
+
+@dataclass
+class Run:
+    """One claim's run on one tree: the command, its exit, the parsed reports."""
+
+    tree: object       # trees.Tree
+    command: str
+    exit: int | None   # None: killed after the timeout
+    seconds: float
+    reports: list = field(default_factory=list)
+    md5: str = ""      # the output's MD5 (-f md5): the frames went all the way through
+    stderr_tail: list = field(default_factory=list)
+
+
+def command(claim, tree) -> list:
+    """The tree's own unstripped ffmpeg_g (its stacks have FFmpeg's file:line)."""
+    model = models.path(claim.model, cache_root() / "models")
+    return [str(tree.src / "ffmpeg_g"), "-hide_banner", "-nostdin", "-f", "lavfi",
+            "-i", claim.source, "-vf", claim.graph.format(model=model), "-f", "md5", "-"]
+
+
+def run(claim, tree, timeout: float = 300.0) -> Run:
+    if claim.backend not in {b["name"] for b in tree.stamp["backends"]}:
+        raise HarnessError(f"{tree.name} was built without {claim.backend}")
+    cmd = command(claim, tree)
+    with tempfile.TemporaryDirectory(prefix=f"ffdnn-{claim.sanitizer}-") as logs:
+        env = {name: f"{value}:log_path={logs}/{claim.sanitizer}"
+               for name, value in OPTIONS[claim.sanitizer].items()}
+        r = program.run(cmd[0], cmd[3:], timeout, env)
+        md5 = re.search(r"MD5=([0-9a-f]{32})", r.stdout)
+        reports = sanreport.parse_dir(Path(logs))
+        if not any(x.kind == sanreport.CHECK_KIND for x in reports):
+            # a runtime that stops in its own check may say so on stderr only
+            reports += [x for x in sanreport.parse(r.stderr) if x.kind == sanreport.CHECK_KIND]
+        return Run(tree, r.text, r.returncode, r.seconds, reports,
+                   md5.group(1) if md5 else "", r.stderr.splitlines()[-5:])
+
+
+def trees(sanitizer: str, build: bool = False) -> dict:
+    """base and before of the variant: from the cache (or StampError naming the build
+    command; a backend not installed yet is not fetched for that), or built now."""
+    p = plan(sanitizer)
+    for name in p.backend_names:
+        spec = backends.BACKENDS[name]
+        entry = cache_root() / "backends" / f"{spec.package}-{spec.version}"
+        if not build and not (entry / "backend.json").is_file():
+            raise StampError(f"tree '{p.label('base')}' is not built: {spec.package} is not "
+                             f"installed (run: python -m harness build --sanitizer {sanitizer})")
+    return {name: p.get(name, build=build) for name in p.names}
+
+
+def claim_rows(claims, build: bool = False, timeout: float = 300.0) -> list:
+    """Run each claim (a case's SANITIZER_CLAIMS) on base and before; one row each, keys:
+    commit, id, claim, base, before, verdict."""
+    from harness.judge.sanverdict import judge
+    rows = []
+    for claim in claims:
+        t = trees(claim.sanitizer, build)
+        rows.append(judge(claim, run(claim, t["base"], timeout),
+                          run(claim, t["before"], timeout)))
+    return rows

@@ -1,0 +1,126 @@
+"""Sweep every site of a family (pthread_create, malloc, wrap:<ff_symbol>): count the calls FFmpeg's own
+code makes in a clean run, then fail each one in turn, one scenario per call, and
+classify what each run did.
+After LFI and wiredtiger's faultinject: enumerate the sites, then fail each."""
+
+import enum
+import re
+from collections import Counter
+import shlex
+from dataclasses import dataclass, replace
+
+from harness import errnos
+from harness.run.outcome import Outcome
+from harness.run.runner import NOTHING, run as run_all
+from harness.run.spec import FOREVER
+
+FRAMES = 4
+TIMEOUT = 10.0
+
+
+class Class(str, enum.Enum):
+    SURFACED = "SURFACED"  # a negative AVERROR reached activate() or the sink
+    LOST = "LOST"          # a positive code was returned and dropped, the run ended in EOF
+    DROPPED = "DROPPED"    # fewer frames out than in, no error anywhere
+    ALTERED = "ALTERED"    # every frame came out, no error, but not the clean run's frames
+    HANG = "HANG"          # killed after its timeout
+    CRASH = "CRASH"        # died on a signal
+    CLEAN = "CLEAN"        # every frame came out and nothing was lost
+    ERROR = "ERROR"        # the scenario could not run
+
+
+@dataclass
+class Site:
+    build: str
+    index: int
+    cls: Class
+    result: object
+    command: str
+    where: str = ""    # the call's stack in FFmpeg's code, from the census
+
+
+def census(scenario) -> object:
+    """A clean run with the injector armed but letting every call through: its
+    eligible counter is the number of sites."""
+    return replace(scenario, fault=replace(scenario.fault, skip=FOREVER, count=1),
+                   route="sweep", frames=FRAMES, timeout=TIMEOUT)
+
+
+def classify(r, clean_frames=None) -> Class:
+    """The run's class; `clean_frames` (md5s of the census run's frames) tells a frame
+    forwarded unwritten or from unfilled input (ALTERED) from the model's own (CLEAN)."""
+    if r.outcome in (Outcome.HANG, Outcome.CRASH, Outcome.ERROR):
+        return Class(r.outcome.value)
+    d = r.data
+    codes = ([a["ret"] for a in d.get("activate", [])] + list(d.get("drained", []))
+             + list(d.get("sink", [])))
+    if any(c < 0 and c not in (errnos.AVERROR_EOF, -11) for c in codes):
+        return Class.SURFACED
+    if any(c > 0 for c in codes):
+        return Class.LOST
+    frames = [f["md5"] for f in d.get("frames", [])]
+    if len(frames) < FRAMES:
+        return Class.DROPPED
+    if clean_frames is not None and frames != clean_frames:
+        return Class.ALTERED
+    return Class.CLEAN
+
+
+def reproducer(sc) -> str:
+    return shlex.join(["python", "-m", "harness", "run", "--build", sc.tree,
+                       "--backend-name", sc.backend, "--filter", sc.filter, "--route", "sweep",
+                       "--fault", sc.fault.spec, "--frames", str(sc.frames),
+                       "--timeout", f"{sc.timeout:g}"])
+
+
+def sweep(base_scenarios, preload: str, jobs: int = 2, progress=None, limit=None,
+          results=None, expect=NOTHING) -> dict:
+    """build -> (number of sites, [Site]) for each scenario (one per build); `limit`
+    fails only the first sites; `expect` is the case's word on the runs (runner.Expect)."""
+    clean = run_all([census(sc) for sc in base_scenarios], preload, jobs=jobs, expect=expect)
+    plans, counts, reference, where = [], {}, {}, {}
+    for sc, r in zip(base_scenarios, clean):
+        ok = r.outcome in (Outcome.PASS, Outcome.MEASURED)
+        n = r.data.get("counters", {}).get("eligible", 0) if ok else 0
+        counts[sc.build] = n
+        reference[sc.build] = [f["md5"] for f in r.data.get("frames", [])] if ok else None
+        where[sc.build] = {s["call"] - 1: s["where"] for s in r.data.get("sites", [])}
+        plans += [replace(census(sc), fault=replace(sc.fault, skip=i, count=1))
+                  for i in range(n if limit is None else min(n, limit))]
+    runs = run_all(plans, preload, jobs=jobs, progress=progress, results=results,
+                   expect=expect)
+    out = {b: (n, []) for b, n in counts.items()}
+    for sc, r in zip(plans, runs):
+        i = sc.fault.skip
+        out[sc.build][1].append(Site(sc.build, i, classify(r, reference[sc.build]), r,
+                                     reproducer(sc), where[sc.build].get(i, "")))
+    return out
+
+
+def markdown(found: dict, title: str) -> str:
+    """One row per call index, a column per build, and where the call is made (from the
+    first build's census; a build whose census differs there adds its own);
+    a class that differs is bold."""
+    builds = list(found)
+    by = {(s.build, s.index): s for _, sites in found.values() for s in sites}
+    n = max((i + 1 for _, i in by), default=0)  # the sites run (all, or the first --limit)
+    lines = [f"### {title}", "", "| call | " + " | ".join(builds) + " | where |",
+             "|---|" + "---|" * (len(builds) + 1)]
+    for i in range(n):
+        cells = [by[(b, i)].cls.value if (b, i) in by else "—" for b in builds]
+        if len(set(cells)) > 1:
+            cells = [f"**{c}**" for c in cells]
+        places = {}  # builds whose census differs in more than line numbers add theirs
+        for b in builds:
+            w = by[(b, i)].where if (b, i) in by else ""
+            places.setdefault(re.sub(r":\d+\)", ")", w), w)
+        where = "; ".join(f"`{w}`" for w in places.values() if w) or "—"
+        lines.append(f"| {i + 1} | " + " | ".join(cells) + f" | {where} |")
+    counts = Counter(s.cls.value for _, sites in found.values() for s in sites)
+    lines += ["", "Sites: " + ", ".join(f"{b} {found[b][0]}" for b in builds) + "; runs: " +
+              ", ".join(f"{n} {c}" for c, n in sorted(counts.items())), ""]
+    for b in builds:
+        for s in found[b][1]:
+            if s.cls is not Class.CLEAN:
+                lines.append(f"- {b} call {s.index + 1}: {s.cls.value}: `{s.command}`")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,100 @@
+"""The pinned FFmpeg release tarball: found, fetched and verified by sha256.
+
+Order: a tarball the user names (--source or FFDNN_SOURCE), the cache, the
+upstream release when the network allows, Debian's ffmpeg source package.
+"""
+
+import os
+import shutil
+import sys
+import tempfile
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.obtain import apt
+from harness.errors import SourceError
+from harness.paths import cache_root, file_sha256
+
+
+@dataclass(frozen=True)
+class Release:
+    version: str
+    sha256: str
+    size: int
+    upstream_url: str
+    debian_spec: str
+    debian_name: str
+
+
+FFMPEG = Release(
+    version="9.0.2",
+    sha256="8c3850283eb25fa026482078a04051e0be17347b09ef81a0849bec15a96e002e",
+    size=12040788,
+    upstream_url="https://ffmpeg.org/releases/ffmpeg-9.0.2.tar.xz",
+    debian_spec="ffmpeg=7:9.0.2-4",
+    debian_name="ffmpeg_9.0.2.orig.tar.xz",
+)
+
+
+def cached_path(release: Release = FFMPEG) -> Path:
+    return cache_root() / "src" / f"ffmpeg-{release.version}.tar.xz"
+
+
+def verify(path: Path, release: Release = FFMPEG) -> None:
+    digest = file_sha256(path)
+    if digest != release.sha256:
+        raise SourceError(f"{path}: sha256 {digest} is not the pinned "
+                          f"{release.sha256} of FFmpeg {release.version}")
+
+
+def _store(path: Path, dest: Path, release: Release) -> Path:
+    verify(path, release)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=dest.parent)
+    os.close(fd)
+    shutil.copyfile(path, tmp)
+    os.replace(tmp, dest)
+    return dest
+
+
+def _from_upstream(release: Release, work: Path) -> Path | None:
+    out = work / Path(release.upstream_url).name
+    try:
+        with urllib.request.urlopen(release.upstream_url, timeout=10) as r, open(out, "wb") as f:
+            shutil.copyfileobj(r, f)
+    except OSError:
+        return None
+    return out
+
+
+def _from_debian(release: Release, work: Path) -> Path | None:
+    if not shutil.which("apt-get"):
+        return None
+    apt.private(cache_root() / "apt").source(release.debian_spec, work)
+    out = work / release.debian_name
+    return out if out.is_file() else None
+
+
+def fetch(user_source: str | None = None, release: Release = FFMPEG) -> Path:
+    """Return the path of a verified tarball in the cache."""
+    dest = cached_path(release)
+    user_source = user_source or os.environ.get("FFDNN_SOURCE")
+    if user_source:
+        path = Path(user_source).expanduser()
+        if not path.is_file():
+            raise SourceError(f"{path}: no such tarball")
+        verify(path, release)  # a bad tarball is the one line, before any progress
+        print(f"fetch: using {path}", file=sys.stderr, flush=True)
+        return _store(path, dest, release)
+    if dest.is_file():
+        verify(dest, release)
+        return dest
+    with tempfile.TemporaryDirectory(prefix="ffdnn-fetch-") as work:
+        for name, how in (("upstream", _from_upstream), ("Debian source package", _from_debian)):
+            print(f"fetch: FFmpeg {release.version} from {name}", file=sys.stderr, flush=True)
+            got = how(release, Path(work))
+            if got and got.is_file():
+                return _store(got, dest, release)
+    raise SourceError(f"FFmpeg {release.version} tarball not reachable upstream or from "
+                      "Debian; pass one with --source FILE")

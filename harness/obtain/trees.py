@@ -1,0 +1,400 @@
+"""base, before and after: FFmpeg trees built from the pinned source plus the series.
+
+Each tree is a cache entry `<cache>/trees/<name>-<key>/` holding the source as a git
+repository (the series applied with `git am`), built in place, and a stamp.json.
+A child tree starts as a copy of its parent's entry, objects included, so applying
+a patch recompiles only the files it touches.
+"""
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.obtain import backends as backends_mod
+from harness.obtain import source
+from harness.errors import BuildError, HarnessError, StampError, first_error
+from harness.paths import PATCHES, atomic_dir, cache_root, digest, file_sha256
+
+RECIPE = 1  # bump when the way a tree is built changes
+TREES = ("base", "before", "after")
+SERIES = {"base": (), "before": tuple(range(1, 9)), "after": (9,)}
+PARENT = {"base": None, "before": "base", "after": "before"}
+FILTERS = ("buffer,buffersink,format,scale,null,fps,trim,setpts,showinfo,testsrc,testsrc2,"
+           "mandelbrot,dnn_processing,dnn_detect,dnn_classify,derain,sr")
+CONFIGURE = (
+    "--disable-everything", "--disable-doc", "--disable-ffplay", "--disable-ffprobe",
+    "--enable-pic", "--disable-x86asm", "--disable-autodetect",
+    f"--enable-filter={FILTERS}", "--enable-indev=lavfi",
+    # the ffmpeg program's unchanged-output checks: md5 of frames, a cached clip in nut
+    "--enable-decoder=rawvideo,mpeg4,wrapped_avframe", "--enable-encoder=rawvideo,wrapped_avframe,mpeg4",
+    "--enable-demuxer=rawvideo,nut", "--enable-muxer=md5,framemd5,null,rawvideo,nut",
+    "--enable-protocol=file,pipe",
+)
+# Sanitizer variants: FFmpeg's own configure toolchains, only base and before (#24702's
+# claims compare them), each with the one backend set its claim needs (harness/judge/sanitizer.py).
+# ASan is built recoverable (halt_on_error=0 at run time) so that one run shows every
+# path that overflows, not only the first.
+SANITIZERS = {"asan": ("--toolchain=gcc-asan", "--extra-cflags=-fsanitize-recover=address"),
+              "tsan": ("--toolchain=gcc-tsan",)}
+SANITIZER_TREES = ("base", "before")
+GIT_ID = {"GIT_AUTHOR_NAME": "ffdnn", "GIT_AUTHOR_EMAIL": "ffdnn@localhost",
+          "GIT_COMMITTER_NAME": "ffdnn", "GIT_COMMITTER_EMAIL": "ffdnn@localhost",
+          "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z",
+          "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z"}
+
+
+@dataclass(frozen=True)
+class Tree:
+    """A built tree in the cache: where it is and what it was built from."""
+
+    name: str
+    path: Path
+    stamp: dict
+
+    @property
+    def src(self) -> Path:
+        return self.path / "src"
+
+    @property
+    def ffmpeg(self) -> Path:
+        return self.src / "ffmpeg"
+
+
+STAMP_FIELDS = ("tree", "key", "source", "series", "series_sha256", "configure", "compiler",
+                "backends", "runtime_dirs", "head", "source_tree")
+
+
+def check_stamp(tree: "Tree") -> None:
+    """What the harness checks before it loads a build: the stamp is whole and
+    consistent, and the libraries it names are still there."""
+    s = tree.stamp
+    missing = [f for f in STAMP_FIELDS if f not in s]
+    if missing:
+        raise StampError(f"{tree.path}/stamp.json: missing {', '.join(missing)}")
+    if s["series_sha256"] != digest(s["series"]):
+        raise StampError(f"{tree.path}/stamp.json: series hash does not match its series")
+    if not (tree.src / "libavfilter/libavfilter.a").is_file():
+        raise StampError(f"{tree.path}: no libavfilter/libavfilter.a (a partial tree?)")
+    for d in s["runtime_dirs"]:
+        if not Path(d).is_dir() or not any(Path(d).iterdir()):
+            raise StampError(f"{tree.name}: backend library directory {d} is missing "
+                             "(run: make build)")
+
+
+def patch_files() -> list[Path]:
+    series = PATCHES / "series"
+    if not series.is_file():
+        raise BuildError(f"{series}: missing (the list of the series' patches)")
+    names = [l.strip() for l in series.read_text().splitlines() if l.strip()]
+    return [PATCHES / n for n in names]
+
+
+def compiler() -> str:
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        raise BuildError("no C compiler: install gcc (apt-get install build-essential)")
+    out = subprocess.run([cc, "--version"], capture_output=True, text=True).stdout
+    return out.splitlines()[0]
+
+
+def git(cwd: Path, *args: str, check=True) -> subprocess.CompletedProcess:
+    env = {**os.environ, **GIT_ID}
+    r = subprocess.run(["git", "-c", "core.autocrlf=false", *args], cwd=cwd, env=env,
+                       capture_output=True, text=True)
+    if check and r.returncode != 0:
+        raise BuildError(f"git {args[0]} failed in {cwd}: {first_error(r.stderr + r.stdout)}")
+    return r
+
+
+def _say(name: str, stage: str, text: str) -> None:
+    print(f"[{name}] {stage}: {text}", file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def _group(cmd: list, cwd: Path, stdout, env=None):
+    """Popen in a process group of its own; on any exception (Ctrl-C included) the whole
+    group is killed before the caller's cleanup removes the directory it writes to."""
+    with subprocess.Popen(cmd, cwd=cwd, env=env, text=True, stdout=stdout,
+                          stderr=subprocess.STDOUT, start_new_session=True) as p:
+        try:
+            yield p
+            p.wait()
+        except BaseException:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            raise
+
+
+def _run_logged(cmd: list, cwd: Path, log: Path, env=None) -> int:
+    with open(log, "a") as f:
+        f.write(f"$ {' '.join(cmd)}\n")
+        f.flush()
+        with _group(cmd, cwd, f, env) as p:
+            pass
+    return p.returncode
+
+
+WARNING = re.compile(r"^(?P<file>[^:\s]+):\d+:(\d+:)? warning: ")
+TARGET = re.compile(r"^(CC|CXX|AS|HOSTCC)\t(?P<obj>\S+)")
+
+
+def _make(name: str, src: Path, log: Path) -> tuple[int, dict]:
+    """Run make with one line of progress per 50 objects; return (objects, warnings by object)."""
+    jobs = str(os.cpu_count() or 2)
+    warnings, current, count = {}, None, 0
+    with open(log, "a") as f:
+        f.write(f"$ make -j{jobs} -Otarget\n")
+        with _group(["make", f"-j{jobs}", "-Otarget"], src, subprocess.PIPE) as p:
+            for line in p.stdout:
+                f.write(line)
+                m = TARGET.match(line)
+                if m:
+                    current, count = m["obj"], count + 1
+                    warnings.setdefault(current, [])
+                    if count % 50 == 0:
+                        _say(name, "compile", f"{count} objects")
+                elif line.startswith(("AR\t", "LD\t")):
+                    _say(name, "link", line.split("\t", 1)[1].strip())
+                elif WARNING.match(line) and current:
+                    warnings.setdefault(current, []).append(line.rstrip())
+        rc = p.returncode
+    if rc != 0:
+        text = log.read_text(errors="replace")
+        if "No space left on device" in text:
+            raise BuildError(f"[{name}] disk full while compiling (see {log})")
+        errors = [l for l in text.splitlines() if ": error: " in l or l.startswith("make: ***")]
+        raise BuildError(f"[{name}] make failed: {(errors or ['see ' + str(log)])[0]}")
+    _say(name, "compile", f"{count} objects, done")
+    return count, warnings
+
+
+def _apply_patch(name: str, src: Path, patch: Path) -> None:
+    r = git(src, "am", "-q", "--committer-date-is-author-date", str(patch), check=False)
+    if r.returncode != 0:
+        text = r.stdout + r.stderr
+        m = re.search(r"patch failed: (\S+)", text) or re.search(r"error: (\S+): does not exist", text)
+        where = m.group(1) if m else first_error(text)
+        raise BuildError(f"[{name}] patch {patch.name} does not apply: {where}")
+
+
+def _configure(name: str, src: Path, args: list, pkg_config_path: str, log: Path) -> None:
+    if not shutil.which("make"):
+        raise BuildError("make is not installed (apt-get install make)")
+    env = dict(os.environ)
+    if pkg_config_path:
+        if not shutil.which("pkg-config"):
+            raise BuildError("pkg-config is not installed (apt-get install pkgconf)")
+        env["PKG_CONFIG_PATH"] = pkg_config_path
+    _say(name, "configure", " ".join(args))
+    if _run_logged(["./configure", *args], src, log, env) != 0:
+        cfg = (src / "ffbuild/config.log")
+        text = log.read_text(errors="replace")
+        raise BuildError(f"[{name}] configure failed: {first_error(text)} (see {cfg})")
+
+
+def _total_warnings(parent: dict, own: dict) -> dict:
+    merged = dict(parent)
+    merged.update(own)
+    return {k: v for k, v in sorted(merged.items()) if v}
+
+
+class Plan:
+    """How to get each tree for one backend set: from the release plus the series,
+    or (bring your own tree) from two refs of the user's own FFmpeg clone."""
+
+    def __init__(self, backends="default", source_file=None, repo=None, refs=None,
+                 sanitizer=None):
+        if sanitizer and sanitizer not in SANITIZERS:
+            raise HarnessError(f"unknown sanitizer '{sanitizer}' (known: {', '.join(SANITIZERS)})")
+        if sanitizer and repo:
+            raise HarnessError("--sanitizer builds base and before of the release, not "
+                               "a tree of your own (--git-dir)")
+        self.sanitizer = sanitizer
+        self.backend_names = backends_mod.parse(backends)
+        self.source_file = source_file
+        if source_file:  # a tarball the user names is checked before anything is fetched
+            source.fetch(source_file)
+        self.repo = Path(repo).expanduser().resolve() if repo else None
+        self.refs = dict(refs or {})
+        self._installed = None
+        self._keys = {}
+
+    @property
+    def names(self) -> tuple:
+        if self.sanitizer:
+            return SANITIZER_TREES
+        return tuple(self.refs) if self.repo else TREES
+
+    def label(self, name: str) -> str:
+        """The tree's name with its variant: `base`, or `base-asan`."""
+        return f"{name}-{self.sanitizer}" if self.sanitizer else name
+
+    def installed(self) -> list:
+        if self._installed is None:
+            self._installed = [backends_mod.install(n) for n in self.backend_names]
+        return self._installed
+
+    def configure_args(self) -> list:
+        args = list(CONFIGURE)
+        cflags, ldflags, libs = [], [], []
+        for b in self.installed():
+            args += b.configure
+            cflags += b.cflags
+            ldflags += b.ldflags
+            libs += b.extra_libs
+        for opt, vals in (("cflags", cflags), ("cxxflags", cflags), ("ldflags", ldflags),
+                          ("libs", libs)):
+            if vals:
+                args.append(f"--extra-{opt}={' '.join(vals)}")
+        if self.sanitizer:  # in the configure flags, so in the key
+            args += SANITIZERS[self.sanitizer]
+        return args
+
+    def _origin(self, name: str) -> dict:
+        if self.repo:
+            commit = git(self.repo, "rev-parse", "--verify", self.refs[name] + "^{commit}").stdout
+            return {"kind": "git", "commit": commit.strip()}  # the repo's path is not content
+        return {"kind": "release", "version": source.FFMPEG.version,
+                "sha256": source.FFMPEG.sha256}
+
+    def parent(self, name: str):
+        if self.repo:
+            names = list(self.refs)
+            i = names.index(name)
+            return names[i - 1] if i else None
+        return PARENT[name]
+
+    def patches(self, name: str) -> list:
+        if self.repo or not SERIES[name]:
+            return []
+        files = patch_files()
+        return [files[i - 1] for i in SERIES[name]]
+
+    def key(self, name: str) -> str:
+        if name not in self._keys:
+            parent = self.parent(name)
+            self._keys[name] = digest(
+                RECIPE, self._origin(name), self.configure_args(),
+                [b.stamp() for b in self.installed()], compiler(),
+                self.key(parent) if parent else None,
+                [file_sha256(p) for p in self.patches(name)])
+        return self._keys[name]
+
+    def path(self, name: str) -> Path:
+        return cache_root() / "trees" / f"{self.label(name)}-{self.key(name)[:16]}"
+
+    def get(self, name: str, build=True) -> Tree:
+        """The tree, from the cache, or built now (parents first) when `build`."""
+        if name not in self.names:
+            raise HarnessError(f"unknown tree '{name}' (known: {', '.join(self.names)})")
+        path = self.path(name)
+        stamp_file = path / "stamp.json"
+        if not stamp_file.is_file():
+            if not build:
+                variant = f" --sanitizer {self.sanitizer}" if self.sanitizer else ""
+                raise StampError(f"tree '{self.label(name)}' is not built (run: python -m "
+                                 f"harness build --tree {name}{variant})")
+            parent = self.parent(name)
+            parent_tree = self.get(parent) if parent else None
+            print(f"build: {self.label(name)} ({', '.join(self.backend_names) or 'no backend'})"
+                  f" is not in the cache: building it now"
+                  f"{'' if parent else ' (a cold build: several minutes)'}",
+                  file=sys.stderr, flush=True)
+            self._build(name, parent_tree, path)
+        tree = Tree(self.label(name), path, json.loads(stamp_file.read_text()))
+        if tree.stamp.get("key") != self.key(name):
+            raise StampError(f"{stamp_file}: key does not match the tree's recipe")
+        check_stamp(tree)
+        return tree
+
+    def _fresh_source(self, name: str, src: Path, origin: dict) -> None:
+        src.mkdir()
+        if origin["kind"] == "git":
+            _say(self.label(name), "source", f"{self.repo} at {origin['commit'][:10]}")
+            with subprocess.Popen(["git", "-C", str(self.repo), "archive", origin["commit"]],
+                                  stdout=subprocess.PIPE) as archive:
+                subprocess.run(["tar", "-x", "-C", str(src)], stdin=archive.stdout, check=True)
+            if archive.returncode != 0:
+                raise BuildError(f"[{name}] git archive {origin['commit']} failed")
+        else:
+            tarball = source.fetch(self.source_file)
+            _say(self.label(name), "source", f"extract {tarball.name}")
+            subprocess.run(["tar", "-xf", str(tarball), "-C", str(src), "--strip-components=1"],
+                           check=True)
+        git(src, "init", "-q")
+        git(src, "add", "-A")
+        git(src, "commit", "-q", "-m", f"FFmpeg {origin.get('version') or origin['commit']}")
+
+    def _change_source(self, name: str, src: Path, parent_origin: dict, origin: dict) -> list:
+        git(src, "update-index", "-q", "--refresh", check=False)  # the copy has new inodes
+        if origin["kind"] == "git":
+            diff = git(self.repo, "diff", "--binary", parent_origin["commit"], origin["commit"]).stdout
+            (src.parent / "refs.diff").write_text(diff)
+            git(src, "apply", "--index", str(src.parent / "refs.diff"))
+            git(src, "commit", "-q", "--allow-empty", "-m", f"{self.refs[name]}")
+            return []
+        applied = []
+        for patch in self.patches(name):
+            _say(self.label(name), "patch", patch.name)
+            _apply_patch(self.label(name), src, patch)
+            applied.append(patch.name)
+        return applied
+
+    def _build(self, name: str, parent, final: Path) -> None:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        free = shutil.disk_usage(final.parent).free
+        if free < 3 << 30:
+            raise BuildError(f"[{name}] only {free >> 20} MiB free under {final.parent}; "
+                             "a tree needs about 3 GiB")
+        origin, t0, times = self._origin(name), time.monotonic(), {}
+        label = self.label(name)
+        with atomic_dir(final) as tmp:
+            src, log = tmp / "src", tmp / "build.log"
+            if parent:
+                _say(label, "copy", f"source and objects of {parent.name}")
+                subprocess.run(["cp", "-a", str(parent.src), str(src)], check=True)
+                applied = self._change_source(name, src, parent.stamp["source"], origin)
+                series = parent.stamp["series"] + applied
+            else:
+                self._fresh_source(name, src, origin)
+                series = []
+                t = time.monotonic()
+                _configure(label, src, self.configure_args(),
+                           ":".join(b.pkg_config_path for b in self.installed()
+                                    if b.pkg_config_path), log)
+                times["configure"] = round(time.monotonic() - t, 1)
+            t = time.monotonic()
+            count, own = _make(label, src, log)
+            times["compile"] = round(time.monotonic() - t, 1)
+            warnings = _total_warnings(parent.stamp["warnings"] if parent else {}, own)
+            stamp = {
+                "tree": name, "key": self.key(name), "recipe": RECIPE,
+                "sanitizer": self.sanitizer,
+                "source": {**origin, **({"repo": str(self.repo)} if self.repo else {})},
+                "parent": parent.stamp["key"] if parent else None,
+                "series": series, "series_sha256": digest(series),
+                "configure": self.configure_args(), "compiler": compiler(),
+                "backends": [b.stamp() for b in self.installed()],
+                "runtime_dirs": [d for b in self.installed() for d in b.runtime_dirs],
+                "head": git(src, "rev-parse", "HEAD").stdout.strip(),
+                "source_tree": git(src, "rev-parse", "HEAD^{tree}").stdout.strip(),
+                "objects_compiled": count, "warnings": warnings,
+                "warning_count": sum(len(v) for v in warnings.values()),
+                "seconds": {**times, "total": round(time.monotonic() - t0, 1)},
+                "python": sys.version.split()[0],
+            }
+            (tmp / "stamp.json").write_text(json.dumps(stamp, indent=1) + "\n")
+        _say(label, "done", f"{stamp['seconds']['total']} s, {count} objects, "
+             f"{stamp['warning_count']} warning lines -> {final}")
+
+
+def build_all(plan: Plan, names=None) -> list:
+    return [plan.get(n) for n in (names or plan.names)]

@@ -1,0 +1,103 @@
+"""What a scenario injects, from a fault spec (harness/run/spec.py): the sites a worker can
+arm are pthread_create and malloc (any window `[N*]off->M*return(E)`, optional
+`caller=`), `wrap:<ff_symbol>` (the same window over one of FFmpeg's DNN helpers,
+returning the value in place of the call), the stand-in flush (`flush=AVERROR(E)`)
+and `none`."""
+
+from dataclasses import dataclass
+
+from harness import errnos
+from harness.compile import injector_build as injectors
+from harness.run import spec
+from harness.errors import ScenarioError
+
+CALLER = "_ffdnn."  # the cffi module's file: the libavfilter code linked into it
+
+
+@dataclass(frozen=True)
+class Fault:
+    kind: str
+    errno: int = 0       # pthread_create, malloc: the errno they fail with; flush: AVERROR(errno)
+    skip: int = 0        # pthread_create, malloc: eligible calls let through first
+    count: int = 1       # ... then failed
+    caller: str = CALLER
+    symbol: str = ""     # wrap: the FFmpeg function; errno is then the value it returns
+
+    @property
+    def site(self) -> str:
+        """The spec's site: pthread_create, malloc, flush, none or wrap:<symbol>."""
+        return f"wrap:{self.symbol}" if self.kind == "wrap" else self.kind
+
+    @property
+    def simple(self) -> bool:
+        """The PR's form: the first pthread_create() from FFmpeg's own code fails."""
+        return (self.kind == "pthread_create" and self.skip == 0 and self.count == 1
+                and self.caller == CALLER)
+
+    @property
+    def spec(self) -> str:
+        if self.kind == "flush":
+            return f"flush=AVERROR({errnos.name(self.errno)})"
+        if self.kind == "none":
+            return "none"
+        if self.kind == "wrap":
+            return f"{self.site}={self._window(value_text(self.errno))}"
+        if self.simple:
+            return f"pthread_create={errnos.name(self.errno)}"
+        caller = "" if self.caller == CALLER else f",caller={self.caller}"
+        return f"{self.kind}={self._window(errnos.name(self.errno))}{caller}"
+
+    def _window(self, value: str) -> str:
+        text = f"{self.skip}*off->" if self.skip else ""
+        count = "" if self.count == spec.FOREVER else f"{self.count}*"
+        return f"{text}{count}return({value})"
+
+    @property
+    def slug(self) -> str:
+        """Lowercase and stable, for scenario ids: pthread_create-eagain."""
+        if self.kind == "none":
+            return "none"
+        if self.kind == "flush" or self.simple:
+            return f"{self.kind}-{errnos.name(self.errno).lower()}"
+        tail = f"-skip{self.skip}" + (f"-count{self.count}" if self.count != spec.FOREVER else "")
+        if self.kind == "wrap":
+            value = value_text(self.errno).lower().replace("averror(", "").rstrip(")")
+            tail = (f"-skip{self.skip}" if self.skip else "") + (
+                "-forever" if self.count == spec.FOREVER else
+                f"-count{self.count}" if self.count != 1 else "")
+            return f"wrap-{self.symbol}-{value}{tail}"
+        return f"{self.kind}-{errnos.name(self.errno).lower()}{tail}"
+
+
+def value_text(code: int) -> str:
+    """A wrap: value as the spec writes it: AVERROR(ENOMEM), AVERROR_EOF or a number."""
+    if code in errnos.TAGGED:
+        return errnos.TAGGED[code]
+    if code < 0 and -code in errnos.errno.errorcode:
+        return f"AVERROR({errnos.name(-code)})"
+    return str(code)
+
+
+def parse(text: str) -> Fault:
+    s = spec.parse(text)
+    if s.kind == "none":
+        return Fault("none")
+    plan = s.plan()
+    if s.kind == "flush":
+        if plan.skip or plan.count != spec.FOREVER or plan.errno >= 0 or plan.errno in errnos.TAGGED:
+            raise ScenarioError(f"bad fault '{text}': the stand-in flush can only always "
+                                "return one AVERROR(ENAME)")
+        return Fault("flush", -plan.errno)
+    if s.kind == "wrap":
+        symbol = s.site.split(":", 1)[1]
+        known = injectors.ff_wrap_symbols()
+        if symbol not in known:
+            raise ScenarioError(f"bad fault '{text}': {symbol} is not in the link-time "
+                                f"family (known: {', '.join(known)})")
+        if plan.errno == 0:
+            raise ScenarioError(f"bad fault '{text}': a wrapped call cannot fail with 0")
+        return Fault("wrap", plan.errno, plan.skip, plan.count, "", symbol)
+    return Fault(s.kind, plan.errno, plan.skip, plan.count, s.caller or CALLER)
+
+
+# The four rows of the PR's tables, in its order.

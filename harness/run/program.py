@@ -1,0 +1,44 @@
+"""The one way to run a tree's own `ffmpeg` program (or `ffmpeg_g`): in a session of its
+own, so a program that spins is killed with everything it started, and its output kept."""
+
+import os
+import shlex
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+
+
+@dataclass
+class Ran:
+    cmd: list
+    returncode: int | None   # None: killed after its timeout
+    stdout: str
+    stderr: str
+    seconds: float
+
+    @property
+    def hung(self) -> bool:
+        return self.returncode is None
+
+    @property
+    def text(self) -> str:
+        return shlex.join(self.cmd)
+
+
+def run(program, args: list, timeout: float, env: dict | None = None) -> Ran:
+    """Run `program -hide_banner -nostdin ARGS`; after `timeout` seconds its process group
+    is killed (SIGKILL: a spinning ffmpeg does not end on SIGTERM)."""
+    cmd = [str(program), "-hide_banner", "-nostdin", *args]
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "1", **(env or {})}
+    t0 = time.monotonic()
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          errors="replace", env=env, start_new_session=True) as p:
+        try:
+            out, err = p.communicate(timeout=timeout)
+            code = p.returncode
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            out, err = p.communicate()
+            code = None
+    return Ran(cmd, code, out, err, round(time.monotonic() - t0, 2))

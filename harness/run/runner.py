@@ -1,0 +1,188 @@
+"""Run scenarios, each in a worker process of its own, and judge them.
+
+A worker (harness/run/forkclient.py: a fork server's child, or a fresh interpreter) runs
+in its own process group with the injector preloaded only there; a timeout kills the
+whole group (SIGTERM, then SIGKILL) and becomes HANG, a signal becomes CRASH, and the
+rest of the matrix goes on. A CRASH or HANG can leave its artifacts (harness/run/artifacts.py).
+"""
+
+import json
+import os
+import signal
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Callable
+from pathlib import Path
+
+from harness.run import artifacts, forkclient
+from harness.run.outcome import Outcome, judge
+from harness.paths import PROJECT
+from harness.run.scenario import Scenario
+
+QUIET = 2.0   # seconds after EOF an expected hang must sit idle to be judged hung
+IDLE = 0.05   # of one CPU: what "idle" may use (a flush that polls with a sleep)
+
+@dataclass
+class Result:
+    scenario: Scenario
+    outcome: Outcome
+    data: dict = field(default_factory=dict)
+    diffs: list = field(default_factory=list)
+    seconds: float = 0.0
+    reason: str = ""
+
+    def to_dict(self) -> dict:
+        return {"id": self.scenario.id, "outcome": self.outcome.value, "reason": self.reason,
+                "diffs": self.diffs, "seconds": round(self.seconds, 3),
+                "expect": self.scenario.expected_build, "fault": self.scenario.fault.spec,
+                "result": self.data}
+
+
+def _partial(out: str) -> dict:
+    """What the worker checkpointed before the EOF phase, if it got that far."""
+    try:
+        return json.loads(Path(out).with_suffix(".partial.json").read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+@dataclass(frozen=True)
+class Expect:
+    """What the runner is told about a scenario by the case that made it (cases/):
+    lookup(sc) is the Expectation it is judged against (None: measured only); hangs(sc)
+    says the case knows it hangs, so it is judged hung once idle after EOF (QUIET) and
+    gets no backtrace."""
+    lookup: Callable
+    hangs: Callable
+
+
+NOTHING = Expect(lambda sc: None, lambda sc: False)  # measure only
+
+
+def _cpu(pid: int) -> float:
+    """CPU seconds the process (all its threads) has used; 0 once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _wait(w, sc: Scenario, out: str, expect: Expect) -> str | None:
+    """None when the worker ended; else why it is judged hung: its timeout, or, for a
+    run the case says hangs (Expect.hangs), QUIET seconds after its checkpoint (taken
+    just before EOF) during which it neither ended nor used more than IDLE of a CPU."""
+    if not expect.hangs(sc):
+        return None if w.wait(sc.timeout) else f"killed after its {sc.timeout:g} s timeout"
+    t0 = time.monotonic()
+    deadline, partial, since = t0 + sc.timeout, Path(out).with_suffix(".partial.json"), None
+    while (now := time.monotonic()) < deadline:
+        if w.wait(min(0.1, deadline - now)):
+            return None
+        now = time.monotonic()
+        if since is None and partial.exists():
+            since = (now, _cpu(w.pid))
+        elif since and now - since[0] >= QUIET:
+            cpu = _cpu(w.pid)
+            if cpu - since[1] <= IDLE * (now - since[0]):
+                return f"killed {now - t0:.1f} s in: idle for {now - since[0]:.1f} s after EOF"
+            since = (now, cpu)  # still working: watch on
+    return f"killed after its {sc.timeout:g} s timeout"
+
+
+def _hung(sc: Scenario, data: dict, seconds: float, reason: str, exp) -> Result:
+    """HANG, unless the expectation says this run hangs: then it is judged on what it
+    did before (the checkpoint) and passes or fails like any other."""
+    if exp is None or exp.outcome != "HANG":
+        return Result(sc, Outcome.HANG, data, seconds=seconds, reason=reason)
+    outcome, diffs = judge(data, exp, hung=True)
+    return Result(sc, outcome, {**data, "hung": True}, diffs, seconds,
+                  reason=f"{reason}, as expected")
+
+
+def _tail(log: str) -> str:
+    try:
+        return Path(log).read_text(errors="replace")
+    except OSError:
+        return ""
+
+
+def _keep(results, r: Result, log: str, out: str, preload, trace=None) -> Result:
+    if results:
+        r.data["artifacts"] = str(artifacts.keep(results, r, _tail(log), _partial(out),
+                                                 preload, trace))
+    return r
+
+
+def _env(sc: Scenario, preload: str | None) -> dict:
+    # TF_CPP_MIN_LOG_LEVEL: libtensorflow's start-up banner would otherwise reach the log
+    env = dict(os.environ, PYTHONPATH=str(PROJECT), TF_CPP_MIN_LOG_LEVEL="1")
+    env.pop("LD_PRELOAD", None)
+    if preload and sc.injector == "preload":
+        env["LD_PRELOAD"] = preload
+    return env
+
+
+def run_one(sc: Scenario, preload: str | None, results=None, pool=None,
+            expect: Expect = NOTHING) -> Result:
+    """One scenario in a worker of its own (a fork server's child, or a fresh process);
+    a CRASH or HANG leaves its artifacts under `results` when given."""
+    env = _env(sc, preload)
+    t0 = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="ffdnn-worker-") as tmp:
+        out, log = os.path.join(tmp, "result.json"), os.path.join(tmp, "output.txt")
+        w = (pool or forkclient.DEFAULT).start(sc, env, out, log)
+        base = {"pid": w.pid, "worker": w.how}
+        hung = _wait(w, sc, out, expect)
+        if hung:
+            trace = None
+            if results and not expect.hangs(sc):  # before the kill; a hang the case names is known
+                trace = artifacts.backtrace(w.pid)
+            w.kill()
+            data = {**_partial(out), "output": _tail(log)[-2000:], **base}
+            r = _hung(sc, data, time.monotonic() - t0, hung, expect.lookup(sc))
+            return _keep(results, r, log, out, preload, trace)
+        w.kill()  # nothing of the worker's may outlive it
+        seconds = time.monotonic() - t0
+        tail = _tail(log)[-2000:]
+        if w.returncode is None:
+            return Result(sc, Outcome.ERROR, {"output": tail, **base}, seconds=seconds,
+                          reason=w.error)
+        if w.returncode < 0:
+            name = signal.Signals(-w.returncode).name
+            r = Result(sc, Outcome.CRASH, {**_partial(out), "output": tail, **base},
+                       seconds=seconds, reason=f"worker died on {name}")
+            return _keep(results, r, log, out, preload)
+        try:
+            data = json.loads(Path(out).read_text())
+        except (OSError, ValueError):
+            return Result(sc, Outcome.ERROR, {"output": tail, **base}, seconds=seconds,
+                          reason=f"worker exited {w.returncode} without a result: "
+                                 f"{(tail.strip().splitlines() or ['no output'])[-1]}")
+    data.update(base)
+    if "error" in data:
+        return Result(sc, Outcome.ERROR, data, seconds=seconds, reason=data["error"])
+    outcome, diffs = judge(data, expect.lookup(sc))
+    return Result(sc, outcome, data, diffs, seconds)
+
+
+def run(scenarios: list, preload: str | None, jobs: int = 1, progress=None,
+        results=None, expect: Expect = NOTHING) -> list:
+    """Run every scenario (jobs at a time) with fork servers of its own, shut down at
+    the end; results in the scenarios' order."""
+    pool = forkclient.Pool()
+    for sc in scenarios:  # every server imports its module at once, in parallel
+        pool.server(sc, _env(sc, preload))
+
+    def one(sc):
+        r = run_one(sc, preload, results, pool, expect)
+        if progress:
+            progress(r)
+        return r
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool_threads:
+            return list(pool_threads.map(one, scenarios))
+    finally:
+        pool.close()

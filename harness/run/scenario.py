@@ -1,0 +1,52 @@
+"""One scenario: which build, backend, filter and fault; its id and its graph."""
+
+import json
+from dataclasses import asdict, dataclass, field
+
+from harness.run import faults
+from harness.run.faults import Fault
+
+WIDTH = HEIGHT = 64
+FRAMES = 2
+
+
+@dataclass(frozen=True)
+class Scenario:
+    build: str               # the build's name: base, before, after, or a label
+    tree: str                # path of the built tree
+    backend: str
+    filter: str
+    fault: Fault
+    description: str         # the filters between buffer and buffersink (harness.run.chains)
+    route: str = "flush"     # flush: the PR's stand-in at EOF; frame: the backend's own start
+    expect: str = ""         # whose expectations apply (default: the build's own)
+    injector: str = "preload"
+    timeout: float = 60.0
+    frames: int = FRAMES
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return scenario_id(self.build, self.backend, self.filter, self.fault, self.route)
+
+    @property
+    def expected_build(self) -> str:
+        return self.expect or self.build
+
+    def to_json(self) -> str:
+        d = asdict(self)
+        d["fault"] = self.fault.spec
+        return json.dumps(d)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Scenario":
+        d = json.loads(text)
+        d["fault"] = faults.parse(d["fault"])
+        return cls(**d)
+
+
+def scenario_id(build: str, backend: str, filt: str, fault: Fault, route: str = "flush") -> str:
+    """after-onnx-dnn_processing-pthread_create-eagain (the PR's flush route), or
+    after-torch-dnn_processing-frame-pthread_create-eagain: lowercase and stable."""
+    route = "" if route == "flush" else f"{route}-"
+    return f"{build}-{backend}-{filt}-{route}{fault.slug}".lower()

@@ -1,0 +1,301 @@
+"""Fault specifications: SITE=TERMS[,SELECTOR...], after FreeBSD fail(9) and fail-rs.
+
+    spec     = "none" | site "=" terms { "," selector }
+    site     = "pthread_create" | "malloc" | "av_malloc" | "flush" | "wrap:" ident
+    terms    = term { "->" term }          (only the last term may omit its count)
+             | value                       (the old shorthand: pthread_create and flush only)
+    term     = [ count "*" ] ( "off" | "return(" value ")" )          count >= 1
+    value    = ENAME | integer > 0         (pthread_create, malloc: a positive errno)
+             | "AVERROR(" ENAME ")" | AVERROR_EOF | ... | integer    (flush, wrap:)
+    selector = "caller=" substring         (pthread_create, malloc; no ',' or space)
+             | "start=" ident              (pthread_create)
+             | "after=" ( "arm" | "load" )
+
+Each term applies to the next `count` eligible calls (forever without a count); once the
+terms run out every call goes through. `pthread_create=2*off->1*return(EAGAIN)` fails the
+third call only; `malloc=3*off->return(ENOMEM)` every call from the fourth on. The old
+forms stay valid: `pthread_create=EAGAIN` is `pthread_create=1*return(EAGAIN)`,
+`flush=AVERROR(EAGAIN)` is `flush=return(AVERROR(EAGAIN))`, `none` injects nothing.
+`av_malloc` is an alias of `malloc`; `after=arm` (count from the worker's arm) is the
+default and is left out of the canonical text. Spaces may stand between tokens; the
+canonical text (format) has none. Columns in errors are 1-based.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from harness import errnos
+from harness.errors import ScenarioError
+from harness.compile.families import FAMILIES, INTERPOSED
+
+SITES = (*INTERPOSED, "flush")   # and wrap:<ff_symbol>
+ALIASES = {"av_malloc": "malloc"}
+ERRNO_SITES = tuple(n for n in INTERPOSED if FAMILIES[n].errno_value)  # a positive errno
+SELECTORS = {**{k: tuple(n for n in INTERPOSED if k in FAMILIES[n].selectors)
+                for k in ("caller", "start")}, "after": None}
+AFTER = ("arm", "load")
+FOREVER = 2**32 - 1   # plan() count for a return term without a count: UINT_MAX
+CALLER_MAX = 255      # the injectors keep 255 bytes of the caller substring
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_INT = re.compile(r"-?[0-9]+")
+_TAGS = {name: code for code, name in errnos.TAGGED.items()}
+
+
+class SpecError(ScenarioError):
+    """A fault spec that does not parse, or that an injector cannot arm."""
+
+
+@dataclass(frozen=True)
+class Term:
+    count: int | None          # None: forever
+    action: str                # "off" | "return"
+    value: int | None = None   # what "return" fails with (errno, or AVERROR code)
+    value_text: str | None = None
+
+    def __str__(self) -> str:
+        what = "off" if self.action == "off" else f"return({self.value_text})"
+        return what if self.count is None else f"{self.count}*{what}"
+
+
+class Plan(NamedTuple):
+    """One arm call: let `skip` eligible calls through, fail the next `count` (FOREVER:
+    all of them) with `errno` (an AVERROR code for flush and wrap:). count 0: do not arm."""
+    skip: int
+    count: int
+    errno: int
+
+
+@dataclass(frozen=True)
+class Spec:
+    site: str                                            # "none", "malloc", "wrap:ff_x", ...
+    terms: tuple[Term, ...] = ()
+    selectors: dict = field(default_factory=dict, hash=False)
+
+    @property
+    def kind(self) -> str:
+        return self.site.split(":")[0]
+
+    @property
+    def caller(self) -> str | None:
+        return self.selectors.get("caller")
+
+    @property
+    def after(self) -> str:
+        return self.selectors.get("after", "arm")
+
+    def __str__(self) -> str:
+        return format(self)
+
+    def plan(self) -> Plan:
+        """The (skip, count, errno) of the single arm call that the injectors take."""
+        def cannot(what):
+            return SpecError(f"fault spec '{self}' cannot be armed: the {self.site} "
+                             f"injector {what} yet")
+        if "start" in self.selectors:
+            raise cannot("does not select calls by start routine (start=)")
+        if self.after != "arm":
+            raise cannot("counts calls only from its arm, not from load (after=load)")
+        merged: list[Term] = []
+        for t in self.terms:
+            last = merged[-1] if merged else None
+            if last and (last.action, last.value) == (t.action, t.value):
+                n = None if last.count is None or t.count is None else last.count + t.count
+                merged[-1] = Term(n, t.action, t.value, t.value_text)
+            else:
+                merged.append(t)
+        while merged and merged[-1].action == "off":   # the terms end in "off" anyway
+            merged.pop()
+        if not merged:
+            return Plan(0, 0, 0)
+        if len(merged) > 2 or merged[0].action == "return" and len(merged) == 2:
+            raise cannot("arms one failing run (N*off->M*return(E)) and cannot express "
+                         "a second run or a change of value")
+        skip = merged[0].count if len(merged) == 2 else 0
+        ret = merged[-1]
+        count = FOREVER if ret.count is None else ret.count
+        if skip >= 2**32:
+            raise cannot(f"counts calls in 32 bits and cannot skip {skip} calls")
+        if count >= FOREVER and ret.count is not None:
+            raise cannot(f"counts calls in 32 bits and cannot fail exactly {count} calls")
+        return Plan(skip, count, ret.value)
+
+
+NONE = Spec("none")
+
+
+class _Parser:
+    def __init__(self, text: str):
+        self.text, self.pos = text, 0
+
+    def fail(self, msg: str, pos: int | None = None):
+        col = (self.pos if pos is None else pos) + 1
+        raise SpecError(f"bad fault spec '{self.text}' at column {col}: {msg}")
+
+    def ws(self) -> None:
+        while self.pos < len(self.text) and self.text[self.pos] == " ":
+            self.pos += 1
+
+    def peek(self, s: str) -> bool:
+        self.ws()
+        return self.text.startswith(s, self.pos)
+
+    def take(self, s: str) -> bool:
+        if self.peek(s):
+            self.pos += len(s)
+            return True
+        return False
+
+    def expect(self, s: str, what: str | None = None) -> None:
+        if not self.take(s):
+            self.fail(f"expected {what or repr(s)}")
+
+    def match(self, rx: re.Pattern) -> str | None:
+        self.ws()
+        m = rx.match(self.text, self.pos)
+        if m:
+            self.pos = m.end()
+        return m.group(0) if m else None
+
+    def spec(self) -> Spec:
+        start = self.pos
+        name = self.match(_IDENT)
+        if name == "none":
+            if self.pos == len(self.text):
+                return NONE
+            self.fail("'none' takes no terms or selectors")
+        if name == "wrap" and self.take(":"):
+            symbol = self.match(_IDENT) or self.fail("expected a C symbol after 'wrap:'")
+            site = f"wrap:{symbol}"
+        elif name in SITES or name in ALIASES:
+            site = ALIASES.get(name, name)
+        else:
+            self.fail("expected a site: pthread_create, malloc, av_malloc, flush, "
+                      "wrap:<symbol> or none", start)
+        self.expect("=")
+        terms = self.terms(site)
+        selectors = self.selectors(site)
+        if self.pos != len(self.text):
+            self.fail("expected '->', ',' or the end of the spec")
+        return Spec(site, terms, selectors)
+
+    def terms(self, site: str) -> tuple[Term, ...]:
+        self.ws()
+        start = self.pos
+        word = _IDENT.match(self.text, self.pos)
+        if word and word.group(0) not in ("off", "return") and word.group(0)[:1] in "EeA":
+            value, text = self.value(site)            # the old SITE=E shorthand
+            if site not in ("pthread_create", "flush"):
+                self.fail(f"the shorthand SITE={text} is only for pthread_create and "
+                          f"flush: write 1*return({text}) or return({text})", start)
+            if self.peek("->"):
+                self.fail(f"the shorthand SITE={text} takes no more terms: write "
+                          f"{'1*' if site == 'pthread_create' else ''}return({text})->...")
+            return (Term(1 if site == "pthread_create" else None, "return", value, text),)
+        terms = [self.term(site)]
+        while True:
+            arrow = self.pos
+            if not self.take("->"):
+                return tuple(terms)
+            if terms[-1].count is None:
+                self.fail("a term without a count lasts forever, so it must be the last",
+                          arrow)
+            terms.append(self.term(site))
+
+    def term(self, site: str) -> Term:
+        self.ws()
+        start, count = self.pos, None
+        digits = self.match(re.compile(r"[0-9]+"))
+        if digits is not None:
+            self.expect("*", "'*' after the count")
+            count = int(digits)
+            if count < 1:
+                self.fail("a count must be at least 1", start)
+        self.ws()
+        word = self.match(_IDENT)
+        if word == "off":
+            return Term(count, "off")
+        if word != "return":
+            self.fail("expected 'off' or 'return(...)'", self.pos - len(word or ""))
+        self.expect("(")
+        value, text = self.value(site)
+        self.expect(")")
+        return Term(count, "return", value, text)
+
+    def value(self, site: str) -> tuple[int, str]:
+        self.ws()
+        start = self.pos
+        if site in ERRNO_SITES:
+            if self.peek("AVERROR"):
+                self.fail(f"{site} fails with a positive errno: write a name like EAGAIN "
+                          "or a number, not an AVERROR code")
+            if (number := self.match(_INT)) is not None:
+                if int(number) <= 0:
+                    self.fail("an errno must be positive", start)
+                return int(number), str(int(number))
+            return self.errno(start)
+        if (number := self.match(_INT)) is not None:
+            return int(number), str(int(number))
+        name = self.match(_IDENT) or self.fail("expected AVERROR(ENAME), AVERROR_EOF or a number")
+        if name in _TAGS:
+            return _TAGS[name], name
+        if name != "AVERROR":
+            self.fail(f"{site} returns AVERROR codes: write AVERROR({name.upper()})", start)
+        self.expect("(")
+        value, text = self.errno(self.pos)
+        self.expect(")")
+        return errnos.averror(value), f"AVERROR({text})"
+
+    def errno(self, start: int) -> tuple[int, str]:
+        name = self.match(_IDENT) or self.fail("expected an errno name like EAGAIN")
+        try:
+            return errnos.parse(name), name.upper()
+        except ScenarioError as e:
+            self.fail(str(e), start)
+
+    def selectors(self, site: str) -> dict:
+        found: dict = {}
+        while self.take(","):
+            self.ws()
+            start = self.pos
+            key = self.match(_IDENT)
+            if key not in SELECTORS:
+                self.fail("expected a selector: caller=, start= or after=", start)
+            if SELECTORS[key] is not None and site not in SELECTORS[key]:
+                self.fail(f"selector '{key}=' applies only to {' and '.join(SELECTORS[key])}",
+                          start)
+            if key in found:
+                self.fail(f"duplicate selector '{key}='", start)
+            self.expect("=")
+            self.ws()
+            at = self.pos
+            rx = {"caller": re.compile(r"[^,\s]+")}.get(key, _IDENT)
+            value = self.match(rx) or self.fail(f"expected a value after '{key}='")
+            if key == "after" and value not in AFTER:
+                self.fail("expected after=arm or after=load", at)
+            if key == "caller" and len(value.encode()) > CALLER_MAX:
+                self.fail(f"a caller substring is at most {CALLER_MAX} bytes", at)
+            found[key] = value
+        if found.get("after") == "arm":    # the default: not part of the canonical text
+            del found["after"]
+        return {k: found[k] for k in SELECTORS if k in found}
+
+
+def parse(text: str) -> Spec:
+    """Text -> Spec; SpecError (one line, with the column) when it is not a valid spec."""
+    text = text.strip()
+    bad = next((i for i, c in enumerate(text) if not c.isprintable()), None)
+    if bad is not None:
+        shown = "".join(c if c.isprintable() else "?" for c in text)
+        raise SpecError(f"bad fault spec '{shown}' at column {bad + 1}: "
+                        "unexpected control character")
+    return _Parser(text).spec()
+
+
+def format(spec: Spec) -> str:  # noqa: A001 - the module's API: spec.format(x)
+    """The canonical text: parse(format(s)) == s."""
+    if spec.site == "none":
+        return "none"
+    sel = "".join(f",{k}={v}" for k, v in spec.selectors.items())
+    return f"{spec.site}={'->'.join(map(str, spec.terms))}{sel}"

@@ -1,0 +1,253 @@
+"""One scenario in this process: python -m harness.run.worker --out RESULT.json < SCENARIO.json
+
+Loads the build's module, builds the graph, drains the first frames through real
+inference, installs the recorder and the flush stand-in, arms the injector, sends
+EOF and records activate() and the sink until AVERROR_EOF. The result is JSON.
+"""
+
+import argparse
+import errno
+import faulthandler
+import hashlib
+import json
+import os
+import re
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+from harness.compile import families
+from harness.run import chains as graphs, sites
+from harness import errnos
+from harness.compile import ffi_build
+from harness.errors import HarnessError
+from harness.run.filtergraph import Graph
+from harness.run.scenario import HEIGHT, WIDTH, Scenario
+from harness.obtain.trees import Tree, check_stamp
+
+MAX_PULLS = 16
+# the sweep on a synchronous backend: seconds with no other thread at work before a
+# frame is given up (0: wait the full 2 s for every frame, as before)
+IDLE = float(os.environ.get("FFDNN_SWEEP_IDLE", "0.25"))
+
+
+def load_tree(name: str, path: str) -> Tree:
+    stamp = json.loads((Path(path) / "stamp.json").read_text())
+    return Tree(name, Path(path), stamp)
+
+
+_LOADED = {}
+
+
+def module(build: str, path: str, variant: str):
+    """The build's (ffi, lib), imported once per process; the stamp is checked on every
+    call, as a fresh worker's import would (a fork server calls this before forking)."""
+    tree = load_tree(build, path)
+    if (tree.path, variant) not in _LOADED:
+        _LOADED[(tree.path, variant)] = ffi_build.load(tree, variant)
+    else:
+        check_stamp(tree)
+    return _LOADED[(tree.path, variant)]
+
+
+def drain(g: Graph, until_eof: bool = False) -> tuple[list, list]:
+    """Pull until the sink has nothing more for now, or (until_eof) until AVERROR_EOF:
+    (return codes, one entry per frame: its md5 and boxes). Errors before EOF are
+    recorded and pulled past."""
+    codes, frames = [], []
+    for _ in range(MAX_PULLS):
+        ret, data, boxes = g.pull()
+        codes.append(ret)
+        if ret >= 0:
+            frames.append({"md5": hashlib.md5(data).hexdigest(), "boxes": boxes})
+        elif ret == errnos.AVERROR_EOF or not until_eof:
+            break
+    return codes, frames
+
+
+SOURCES = {"onnx": "dnn_backend_onnx.c", "openvino": "dnn_backend_openvino.c",
+           "tf": "dnn_backend_tf.c", "torch": "dnn_backend_torch.cpp"}
+
+
+def synchronous(sc: Scenario) -> bool:
+    """Whether, in this tree, every backend of the graph runs each task on the caller's
+    thread: its source fills tasks with async 0, as 9.0.2's ONNX backend does
+    (`ff_dnn_fill_task(task, exec_params, onnx_model, 0, 1)`); then a frame that did not
+    come out of a pull is not coming."""
+    src = Path(sc.tree) / "src/libavfilter/dnn"
+    for backend in graphs.needs(sc.backend, sc.filter):
+        try:
+            text = (src / SOURCES[backend]).read_text(errors="replace")
+        except (KeyError, OSError):
+            return False
+        calls = re.findall(r"ff_dnn_fill_task\(([^;]*?)\);", text)
+        if not calls or any([a.strip() for a in c.split(",")][3:4] != ["0"] for c in calls):
+            return False
+    return True
+
+
+def busy_elsewhere() -> bool:
+    """Whether a thread other than this one is running or waiting for a CPU (R) or in
+    uninterruptible I/O (D): some work that may yet produce a frame."""
+    me = str(threading.get_native_id())
+    for t in os.listdir("/proc/self/task"):
+        try:
+            state = Path(f"/proc/self/task/{t}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if t != me and state in ("R", "D"):
+            return True
+    return False
+
+
+def others_cpu() -> float:
+    """CPU seconds used by every thread of this process but this one."""
+    return time.process_time() - time.thread_time()
+
+
+def settle(g: Graph, want: int, seconds: float = 10.0, idle: float = 0.0) -> tuple[list, list]:
+    """Pull until `want` frames came out (async backends finish on their own threads) or
+    the sink returns an error for the frame, polling with a backoff from 5 to 50 ms:
+    (return codes, repeats collapsed; frames). With `idle`, stop waiting once no other
+    thread has run, used CPU or waited for one for that long: nothing is at work on the
+    frame, so it is not coming (a failed start, a dropped frame)."""
+    codes, frames = [], []
+    deadline, pause = time.monotonic() + seconds, 0.005
+    quiet = None  # (since, others' CPU then) while nothing else runs
+    while len(frames) < want and time.monotonic() < deadline:
+        c, f = drain(g)
+        frames += f
+        codes += [x for x in c if not codes or x != codes[-1]]
+        if any(x < 0 and x != -errno.EAGAIN for x in c):
+            break  # the frame failed: nothing more will come for it
+        if len(frames) < want:
+            if idle:
+                now, cpu = time.monotonic(), others_cpu()
+                if f or busy_elsewhere() or (quiet and cpu - quiet[1] > 0.001):
+                    quiet = None
+                elif quiet is None:
+                    quiet = (now, cpu)
+                elif now - quiet[0] >= idle:
+                    break
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
+    return codes, frames
+
+
+def records(ffi, lib, start: int) -> list:
+    ret, flushed = ffi.new("int *"), ffi.new("int *")
+    out = []
+    for i in range(start, lib.ffdnn_record_count()):
+        lib.ffdnn_record_get(i, ret, flushed)
+        out.append({"ret": ret[0], "flushed": bool(flushed[0])})
+    return out
+
+
+def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
+    """route "flush": the PR's stand-in flush at EOF; route "frame": the backend's own
+    per-frame start, with the last frame's thread start failed; route "sweep": armed
+    before the first frame, the backend's own code throughout."""
+    ffi, lib = module(sc.build, sc.tree, sc.injector)
+    selftest = sc.extra.get("selftest")  # the runner's own containment tests
+    if selftest == "crash":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    elif selftest == "hang":
+        time.sleep(3600)
+    lib.ffdnn_log_capture(lib.AV_LOG_INFO)
+    result = {"id": sc.id, "build": sc.build, "fault": sc.fault.spec, "route": sc.route}
+    g = Graph(ffi, lib, sc.description, WIDTH, HEIGHT)
+    ctx = g.filter(sc.filter)
+    g.check(lib.ffdnn_record_activate(ctx), "install the activate() recorder")
+    if sc.route == "flush":
+        mode = {"flush": lib.FFDNN_FLUSH_RETURN}.get(sc.fault.kind, lib.FFDNN_FLUSH_ASYNC)
+    else:
+        mode = lib.FFDNN_FLUSH_COUNT  # the backend's own flush, counted
+    g.check(lib.ffdnn_standin_flush(ctx, mode, errnos.averror(sc.fault.errno)),
+            "install the stand-in flush")
+    inputs = [g.frame(i) for i in range(sc.frames)]  # made before any fault is armed
+    family = families.counted(sc.fault)
+    sweep = sc.route == "sweep"
+    if sweep:  # every call from the first frame on is a site of the sweep
+        before, start = family.counters(ffi, lib, sc.fault), lib.ffdnn_record_count()
+        if families.arms(sc.fault):
+            family.arm(lib, sc.fault)
+    drained = sc.frames - 1 if sc.route == "frame" else sc.frames
+    idle = IDLE if sweep and synchronous(sc) else 0.0
+    result["drained"], result["frames"] = [], []
+    for i in range(drained):  # one at a time: Torch has a single request
+        ret = g.push(inputs[i])
+        if ret < 0 and sweep:  # the fault reached the caller of av_buffersrc_add_frame()
+            result["drained"].append(ret)
+            continue
+        g.check(ret, f"push frame {i}")
+        codes, frames = settle(g, i + 1 - len(result["frames"]), 2.0 if sweep else 10.0,
+                               idle)
+        result["drained"] += codes
+        result["frames"] += frames
+    if not sweep:
+        before, start = family.counters(ffi, lib, sc.fault), lib.ffdnn_record_count()
+        if families.arms(sc.fault):
+            family.arm(lib, sc.fault)
+    if sc.route == "frame":
+        g.check(g.push(inputs[drained]), f"push frame {drained}")
+        result["frame_sink"], frames = drain(g)
+        result["frames"] += frames
+    snapshot(ffi, lib, sc, result, start, before)
+    checkpoint(result)  # what a run that then hangs or crashes did so far
+    result["eof_push"] = g.push_eof()
+    result["sink"], frames = drain(g, until_eof=True)
+    result["frames"] += frames
+    family.disarm(lib, sc.fault)
+    snapshot(ffi, lib, sc, result, start, before)
+    lib.ffdnn_standin_join()
+    g.close()
+    result["log"] = ffi.string(lib.ffdnn_log_text()).decode(errors="replace")
+    return result
+
+
+def snapshot(ffi, lib, sc: Scenario, result: dict, start: int, before: dict) -> None:
+    """The counters, activate() records and log so far, into `result`."""
+    after = families.counted(sc.fault).counters(ffi, lib, sc.fault)
+    result["counters"] = {k: after[k] - before.get(k, 0) for k in after}
+    result["injector"] = bool(after)
+    result["activate"] = records(ffi, lib, start)
+    flushed = [r["ret"] for r in result["activate"] if r["flushed"]]
+    result["activate_at_eof"] = flushed[-1] if flushed else None
+    failed = [r["ret"] for r in result["activate"] if r["ret"] != 0]
+    result["activate_first_error"] = failed[0] if failed else None
+    result["flush_calls"] = lib.ffdnn_flush_calls()
+    result["log"] = ffi.string(lib.ffdnn_log_text()).decode(errors="replace")
+    if sc.route == "sweep" and sc.fault.kind != "none":  # where the calls came from
+        result["sites"] = sites.sites(ffi, lib, sc.fault, result["counters"].get("eligible", 0))
+
+
+def execute(scenario: str, out: str) -> int:
+    """Run one scenario (its JSON) and write its result to `out`, the checkpoint beside
+    it (.partial.json): the exit status. A fresh worker and a fork server's child both
+    come here."""
+    out = Path(out)
+
+    def checkpoint(result):
+        out.with_suffix(".partial.json").write_text(json.dumps(result, indent=1))
+
+    try:
+        result = run(Scenario.from_json(scenario), checkpoint)
+        status = 0
+    except HarnessError as e:
+        result, status = {"error": str(e)}, 3
+    out.write_text(json.dumps(result, indent=1))
+    return status
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m harness.run.worker")
+    ap.add_argument("--out", required=True, help="where to write the result JSON")
+    args = ap.parse_args(argv)
+    faulthandler.enable()
+    return execute(sys.stdin.read(), args.out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
