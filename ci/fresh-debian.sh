@@ -81,7 +81,7 @@ for step in $steps; do
         status=$?
     [ $status = 0 ] || break
 done
-echo "disk: $(inside 'du -sh /root/.cache/ffmpeg-dnn-fault-harness .venv' | tr '\n' ' ')"
+echo "disk: $(inside 'du -sh /root/.cache/ffmpeg-dnn-fault-harness .venv 2>/dev/null' | tr '\n' ' ')"
 for b in "$dir"/root/.cache/ffmpeg-dnn-fault-harness/backends/*/backend.json; do
     [ -f "$b" ] && echo "backend: $(basename "$(dirname "$b")"): $(python3 -c \
         'import json,sys; print(json.load(open(sys.argv[1]))["versions"])' "$b")"
