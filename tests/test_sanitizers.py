@@ -260,3 +260,17 @@ def test_runtime_check_failure_is_named_not_unfinished():
     # what trixie really gives: both runs stop before a frame, nothing of the claim seen
     row = sanverdict.judge(CLAIM[1], run("base-asan", [check]), run("before-asan", [check]))
     assert row["verdict"].endswith("(base had 0 such reports, before 0 before that)"), row
+
+
+
+@pytest.mark.unit
+@pytest.mark.sanitizer
+def test_tsan_check_failure_with_build_ids():
+    """gcc 14's TSan stops at the same join (captured on trixie, base-tsan, TensorFlow);
+    its frames end in `(BuildId: ...)`, which the frame parser reads past."""
+    (check,) = reports("tsan-check-trixie-base")
+    assert check.brief() == (
+        'ThreadSanitizer: CHECK failed: sanitizer_thread_registry.cpp:348 "((t)) != (0)" '
+        "(0x0, 0x0) (tid=26498) in pthread_join() < ff_dnn_async_module_cleanup() "
+        "libavfilter/dnn/dnn_backend_common.c:94 < destroy_request_item() < "
+        "dnn_free_model_tf()")

@@ -21,7 +21,8 @@ CHECK_KIND = "CHECK failed"
 RUNTIME_FRAME = re.compile(r"^(__sanitizer::|__asan|__tsan|__ubsan|__lsan|_?_?interceptor_)")
 SUMMARY = re.compile(r"^SUMMARY: (AddressSanitizer|ThreadSanitizer): ")
 FRAME = re.compile(r"^\s+#\d+ (?:0x[0-9a-f]+ (?:in )?)?(?P<func>.+?)"
-                   r"(?: (?P<file>\S+):(?P<line>\d+)(?::\d+)?)?(?: \([^()\s]*\+0x[0-9a-f]+\))?$")
+                   r"(?: (?P<file>\S+):(?P<line>\d+)(?::\d+)?)?(?: \([^()\s]*\+0x[0-9a-f]+\))?"
+                   r"(?: \(BuildId: [0-9a-f]+\))?$")  # gcc 14's TSan names the build
 STACK_HEAD = re.compile(r"^\s*(?P<what>(?:Previous )?(?:[Aa]tomic )?(?:[Rr]ead|[Ww]rite|READ|WRITE)"
                         r" of size \d+)(?: at 0x[0-9a-f]+)?(?: by)? ?(?P<who>.*?):?$")
 OFFSET = re.compile(r"is located in stack of .* at offset (?P<offset>\d+) in frame$")
@@ -96,7 +97,11 @@ class Report:
         called = [f for f in frames[:first] if not RUNTIME_FRAME.match(f.function)]
         chain = [f"{called[-1].function}()"] if called else []
         chain.append(f"{frames[first].function}() {frames[first].file}:{frames[first].line}")
-        chain += [f"{f.function}()" for f in frames[first + 1:first + 3] if f.ffmpeg]
+        callers = []  # an inlined function appears once per inlining frame: name it once
+        for f in frames[first + 1:]:
+            if f.ffmpeg and f.function not in (frames[first].function, *callers):
+                callers.append(f.function)
+        chain += [f"{c}()" for c in callers[:2]]
         return f"{text} in " + " < ".join(chain)
 
     def _brief_access(self) -> str:
