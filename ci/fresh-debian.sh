@@ -32,7 +32,7 @@ branch=${4:-$(git -C "$repo" rev-parse --abbrev-ref HEAD)}
 backends=${FRESH_BACKENDS:-all}
 steps=${FRESH_STEPS-all test}
 packages=python3,python3-venv,python3-dev,gcc,g++,make,git,xz-utils,pkgconf,zlib1g-dev,ca-certificates,libatomic1,binutils,file
-mirror=$(cd "$here" && python3 -c 'from harness import apt; print(apt.debian_mirror())') ||
+mirror=$(cd "$here" && python3 -c 'from harness.obtain import apt; print(apt.debian_mirror())') ||
     die "no Debian mirror (set FFDNN_DEBIAN_MIRROR)"
 
 stamp() { date -u +%H:%M:%S; }
