@@ -348,3 +348,20 @@ def test_commands_splitter():
     assert got == [["mkdir", "-p", "results"],
                    [".venv/bin/python", "-m", "harness", "run", "--json", "a.json"],
                    ["status=$?"], ["make", "-C", ".ffdnn", "venv", "deps"], ["echo", "ok"]]
+
+
+def test_fresh_debian_script_parses_and_its_python_imports():
+    """ci/fresh-debian.sh (root only, not run by the suite): sh accepts it, and each
+    `python3 -c '...'` it runs against this checkout imports what exists."""
+    import subprocess
+    import sys
+    script = ROOT / "ci" / "fresh-debian.sh"
+    assert subprocess.run(["sh", "-n", str(script)]).returncode == 0
+    snippets = re.findall(r"python3 -c '([^']+)'", script.read_text())
+    assert snippets, "the script reads the mirror through the harness"
+    for code in snippets:
+        if "sys.argv" in code:
+            continue  # needs a file argument (a backend.json of the chroot)
+        r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                           text=True)
+        assert "Traceback" not in r.stderr or "SourceError" in r.stderr, r.stderr
