@@ -40,8 +40,13 @@ def test_atomic_dir_publishes_whole(tmp_path):
 
 
 def _harness(*args, env):
+    """The CLI as a terminal starts it: SIGINT at its default, whatever this process
+    inherited (a suite started in the background by a non-interactive shell, as `make test
+    &` or a CI runner may do, ignores SIGINT, and a child that inherits SIG_IGN never sees
+    Ctrl-C: the build it means to interrupt runs to its end)."""
     return subprocess.Popen([sys.executable, "-m", "harness", *args], cwd=PROJECT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 @pytest.fixture
