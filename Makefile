@@ -9,7 +9,6 @@ JOBS   ?= 2
 # the DNN backends of the trees: all (ONNX Runtime, OpenVINO, TensorFlow, LibTorch),
 # or default (ONNX Runtime alone, the PR's Linux run)
 BACKENDS ?= all
-EXTRAS  = $(if $(filter default onnx,$(BACKENDS)),test,test,torch)
 HARNESS = FFDNN_BACKENDS=$(BACKENDS) $(PY) -m harness
 # the sanitizer variants of base and before: ASan runs ONNX Runtime, TSan TensorFlow
 # (each its own backend set), so an ONNX-only run builds only the ASan one
@@ -27,13 +26,13 @@ help: ## list the targets
 
 $(VENV)/.installed-$(BACKENDS): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q -e '.[$(EXTRAS)]'
+	$(PY) -m pip install -q -e '.[test]'
 	touch $@
 
 venv: $(VENV)/.installed-$(BACKENDS) ## create the virtualenv with the Python dependencies
 
 deps: ## check (and as root install) the C build tools
-	@sh builds/deps.sh
+	@BACKENDS=$(BACKENDS) PY=$(PY) sh builds/deps.sh
 
 build: venv deps ## build (or find cached) base, before and after with $(BACKENDS) backends
 	$(HARNESS) build --backend $(BACKENDS)

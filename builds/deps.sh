@@ -1,5 +1,6 @@
 #!/bin/sh
 # Check the build tools the trees need; install the missing ones with apt-get when root.
+# Environment: BACKENDS (the Makefile's), PY (the virtualenv's python).
 set -eu
 missing=""
 for tool in cc:gcc c++:g++ make:make git:git tar:tar xz:xz-utils pkg-config:pkgconf \
@@ -10,10 +11,40 @@ done
 if command -v cc >/dev/null 2>&1; then
     case "$(cc -print-file-name=libz.so)" in /*) ;; *) missing="$missing zlib1g-dev";; esac
 fi
+# LibTorch (BACKENDS all or naming torch): the CPU build only. harness/obtain/libtorch.py says
+# which way it comes; when none does, the distribution's libtorch-dev is the way left.
+case ",${BACKENDS:-}," in
+*,all,*|*,torch,*)
+    route=$("${PY:-python3}" -m harness.obtain.libtorch) || exit 2
+    case "$route" in
+    none*)
+        candidate=""
+        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+            apt-get update -qq
+            candidate=$(apt-cache policy libtorch-dev | awk '/Candidate:/ {print $2}')
+        fi
+        floor=$("${PY:-python3}" -c 'from harness.obtain.libtorch import SYSTEM_MIN; print(SYSTEM_MIN)')
+        if [ -n "$candidate" ] && [ "$candidate" != "(none)" ] &&
+           dpkg --compare-versions "${candidate#*:}" ge "$floor"; then
+            echo "deps: no CPU LibTorch otherwise (${route#none }): libtorch-dev $candidate"
+            missing="$missing libtorch-dev"
+        else
+            case "$route" in *"apt has"*) ;; *)
+                [ -z "$candidate" ] || [ "$candidate" = "(none)" ] ||
+                    route="$route; apt has libtorch-dev $candidate, older than $floor";;
+            esac
+            echo "error: no CPU LibTorch: ${route#none }; set FFDNN_TORCH_INDEX to PyTorch's" \
+                 "CPU wheel index or FFDNN_LIBTORCH to an unpacked LibTorch, install the" \
+                 "distribution's libtorch-dev ($floor or newer), or leave LibTorch out" \
+                 "(BACKENDS=onnx,openvino,tf)" >&2
+            exit 1
+        fi;;
+    esac;;
+esac
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" != 0 ]; then
     echo "error: missing build tools:$missing (apt-get install$missing)" >&2
     exit 1
 fi
 echo "deps: apt-get install$missing"
-apt-get update -qq && apt-get install -y -qq $missing
+apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing

@@ -1,7 +1,6 @@
 """python -m harness: sub-commands, and the one place exceptions become exit statuses."""
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -14,13 +13,34 @@ def _case(args):
     return caseload.load(args.case)
 
 
-def _plan(args):
+def _plan(args, need=(), names=("before", "after")):
+    """The trees' plan. With no --backend and no FFDNN_BACKENDS, the built backend set
+    that covers `need` for the trees `names` (harness/obtain/builtsets.py)."""
+    from harness.obtain.builtsets import backend_set
     from harness.obtain.trees import Plan
     refs = {}
     if args.git_dir:
         refs = {"before": args.before_ref, "after": args.after_ref}
-    return Plan(args.backend, source_file=args.source, repo=args.git_dir, refs=refs,
+        names = tuple(refs)
+    backend = backend_set(args.backend, set(need), names)
+    return Plan(backend, source_file=args.source, repo=args.git_dir, refs=refs,
                 release=args.release)
+
+
+def _tree_names(build: str) -> tuple:
+    """The tree names in a --build list (paths are not looked up by backend set)."""
+    from harness.obtain.trees import TREES
+    return tuple(b for b in build.split(",") if b in TREES) or ("before", "after")
+
+
+def _write_reports(args, results, markdown: str) -> None:
+    from harness.judge import report
+    if getattr(args, "json", None):
+        Path(args.json).write_text(report.to_json(results))
+    if getattr(args, "junit", None):
+        Path(args.junit).write_text(report.junit(results))
+    if getattr(args, "markdown", None):
+        Path(args.markdown).write_text(markdown)
 
 
 def cmd_build(args) -> int:
@@ -29,7 +49,7 @@ def cmd_build(args) -> int:
         from harness.judge import sanitizer
         plan = sanitizer.plan(args.sanitizer, source_file=args.source, repo=args.git_dir)
     else:
-        plan = _plan(args)
+        plan = _plan(args, names=tuple([args.tree] if args.tree else ("base", "before", "after")))
     built = build_all(plan, args.tree and [args.tree])
     for tree in built:
         s = tree.stamp
@@ -68,10 +88,12 @@ def judged_status(results, measure: bool) -> int:
 
 
 def cmd_run(args) -> int:
-    from harness.run import matrix, runner
+    from harness.run import chains as graphs, matrix, runner
     from harness.judge import report
     case = _case(args)
-    plan = _plan(args)
+    need = graphs.needs(args.backend_name, args.filter) \
+        if (args.backend_name, args.filter) in graphs.GRAPHS else {args.backend_name}
+    plan = _plan(args, need, _tree_names(args.build))
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
     scs = matrix.scenarios(trees, args.backend_name, args.filter, args.fault or
                            list(case.FAULTS), model=args.model, expect=args.expect,
@@ -87,11 +109,9 @@ def cmd_run(args) -> int:
     title = f"{args.backend_name} / {args.filter}" + (" / frame route" if args.route == "frame" else "")
     if args.expect:
         title += f" (judged against the {args.expect} expectations)"
-    print(report.markdown(results, title))
-    if args.json:
-        Path(args.json).write_text(report.to_json(results))
-    if args.junit:
-        Path(args.junit).write_text(report.junit(results))
+    text = report.markdown(results, title)
+    print(text)
+    _write_reports(args, results, text + "\n")
     return judged_status(results, args.measure)
 
 
@@ -99,7 +119,7 @@ def cmd_table(args) -> int:
     from harness.run import chains as graphs, matrix, runner
     from harness.judge import report, series
     case = _case(args)
-    plan = _plan(args)
+    plan = _plan(args)  # no need: every table of every backend built
     trees = [matrix.resolve_tree(b, plan) for b in ("before", "after")]
     have = {b["name"] for b in trees[0].stamp["backends"]}
     groups, notes = [], series.notes(trees, getattr(case, "TABLE_NEEDS", {}))
@@ -123,14 +143,10 @@ def cmd_table(args) -> int:
     results = runner.run([sc for _, scs in groups for sc in scs], matrix.preload_library(),
                          jobs=args.jobs, results=args.results or None, expect=case.EXPECT)
     by_id = {r.scenario.id: r for r in results}
-    for title, scs in groups:
-        print(report.markdown([by_id[sc.id] for sc in scs], title))
-    for n in notes:
-        print(f"- {n}")
-    if args.json:
-        Path(args.json).write_text(report.to_json(results))
-    if args.junit:
-        Path(args.junit).write_text(report.junit(results))
+    text = "\n".join([report.markdown([by_id[sc.id] for sc in scs], title)
+                      for title, scs in groups] + [f"- {n}" for n in notes])
+    print(text)
+    _write_reports(args, results, text + "\n")
     return judged_status(results, args.measure)
 
 
@@ -156,7 +172,9 @@ def cmd_sweep(args) -> int:
     from harness.run import chains as graphs, matrix
     from harness.judge import sweep
     case = _case(args)
-    plan = _plan(args)
+    need = set().union(*(graphs.needs(b, f) for b in args.backend_name.split(",")
+                         for f in args.filter.split(",") if (b, f) in graphs.GRAPHS))
+    plan = _plan(args, need, _tree_names(args.build))
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
     fault = sweep_fault(args.fault)
     have = {b["name"] for b in trees[0].stamp["backends"]}
@@ -201,7 +219,7 @@ def cmd_sweep(args) -> int:
 def cmd_unchanged(args) -> int:
     from harness.run import matrix
     from harness.judge import unchanged as u
-    plan = _plan(args)
+    plan = _plan(args, names=_tree_names(args.build))
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
     identity, rows = u.plan_rows({b["name"] for b in trees[0].stamp["backends"]})
     u.run_rows(trees, identity, rows, u.clip(trees[0], u.SHORT_CLIP if args.short else u.CLIP))
@@ -233,7 +251,7 @@ def cmd_claims(args) -> int:
     if unknown:
         raise HarnessError(f"no claims for commit {', '.join(map(str, unknown))} "
                            f"(known: {', '.join(map(str, known))})")
-    plan = _plan(args)
+    plan = _plan(args, names=("base", "before"))
     trees = {b: matrix.resolve_tree(b, plan) for b in ("base", "before")}
     ctx = claims.Context(_case(args), trees, matrix.preload_library(),
                          set(args.commit or ()) or None)
@@ -257,6 +275,8 @@ def add_report_options(p) -> None:
     p.add_argument("--measure", action="store_true",
                    help="a measurement only: runs no expectation judges (MEASURED, SKIP) "
                         "do not make the exit status 1 (without it they do)")
+    p.add_argument("--markdown", metavar="FILE", help="write the report (what stdout "
+                   "shows) as Markdown")
     add_results_option(p)
 
 
@@ -267,9 +287,10 @@ def add_results_option(p) -> None:
 
 
 def add_build_options(p) -> None:
-    p.add_argument("--backend", default=os.environ.get("FFDNN_BACKENDS", "default"),
+    p.add_argument("--backend", default=None,
                    help="backends to configure: onnx, openvino, tf, torch, a comma list, "
-                        "'default' (onnx) or 'all'")
+                        "'default' (onnx) or 'all' (default: FFDNN_BACKENDS, else the "
+                        "built set that covers the command, as `make` built it)")
     p.add_argument("--case", default="pr24760",
                    help="the case whose claims a run is judged against (cases/)")
     p.add_argument("--source", metavar="TARBALL",

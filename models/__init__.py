@@ -34,7 +34,8 @@ GENERATORS = {
     "ov-classify": _lazy("ov_models", "classify"),
     "ov-classify-labels": _lazy("ov_models", "classify_labels"),
     "ov-detect": _lazy("ov_models", "detect"),
-    # TorchScript; these need torch (==2.13.0) importable.
+    # TorchScript, written by LibTorch itself (models/torch_model.cpp, built against
+    # the torch backend); no torch Python package.
     "torch-identity": _lazy("torch_models", "identity"),
     "torch-scale": _lazy("torch_models", "scale"),
     # #24702's claims (issue 8): outputs 9.0.2's post-processing rejects
@@ -54,14 +55,16 @@ GENERATORS = {
 
 def recipe(name: str) -> str:
     """A hash of what makes the model: its generator module's source and this file's.
-    Generating is skipped when the file for this recipe is already in the cache (the
-    TorchScript ones need torch, which a cached model then does not)."""
+    For the TorchScript ones also the LibTorch that writes them. Generating is skipped
+    when the file for this recipe is already in the cache."""
     module = GENERATORS[name].module_file
     h = hashlib.sha256(name.encode())
     deps = ("protobuf.py", "tf_models.py", "ov_models.py")  # what claims_models builds on
     deps += GENERATORS[name].deps
     for f in (module, Path(__file__), *(module.with_name(d) for d in deps)):
         h.update(f.read_bytes() if f.is_file() else b"")
+    if name.startswith("torch-"):  # the bytes are LibTorch's: its program and its build
+        h.update(importlib.import_module(f"{__name__}.torch_models").recipe().encode())
     return h.hexdigest()[:16]
 
 

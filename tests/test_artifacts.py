@@ -70,7 +70,7 @@ def rerun_scenario(command: str) -> Scenario:
     """The scenario a reproduce.sh's `python -m harness run` would run, as cmd_run makes it."""
     words = shlex.split(command)
     args = cli.parser().parse_args(words[words.index("harness") + 1:])
-    tree = matrix.resolve_tree(args.build, Plan(args.backend), build=False)
+    tree = matrix.resolve_tree(args.build, Plan(args.backend or "default"), build=False)
     (sc,) = matrix.scenarios([tree], args.backend_name, args.filter, args.fault,
                              model=args.model, expect=args.expect, injector=args.injector,
                              timeout=args.timeout, route=args.route, frames=args.frames)

@@ -40,8 +40,13 @@ def test_atomic_dir_publishes_whole(tmp_path):
 
 
 def _harness(*args, env):
+    """The CLI as a terminal starts it: SIGINT at its default, whatever this process
+    inherited (a suite started in the background by a non-interactive shell, as `make test
+    &` or a CI runner may do, ignores SIGINT, and a child that inherits SIG_IGN never sees
+    Ctrl-C: the build it means to interrupt runs to its end)."""
     return subprocess.Popen([sys.executable, "-m", "harness", *args], cwd=PROJECT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 @pytest.fixture
@@ -68,13 +73,20 @@ def test_missing_compiler(scratch_cache):
 def test_interrupted_build_leaves_no_entry(scratch_cache):
     env = {**os.environ, "FFDNN_CACHE": str(scratch_cache)}
     p = _harness("build", "--tree", "base", "--backend", "default", env=env)
-    for line in p.stdout:  # interrupt while make runs
+    seen = []
+    for line in p.stderr:  # progress is on stderr; interrupt while make runs
+        seen.append(line.rstrip())
         if "[base] compile: 50 objects" in line:
             break
+    else:
+        p.wait()
+        pytest.fail(f"never saw '[base] compile: 50 objects' (exit {p.returncode}); the "
+                    f"build said: {seen[-5:]}")
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=120)
     assert p.returncode == 130
     assert err.strip().splitlines()[-1] == "error: interrupted; nothing half-built was kept"
+    assert out == "", "nothing on stdout: a build that did not finish reports no tree"
     trees = scratch_cache / "trees"
     assert not trees.exists() or list(trees.iterdir()) == []
     assert _working_in(scratch_cache) == [], "make and its compilers were stopped"

@@ -75,3 +75,49 @@ def test_bad_model_path(tree, tmp_path):
     tree("base")
     one_error_line(harness("run", "--build", "base", "--model", str(tmp_path / "no.onnx")),
                    "model file not found")
+
+
+# ---- the trees `make` built, stdout for the report only (issue 13) -------------------
+
+@pytest.mark.unit
+def test_backend_set_precedence(monkeypatch):
+    from harness.obtain import builtsets
+    monkeypatch.setattr(builtsets, "choose", lambda need, names: "onnx,openvino,tf,torch")
+    monkeypatch.setenv("FFDNN_BACKENDS", "tf")
+    assert builtsets.backend_set("onnx", {"onnx"}, ("before",)) == "onnx"
+    assert builtsets.backend_set(None, {"onnx"}, ("before",)) == "tf"
+    monkeypatch.delenv("FFDNN_BACKENDS")
+    assert builtsets.backend_set(None, {"onnx"}, ("before",)) == "onnx,openvino,tf,torch"
+    monkeypatch.setattr(builtsets, "choose", lambda need, names: None)
+    assert builtsets.backend_set(None, {"onnx"}, ("before",)) == "default"
+    assert builtsets.backend_set(None, {"openvino", "tf"}, ("before",)) == "openvino,tf"
+
+
+@pytest.mark.unit
+def test_backend_option_defaults_to_nothing():
+    """No default in the parser: the command decides from what is built (the Makefile's
+    BACKENDS is all, the parser's was default, so a bare command built a second set)."""
+    from harness import cli
+    for command in ("run", "table", "sweep", "claims", "unchanged", "build"):
+        assert cli.parser().parse_args([command]).backend is None
+
+
+@pytest.mark.trees
+def test_bare_run_after_make_builds_nothing_and_prints_only_the_report(tmp_path):
+    """The README's line typed with no environment after `make`: it uses the trees
+    `make` built (whatever their backend set), builds nothing, and stdout is the
+    report alone, the same text --markdown writes."""
+    from harness.obtain import builtsets
+    found = builtsets.choose({"onnx"}, ("before", "after"))
+    if not found:
+        pytest.skip("no built before/after trees with ONNX Runtime (run: make)")
+    env = {k: v for k, v in os.environ.items() if k != "FFDNN_BACKENDS"}
+    md = tmp_path / "table.md"
+    r = harness("run", "--build", "before", "--expect", "after", "--fault", "pthread_create=EAGAIN",
+                "--markdown", str(md), "--results", "", env=env)
+    assert r.returncode == 1, r.stderr  # before judged against after: the reverted fix
+    assert "build:" not in r.stderr and "] source:" not in r.stderr and \
+        "] compile:" not in r.stderr, r.stderr
+    assert r.stdout == md.read_text(), "stdout is the report, nothing else"
+    assert r.stdout.lstrip().startswith(("#", "|", "**")), r.stdout[:200]
+    assert "FAIL" in r.stdout

@@ -7,11 +7,11 @@ the builds link, the way 9.0.2's backends run them.
 - OpenVINO: ONNX Runtime checks the numerics of the ONNX files; the OpenVINO C API
   (FFDNN_OV_LIB, else the openvino 2026.4.1 backend in the cache), when there, runs
   them through the same pre/post-processing set-up as init_model_ov().
-- Torch: needs the torch Python package (2.13.0); skipped without it.
+- Torch: LibTorch itself (models/torch_model.cpp against the torch backend);
+  skipped when no LibTorch is installed.
 """
 
 import fnmatch
-import io
 import os
 import struct
 import subprocess
@@ -661,24 +661,33 @@ def test_ov_classify_in_openvino(ov, ov_files):
 # ---- Torch ---------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def torch():
+def torch_models():
+    """The generators' LibTorch (the torch backend, a CPU build): skipped when it is
+    not installed, never fetched from a test."""
+    from harness.obtain import backends, libtorch
+    from harness.errors import HarnessError
     try:
-        import torch
-    except ImportError as e:
-        pytest.skip(f"torch is not importable ({e}); pip install torch==2.13.0")
-    return torch
+        r = libtorch.route(backends.BACKENDS["torch"].version, cache_root() / "backends")
+    except HarnessError as e:
+        pytest.skip(str(e))
+    if r.kind not in ("cached", "system", "user"):
+        pytest.skip(f"no LibTorch installed ({r.kind}: {r.detail}); run: python -m harness "
+                    "build --backend torch --tree base")
+    from models import torch_models
+    return torch_models
 
 
 @pytest.mark.parametrize("name", TORCH)
-def test_torch_deterministic(torch, name, tmp_path):
+def test_torch_deterministic(torch_models, name, tmp_path):
     a, suffix = models.GENERATORS[name]()
     b, _ = models.GENERATORS[name]()
     assert a == b and suffix == ".pt"
     assert models.path(name, tmp_path).read_bytes() == a
     assert str(Path(__file__).resolve().parent.parent).encode() not in a, "no checkout path"
+    assert str(tmp_path).encode() not in a, "no temporary path"
 
 
-def test_torch_same_bytes_in_a_new_process(torch):
+def test_torch_same_bytes_in_a_new_process(torch_models):
     """The cache names the file by its hash: a fresh interpreter, generating the two
     in the other order, writes the same bytes."""
     code = ("import sys, models; g = models.GENERATORS; "
@@ -691,15 +700,13 @@ def test_torch_same_bytes_in_a_new_process(torch):
     assert r.stdout == ident + b"|" + scale_
 
 
-@pytest.mark.filterwarnings(r"ignore:.*torch\.jit:DeprecationWarning")
 @pytest.mark.parametrize("name,want", [("torch-identity", lambda x: x),
                                        ("torch-scale", lambda x: 0.75 * x + 0.125)])
-def test_torch_runs(torch, name, want):
-    m = torch.jit.load(io.BytesIO(models.GENERATORS[name]()[0]))
-    params = list(m.parameters())
-    assert params, "9.0.2's backend reads the device from the first parameter"
-    x = torch.rand(1, 3, 5, 7, generator=torch.Generator().manual_seed(13))
-    with torch.no_grad():
-        y = m.forward(x)
-    assert tuple(y.shape) == (1, 3, 5, 7) and y.dtype == torch.float32
-    torch.testing.assert_close(y, want(x), rtol=1e-6, atol=0)
+def test_torch_runs(torch_models, name, want, tmp_path):
+    """Loaded by LibTorch as 9.0.2's backend loads it (torch::jit::load): parameters
+    present, NCHW in and out, the values of y = f(x) for x = i / 12."""
+    params, shape, values = torch_models.run(models.path(name, tmp_path))
+    assert params == 2, "9.0.2's backend reads the device from the first parameter"
+    assert shape == [1, 3, 2, 2]
+    x = np.arange(12, dtype=np.float32) / np.float32(12)
+    np.testing.assert_allclose(values, want(x), rtol=1e-6, atol=0)

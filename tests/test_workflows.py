@@ -16,7 +16,18 @@ yaml = pytest.importorskip("yaml")
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOWS = sorted((ROOT / "ci").glob("*.yml"))
-ACTIONS = {"actions/checkout", "actions/setup-python", "actions/cache", "actions/upload-artifact"}
+# the actions each forge runs, at the major versions its runners have: a Forgejo runner
+# takes checkout and cache from its mirror at v4, and GitHub's upload-artifact v4+
+# refuses any server but GitHub's, so Forgejo's own is used there
+ACTIONS = {
+    "github-actions.yml": {"actions/checkout": None, "actions/cache": None,
+                           "actions/upload-artifact": None},
+    "forgejo-actions.yml": {"actions/checkout": "v4", "actions/cache": "v4",
+                            "https://code.forgejo.org/forgejo/upload-artifact": "v4"},
+}
+# what changes a cache entry: the harness (trees' recipe, backends, cffi modules), the
+# injectors, the model generators, the patches and build scripts, the Python deps
+CACHE_INPUTS = ("builds", "harness", "injectors", "models", "pyproject.toml", "Makefile")
 EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 PLACEHOLDER = "PLACEHOLDER"
 
@@ -138,12 +149,28 @@ def test_jobs_have_runs_on_and_steps(workflow):
 
 
 def test_only_well_known_actions_at_major_versions(workflow):
+    known = ACTIONS[workflow.name]
     for name, job in load(workflow)["jobs"].items():
         for step in job["steps"]:
             if "uses" in step:
-                action, _, version = step["uses"].partition("@")
-                assert action in ACTIONS, f"job {name}: {step['uses']} is not one of {ACTIONS}"
+                action, _, version = step["uses"].rpartition("@")
+                assert action in known, f"job {name}: {step['uses']} is not one of {set(known)}"
                 assert re.fullmatch(r"v\d+", version), f"job {name}: {step['uses']}: not @vN"
+                assert known[action] in (None, version), \
+                    f"job {name}: {step['uses']}: this forge's runners have @{known[action]}"
+
+
+def test_every_job_runs_in_a_debian_container(workflow):
+    """The apt route (ONNX Runtime's header, LibTorch) is Debian's: an Ubuntu runner's
+    own apt is not, so every job runs in a Debian image (the node images are Debian)."""
+    for name, job in load(workflow)["jobs"].items():
+        image = job.get("container")
+        image = image.get("image") if isinstance(image, dict) else image
+        assert image, f"job {name}: no container"
+        for row in matrix_rows(job):
+            tag = substitute(image, row)
+            assert re.fullmatch(r"(debian:(bookworm|trixie)|node:\d+-(bookworm|trixie))", tag), \
+                f"job {name}: {tag} is not a Debian image"
 
 
 def makefile_variables() -> set:
@@ -185,7 +212,7 @@ def test_harness_commands_parse(workflow):
             pytest.fail(f"{job} / {step}: python -m harness {shlex.join(args)}: not accepted "
                         "by harness.cli.parser()")
         seen.add(ns.command)
-        if getattr(ns, "backend", "default") != "default":
+        if getattr(ns, "backend", None):
             backends.parse(ns.backend)  # a backend name the harness knows
     assert "run" in seen, "the workflow never calls python -m harness run"
 
@@ -205,26 +232,103 @@ def test_pytest_markers_are_registered(workflow):
                          f"[tool.pytest.ini_options] markers: {', '.join(missing)}")
 
 
+def pytest_selections(workflow) -> list:
+    """(job, -m expression, builds FFmpeg?) of every pytest run, once per matrix row."""
+    out = []
+    for name, job in load(workflow)["jobs"].items():
+        for row in matrix_rows(job):
+            words_of = [w for step in job["steps"] if "run" in step
+                        for w in commands(substitute(step["run"], row))]
+            builds = any(w[0] == "make" and ({"build", "sanitizers", "all", "run", "test"}
+                                             & set(w[1:])) for w in words_of)
+            for w in words_of:
+                args = after(w, "-m", "pytest")
+                if args is not None:
+                    expr = next((args[i + 1] for i, a in enumerate(args[:-1]) if a == "-m"), "")
+                    out.append((name, expr, builds))
+    return out
+
+
+def selects(expr: str, markers: set) -> bool:
+    """Does pytest's -m `expr` select a test with `markers`? (and, or, not, parentheses)"""
+    if not expr:
+        return True
+    code = re.sub(r"[A-Za-z_][A-Za-z0-9_]*",
+                  lambda m: m.group(0) if m.group(0) in ("and", "or", "not")
+                  else str(m.group(0) in markers), expr)
+    return eval(code, {"__builtins__": {}})
+
+
+def test_every_test_is_run_by_some_job(workflow):
+    """Between them the jobs run the whole suite: a test with any one registered marker
+    (or none), and the combinations the suite uses, is selected by some pytest run; a
+    `unit` or `injectors` one by a job that builds no FFmpeg tree."""
+    runs = pytest_selections(workflow)
+    combos = [set()] + [{m} for m in registered_markers()] + [
+        {"unit", "sanitizer"}, {"sanitizer", "commit1", "onnx"},
+        {"sanitizer", "commit2", "tensorflow"}, {"dnn_classify", "openvino", "after"}]
+    for markers in combos:
+        assert any(selects(expr, markers) for _, expr, _ in runs), \
+            f"no job runs a test marked {sorted(markers) or 'with no marker'}"
+    for markers in ({"unit"}, {"injectors"}):
+        assert any(selects(expr, markers) and not builds for _, expr, builds in runs), \
+            f"no job without an FFmpeg build runs the {markers} tests"
+
+
 def test_shards_cover_every_backend(workflow):
+    """The backend shards' sets cover the four backends, TensorFlow and OpenVINO share
+    one (dnn_classify needs both), and each shard runs all its set can run (its -m does
+    not narrow to one backend's marker)."""
     job = load(workflow)["jobs"]["backend"]
     rows = matrix_rows(job)
-    assert {r["marker"] for r in rows} == {"onnx", "openvino", "tensorflow", "torch"}
-    for r in rows:
-        assert backends.parse(r["backend"]) == (r["backend"],)
+    sets = [set(backends.parse(r["backends"])) for r in rows]
+    assert set().union(*sets) == set(backends.BACKENDS)
+    assert any({"openvino", "tf"} <= s for s in sets), "no shard with TensorFlow and OpenVINO"
     assert job["strategy"].get("fail-fast") is False
+    for _, expr, _ in [r for r in pytest_selections(workflow) if r[0] == "backend"]:
+        for marker in ("onnx", "openvino", "tensorflow", "torch", "dnn_classify"):
+            assert selects(expr, {marker}), f"-m {expr!r} leaves out the {marker} tests"
+
+
+def cache_steps(workflow):
+    for name, job in load(workflow)["jobs"].items():
+        for step in job["steps"]:
+            if step.get("uses", "").startswith("actions/cache@"):
+                yield name, step
 
 
 def test_cache_keyed_on_the_build(workflow):
+    """The key hashes every input that changes a cache entry, and names the image."""
     doc = load(workflow)
     cache_dir = doc["env"]["FFDNN_CACHE"]
-    steps = [s for s in doc["jobs"]["backend"]["steps"]
-             if s.get("uses", "").startswith("actions/cache@")]
-    assert len(steps) == 1
-    key = steps[0]["with"]["key"]
-    for part in ("builds/patches/*", "harness/obtain/trees.py", "harness/obtain/backends.py"):
-        assert f"'{part}'" in key, f"cache key does not hash {part}"
-        assert list(ROOT.glob(part)), f"{part}: no such file in the repository"
-    assert steps[0]["with"]["path"] in (cache_dir, "${{ env.FFDNN_CACHE }}")
+    steps = list(cache_steps(workflow))
+    assert {name for name, _ in steps} >= {"backend", "sanitizers", "pr-refs"}
+    for name, step in steps:
+        key = step["with"]["key"]
+        m = re.search(r"hashFiles\((.*?)\)", key)
+        assert m, f"{name}: the cache key hashes no file"
+        patterns = re.findall(r"'([^']+)'", m.group(1))
+        prefix = ".ffdnn/" if name == "pr-refs" else ""
+        for part in CACHE_INPUTS:
+            want = {f"{prefix}{part}/**", f"{prefix}{part}"}
+            assert want & set(patterns), f"{name}: the cache key does not hash {part}"
+            assert (ROOT / part).exists(), f"{part}: no such path in the repository"
+        assert re.search(r"bookworm|trixie", key), f"{name}: the key does not name the image"
+        assert step["with"]["path"] in (cache_dir, "${{ env.FFDNN_CACHE }}")
+
+
+def test_cache_inputs_are_every_input():
+    """Every tracked file the harness reads to make a cache entry lies under one of
+    CACHE_INPUTS: a new top-level directory of code would have to be added to the keys."""
+    import subprocess
+    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
+                           check=True).stdout.split()
+    # cases/ holds what runs are judged against, read at run time: no cache entry
+    outside = {"tests", "ci", "bench", "cases", "README.md", ".gitignore", "LICENSE", "results"}
+    for f in files:
+        top = f.split("/")[0]
+        assert top in CACHE_INPUTS or top in outside or top.startswith("."), \
+            f"{f}: not in the cache keys' inputs ({', '.join(CACHE_INPUTS)}) nor known as outside"
 
 
 def test_pr_refs_job_builds_the_pull_requests_refs(workflow):
@@ -244,3 +348,20 @@ def test_commands_splitter():
     assert got == [["mkdir", "-p", "results"],
                    [".venv/bin/python", "-m", "harness", "run", "--json", "a.json"],
                    ["status=$?"], ["make", "-C", ".ffdnn", "venv", "deps"], ["echo", "ok"]]
+
+
+def test_fresh_debian_script_parses_and_its_python_imports():
+    """ci/fresh-debian.sh (root only, not run by the suite): sh accepts it, and each
+    `python3 -c '...'` it runs against this checkout imports what exists."""
+    import subprocess
+    import sys
+    script = ROOT / "ci" / "fresh-debian.sh"
+    assert subprocess.run(["sh", "-n", str(script)]).returncode == 0
+    snippets = re.findall(r"python3 -c '([^']+)'", script.read_text())
+    assert snippets, "the script reads the mirror through the harness"
+    for code in snippets:
+        if "sys.argv" in code:
+            continue  # needs a file argument (a backend.json of the chroot)
+        r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                           text=True)
+        assert "Traceback" not in r.stderr or "SourceError" in r.stderr, r.stderr

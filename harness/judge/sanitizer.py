@@ -71,7 +71,11 @@ def run(claim, tree, timeout: float = 300.0) -> Run:
                for name, value in OPTIONS[claim.sanitizer].items()}
         r = program.run(cmd[0], cmd[3:], timeout, env)
         md5 = re.search(r"MD5=([0-9a-f]{32})", r.stdout)
-        return Run(tree, r.text, r.returncode, r.seconds, sanreport.parse_dir(Path(logs)),
+        reports = sanreport.parse_dir(Path(logs))
+        if not any(x.kind == sanreport.CHECK_KIND for x in reports):
+            # a runtime that stops in its own check may say so on stderr only
+            reports += [x for x in sanreport.parse(r.stderr) if x.kind == sanreport.CHECK_KIND]
+        return Run(tree, r.text, r.returncode, r.seconds, reports,
                    md5.group(1) if md5 else "", r.stderr.splitlines()[-5:])
 
 

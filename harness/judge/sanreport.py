@@ -13,9 +13,16 @@ from pathlib import Path
 
 HEADER = re.compile(r"^(?:==\d+==)?(?:ERROR|WARNING): (?P<tool>AddressSanitizer|ThreadSanitizer): "
                     r"(?P<kind>.+?)(?: on (?:unknown )?address.*| \(pid=\d+\).*)?$")
+# the runtime stopping in one of its own checks (not a report about the program): e.g.
+# gcc 14's ASan at pthread_join() of a thread that was never started
+CHECK = re.compile(r"^(?:==\d+==)?(?P<tool>AddressSanitizer|ThreadSanitizer): "
+                   r"CHECK failed: (?P<what>.+)$")
+CHECK_KIND = "CHECK failed"
+RUNTIME_FRAME = re.compile(r"^(__sanitizer::|__asan|__tsan|__ubsan|__lsan|_?_?interceptor_)")
 SUMMARY = re.compile(r"^SUMMARY: (AddressSanitizer|ThreadSanitizer): ")
 FRAME = re.compile(r"^\s+#\d+ (?:0x[0-9a-f]+ (?:in )?)?(?P<func>.+?)"
-                   r"(?: (?P<file>\S+):(?P<line>\d+)(?::\d+)?)?(?: \([^()\s]*\+0x[0-9a-f]+\))?$")
+                   r"(?: (?P<file>\S+):(?P<line>\d+)(?::\d+)?)?(?: \([^()\s]*\+0x[0-9a-f]+\))?"
+                   r"(?: \(BuildId: [0-9a-f]+\))?$")  # gcc 14's TSan names the build
 STACK_HEAD = re.compile(r"^\s*(?P<what>(?:Previous )?(?:[Aa]tomic )?(?:[Rr]ead|[Ww]rite|READ|WRITE)"
                         r" of size \d+)(?: at 0x[0-9a-f]+)?(?: by)? ?(?P<who>.*?):?$")
 OFFSET = re.compile(r"is located in stack of .* at offset (?P<offset>\d+) in frame$")
@@ -52,6 +59,7 @@ class Report:
     stacks: tuple  # the access stacks: one for ASan, two for a TSan race
     variable: str = ""  # ASan: the stack variable the access ran past (see _variable)
     frame: str = ""     # ASan: the function whose stack frame holds the bad address
+    check: str = ""     # CHECK failed: the runtime's own line (file:line "condition")
 
     @property
     def top(self) -> Frame:
@@ -73,6 +81,30 @@ class Report:
         return tuple(f for f in self.stacks[stack].frames if f.ffmpeg) if self.stacks else ()
 
     def brief(self) -> str:
+        if self.kind == CHECK_KIND:
+            return self._brief_check()
+        return self._brief_access()
+
+    def _brief_check(self) -> str:
+        """`Tool: CHECK failed: file:line "cond" in libc_call() < ff_frame() file:line
+        < caller() < caller()`: the runtime's own words, then where the program was."""
+        frames = self.stacks[0].frames if self.stacks else ()
+        own = [i for i, f in enumerate(frames) if f.ffmpeg]
+        text = f"{self.tool}: {CHECK_KIND}: {self.check}"
+        if not own:
+            return text
+        first = own[0]
+        called = [f for f in frames[:first] if not RUNTIME_FRAME.match(f.function)]
+        chain = [f"{called[-1].function}()"] if called else []
+        chain.append(f"{frames[first].function}() {frames[first].file}:{frames[first].line}")
+        callers = []  # an inlined function appears once per inlining frame: name it once
+        for f in frames[first + 1:]:
+            if f.ffmpeg and f.function not in (frames[first].function, *callers):
+                callers.append(f.function)
+        chain += [f"{c}()" for c in callers[:2]]
+        return f"{text} in " + " < ".join(chain)
+
+    def _brief_access(self) -> str:
         """One line, in FFmpeg's frames (a runtime interceptor such as memcpy is named
         after them). A race: `kind: f() file:line vs g() file:line`, each access's top
         FFmpeg frame; otherwise `kind in f() file:line, from g() <- h(), on 'v'`."""
@@ -110,16 +142,31 @@ def parse(text: str) -> list:
     reports, current = [], None
     for line in text.splitlines():
         m = HEADER.match(line.strip())
+        c = CHECK.match(line.strip())
         if m:
-            current = [m["tool"], m["kind"].strip(), []]
+            current = [m["tool"], m["kind"].strip(), [], ""]
+            reports.append(current)
+        elif c:  # its stack follows at once, with no access line, and no SUMMARY
+            current = [c["tool"], CHECK_KIND, [f"abort in {c['tool']}'s own check"],
+                       c["what"].strip()]
             reports.append(current)
         elif current is not None:
-            if SUMMARY.match(line):
+            if SUMMARY.match(line) or (current[1] == CHECK_KIND and not line.strip()
+                                       and len(current[2]) > 1):
                 current = None
             else:
                 current[2].append(line)
-    return [Report(tool, kind, tuple(_stacks(lines)), *_variable(lines))
-            for tool, kind, lines in reports]
+    out = []
+    for tool, kind, lines, check in reports:
+        if kind == CHECK_KIND:
+            frames = [FRAME.match(l) for l in lines[1:]]
+            frames = tuple(Frame(f["func"], f["file"] or "", int(f["line"] or 0))
+                           for f in frames if f)
+            out.append(Report(tool, kind, (Stack("abort", "", frames),) if frames else (),
+                              check=check))
+        else:
+            out.append(Report(tool, kind, tuple(_stacks(lines)), *_variable(lines)))
+    return out
 
 
 def _variable(lines: list) -> tuple:

@@ -41,14 +41,26 @@ def judge(claim, base, before) -> dict:
         paths = Counter(c for x in hits for c in claim.base["callers"] if c in x.functions())
         if paths:
             text += "; through " + ", ".join(f"{c}() {n}x" for c, n in paths.items())
+        stops = stopped(r)
+        other -= len(stops)
         text += f" (+{other} other report{'s' * (other > 1)})" if other else ""
+        text += f"; stopped by {stops[0].brief()}" if stops else ""
         return hits, f"{text}; exit {r.exit}"
     (base_hits, base_text), (before_hits, before_text) = did(base), did(before)
     unreached = [c for c in claim.base["callers"]
                  if not any(c in x.functions() for x in base_hits)]
     unfinished = [r for r in (base, before) if not (r.md5 or matches_any(claim, r))]
+    aborted = [(r, stopped(r)[0]) for r in (base, before) if stopped(r)]
     if base.exit is None or before.exit is None:
         verdict = "does not reproduce: a run timed out"
+    elif aborted:
+        r, x = aborted[0]
+        measured = f"base had {len(base_hits)} such report{'s' * (len(base_hits) != 1)}" \
+            + (f", before {len(before_hits)}" if before is not r or before_hits else "")
+        verdict = (f"not measured on this toolchain: {r.tree.name} stopped in the "
+                   f"sanitizer's own check, not at a report of the claim ({x.brief()}); "
+                   f"the run's end and its output could not be measured ({measured} "
+                   "before that)")
     elif unfinished:
         r = unfinished[0]
         verdict = f"does not reproduce: {r.tree.name} did not run the graph to its end " \
@@ -69,3 +81,9 @@ def judge(claim, base, before) -> dict:
 def matches_any(claim, r) -> bool:
     """A run that stopped at the claim's report (ASan halts on the first) did run."""
     return any(matches(claim, x, r.tree) for x in r.reports)
+
+
+def stopped(r) -> list:
+    """The reports of a run that are the runtime stopping in its own check."""
+    from .sanreport import CHECK_KIND
+    return [x for x in r.reports if x.kind == CHECK_KIND]

@@ -4,27 +4,94 @@ The mirror is read from the machine's own apt configuration, so no host name is
 written here.
 """
 
+import os
+import re
 import subprocess
+import sys
 from pathlib import Path
 
 from harness.errors import SourceError
 
-SOURCES_DIR = Path("/etc/apt/sources.list.d")
+APT_ETC = Path("/etc/apt")
+OS_RELEASE = Path("/etc/os-release")
+MIRROR_VARIABLE = "FFDNN_DEBIAN_MIRROR"
 
 
-def debian_mirror() -> str:
-    """The URI of the machine's Debian entry (deb822 `.sources` or one-line `.list`)."""
-    candidates = sorted(SOURCES_DIR.glob("*.sources")) + [Path("/etc/apt/sources.list")]
-    for path in candidates:
+def _one_line_uris(text: str):
+    """(uri, suite) of each `deb`/`deb-src` line of a one-line sources.list; the
+    bracketed options (`[arch=amd64 signed-by=...]`) may hold spaces."""
+    for line in text.splitlines():
+        words = line.split("#", 1)[0].split()
+        if not words or words[0] not in ("deb", "deb-src"):
+            continue
+        words = words[1:]
+        if words and words[0].startswith("["):
+            while words and not words[0].endswith("]"):
+                words = words[1:]
+            words = words[1:]
+        if len(words) >= 2:
+            yield words[0], words[1]
+
+
+def _deb822_uris(text: str):
+    """(uri, suite) of each enabled stanza of a deb822 `.sources` file."""
+    for stanza in re.split(r"\n\s*\n", text):
+        fields, key = {}, None
+        for line in stanza.splitlines():
+            if line.startswith("#") or not line.strip():
+                continue
+            if line[0].isspace() and key:  # a continuation line
+                fields[key] += " " + line.strip()
+                continue
+            key, _, value = line.partition(":")
+            key = key.strip().lower()
+            fields[key] = value.strip()
+        types = fields.get("types", "").split()
+        if fields.get("enabled", "yes").lower() == "no" or not set(types) & {"deb", "deb-src"}:
+            continue
+        for uri in fields.get("uris", "").split():
+            for suite in fields.get("suites", "").split() or [""]:
+                yield uri, suite
+
+
+def mirror_in(files: list) -> str | None:
+    """The first archive URI (not a security one) in `files`, read by their kind:
+    deb822 for `*.sources`, one-line otherwise."""
+    for path in files:
         if not path.is_file():
             continue
-        for line in path.read_text().splitlines():
-            words = line.split()
-            if words[:1] == ["URIs:"] and len(words) > 1 and "security" not in words[1]:
-                return words[1]
-            if words[:1] == ["deb"] and "security" not in line:
-                return next(w for w in words[1:] if "://" in w)
-    raise SourceError("no Debian mirror in the machine's apt configuration (/etc/apt)")
+        parse = _deb822_uris if path.suffix == ".sources" else _one_line_uris
+        for uri, suite in parse(path.read_text(errors="replace")):
+            if "security" not in uri and not suite.endswith("-security"):
+                return uri.rstrip("/")
+    return None
+
+
+def os_id(os_release: Path = OS_RELEASE) -> str:
+    if not os_release.is_file():
+        return ""
+    m = re.search(r'^ID="?([^"\n]*)"?$', os_release.read_text(), re.M)
+    return m.group(1) if m else ""
+
+
+def debian_mirror(etc: Path = APT_ETC, os_release: Path = OS_RELEASE) -> str:
+    """A Debian mirror: FFDNN_DEBIAN_MIRROR, else the machine's own apt configuration
+    (deb822 `sources.list.d/*.sources`, then one-line `sources.list` and
+    `sources.list.d/*.list`) when the machine is Debian. An Ubuntu machine's archive
+    holds other packages under the same names, so it is never taken for Debian's."""
+    if os.environ.get(MIRROR_VARIABLE):
+        return os.environ[MIRROR_VARIABLE].rstrip("/")
+    system = os_id(os_release)
+    if system and system != "debian":
+        raise SourceError(f"this machine's apt is not Debian's ({system}): set "
+                          f"{MIRROR_VARIABLE} to a Debian mirror's URL")
+    parts = etc / "sources.list.d"
+    files = sorted(parts.glob("*.sources")) + [etc / "sources.list"] + sorted(parts.glob("*.list"))
+    mirror = mirror_in(files)
+    if not mirror:
+        raise SourceError(f"no Debian mirror in the machine's apt configuration ({etc}): "
+                          f"set {MIRROR_VARIABLE}")
+    return mirror
 
 
 class PrivateApt:
@@ -56,7 +123,7 @@ class PrivateApt:
         (self.root / "sources.list").write_text(
             f"deb-src {mirror} sid main\ndeb-src {mirror} experimental main\n"
             f"deb {mirror} sid main\n")
-        print("fetch: apt-get update (private state, Debian sid)", flush=True)
+        print("fetch: apt-get update (private state, Debian sid)", file=sys.stderr, flush=True)
         r = self._run(["update"], self.root)
         if r.returncode != 0:
             raise SourceError(f"apt-get update failed: {last_line(r.stderr)}")

@@ -1,7 +1,9 @@
 """DNN backends: fetch each one's library and headers into the cache, say how to configure.
 
 Every backend comes from a package registry (a PyPI wheel, a Debian package), pinned,
-installed by the project itself into `<cache>/backends/<name>-<version>/`.
+installed by the project itself into `<cache>/backends/<name>-<version>/`; wheels are
+fetched for the C library and headers they carry (harness/obtain/wheels.py), LibTorch only as
+a CPU build (harness/obtain/libtorch.py), ONNX Runtime's header by harness/obtain/ort_header.py.
 """
 
 import json
@@ -10,11 +12,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.obtain import apt
+from harness.obtain import libtorch, ort_header, wheels
 from harness.errors import BackendError
 from harness.paths import atomic_dir, cache_root
 
@@ -38,34 +39,11 @@ class Installed:
         return {"name": self.name, "versions": self.versions}
 
 
-def _pip_wheel(spec: str, work: Path) -> Path:
-    """Download one wheel (no dependencies) with the machine's own pip configuration."""
-    r = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q",
-                        "--only-binary=:all:", "-d", str(work), spec],
-                       capture_output=True, text=True)
-    wheels = sorted(work.glob("*.whl"))
-    if r.returncode != 0 or not wheels:
-        msg = (r.stderr.strip().splitlines() or ["no wheel"])[-1]
-        raise BackendError(f"pip could not fetch {spec}: {msg}")
-    return wheels[0]
-
-
-def _unzip(wheel: Path, dest: Path, *prefixes: str) -> None:
-    """Unpack the wheel, or only the members under `prefixes` (the C parts of a wheel
-    whose Python part would be 140-180 MB more)."""
-    with zipfile.ZipFile(wheel) as z:
-        names = [n for n in z.namelist() if n.startswith(prefixes)] if prefixes else None
-        z.extractall(dest, members=names)
-
-
 def _wheel(spec: str, dest: Path, *prefixes: str) -> dict:
-    """Fetch and unpack one pinned wheel; return what it really was, for `versions`:
-    the version from its file name (a local label such as +cpu is a different build)
-    and the file name itself (build tag, platform)."""
-    with tempfile.TemporaryDirectory(prefix="ffdnn-whl-") as work:
-        wheel = _pip_wheel(spec, Path(work))
-        _unzip(wheel, dest, *prefixes)
-    return {spec.split("==")[0]: wheel.name.split("-")[1], "wheel": wheel.name}
+    """Fetch and unpack the C parts of one pinned wheel (harness/obtain/wheels.py: any Python
+    tag that has it, this machine's platform); what it really was, for `versions`."""
+    package, version = spec.split("==")
+    return wheels.fetch(package, version, dest, *prefixes)
 
 
 def _need(what: str, *paths: Path) -> None:
@@ -98,23 +76,18 @@ def _link(target: Path, *names: Path) -> None:
 
 
 def _install_onnx(dest: Path, version: str) -> dict:
-    """ONNX Runtime: the library from the onnxruntime wheel, the C header from
-    Debian sid's libonnxruntime-dev (the wheel ships none; the C API is versioned,
-    so an older header against a newer library is fine)."""
+    """ONNX Runtime: the library from the onnxruntime wheel, the C header from the chain
+    of harness/obtain/ort_header.py (the wheel ships none)."""
+    versions = _wheel(f"onnxruntime=={version}", dest / "wheel", "onnxruntime/capi/")
     with tempfile.TemporaryDirectory(prefix="ffdnn-ort-") as work:
-        work = Path(work)
-        _unzip(_pip_wheel(f"onnxruntime=={version}", work), dest / "wheel")
-        deb = apt.private(cache_root() / "apt").download("libonnxruntime-dev", work)
-        subprocess.run(["dpkg-deb", "-x", str(deb), str(work / "deb")], check=True)
-        (work / "deb/usr/include/onnxruntime").rename(dest / "include")
-        header_version = deb.name.split("_")[1]
+        versions.update(ort_header.install(dest / "include", Path(work)))
     libs = sorted((dest / "wheel/onnxruntime/capi").glob("libonnxruntime.so.*"))
     if not libs:
         raise BackendError("onnxruntime wheel has no libonnxruntime.so.*")
     lib = dest / "lib"
     # The SONAME is libonnxruntime.so.1, which the wheel does not ship under that name.
     _link(libs[0], lib / "libonnxruntime.so", lib / "libonnxruntime.so.1")
-    return {"versions": {"onnxruntime": version, "libonnxruntime-dev": header_version},
+    return {"versions": versions,
             "configure": ["--enable-libonnxruntime"],
             "cflags": [f"-I{dest / 'include'}"],
             "ldflags": [f"-L{lib}", f"-Wl,-rpath,{lib}"],
@@ -169,23 +142,11 @@ def _install_tf(dest: Path, version: str) -> dict:
             "runtime_dirs": [str(tf)], "files": [str(f) for f in files]}
 
 
-def _install_torch(dest: Path, version: str) -> dict:
-    """LibTorch from the torch wheel: that exact pin, whose CPU build lies on this
-    machine's disk (a CUDA build would need the nvidia-* wheels to link, so it is
-    refused). configure adds -std=c++17 and -ltorch -lc10 -ltorch_cpu itself."""
-    versions = _wheel(f"torch=={version}", dest / "wheel", "torch/include/", "torch/lib/")
-    t, what = dest / "wheel/torch", f"torch {version} wheel"
-    if (t / "lib/libtorch_cuda.so").exists():
-        raise BackendError(f"torch=={version} resolved to a CUDA build "
-                           f"({versions['wheel']}); the CPU wheel is needed")
-    api = t / "include/torch/csrc/api/include"
-    files = [api / "torch/torch.h", t / "include/torch/script.h",
-             *(t / "lib" / f"lib{n}.so" for n in ("torch", "c10", "torch_cpu"))]
-    _need(what, *files)
-    return {"versions": versions, "configure": ["--enable-libtorch"],
-            "cflags": [f"-I{t / 'include'}", f"-I{api}"],
-            "ldflags": [f"-L{t / 'lib'}", f"-Wl,-rpath,{t / 'lib'}"],
-            "runtime_dirs": [str(t / "lib")], "files": [str(f) for f in files]}
+def _install_torch(dest: Path, version: str, route=None) -> dict:
+    """LibTorch, the CPU build, by the first route of harness/obtain/libtorch.py.
+    configure adds -std=c++17 and -ltorch -lc10 -ltorch_cpu itself."""
+    r = route or libtorch.route(version, cache_root() / "backends")
+    return libtorch.install(r, version, dest)
 
 
 @dataclass(frozen=True)
@@ -224,13 +185,26 @@ def parse(names: str | list) -> tuple:
     return tuple(sorted(out))
 
 
+def entry_name(name: str) -> str:
+    """The backend's directory under <cache>/backends/: package and pin, or for
+    LibTorch the route it comes by (a distribution's package has its own version)."""
+    spec = BACKENDS[name]
+    if name == "torch":
+        r = libtorch.route(spec.version, cache_root() / "backends")
+        if r.kind == "none":
+            raise libtorch.no_cpu_libtorch(r.detail)
+        return r.entry
+    return f"{spec.package}-{spec.version}"
+
+
 def install(name: str) -> Installed:
     """Install one backend into the cache (once) and describe it."""
     spec = BACKENDS[name]
-    final = cache_root() / "backends" / f"{spec.package}-{spec.version}"
+    final = cache_root() / "backends" / entry_name(name)
     info_file = final / "backend.json"
     if not info_file.is_file():
-        print(f"fetch: backend {spec.package} {spec.version}", flush=True)
+        print(f"fetch: backend {spec.package} {spec.version} -> {final.name}",
+              file=sys.stderr, flush=True)
         with atomic_dir(final) as tmp:
             info = spec.install(tmp, spec.version)
             # paths in the info point at `final`, where the entry lands on rename

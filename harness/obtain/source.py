@@ -6,6 +6,7 @@ upstream release when the network allows, Debian's ffmpeg source package.
 
 import os
 import shutil
+import sys
 import tempfile
 import urllib.request
 from dataclasses import dataclass
@@ -83,14 +84,15 @@ def fetch(user_source: str | None = None, release: Release = FFMPEG) -> Path:
         path = Path(user_source).expanduser()
         if not path.is_file():
             raise SourceError(f"{path}: no such tarball")
-        print(f"fetch: using {path}", flush=True)
+        verify(path, release)  # a bad tarball is the one line, before any progress
+        print(f"fetch: using {path}", file=sys.stderr, flush=True)
         return _store(path, dest, release)
     if dest.is_file():
         verify(dest, release)
         return dest
     with tempfile.TemporaryDirectory(prefix="ffdnn-fetch-") as work:
         for name, how in (("upstream", _from_upstream), ("Debian source package", _from_debian)):
-            print(f"fetch: FFmpeg {release.version} from {name}", flush=True)
+            print(f"fetch: FFmpeg {release.version} from {name}", file=sys.stderr, flush=True)
             got = how(release, Path(work))
             if got and got.is_file():
                 return _store(got, dest, release)

@@ -115,7 +115,7 @@ def git(cwd: Path, *args: str, check=True) -> subprocess.CompletedProcess:
 
 
 def _say(name: str, stage: str, text: str) -> None:
-    print(f"[{name}] {stage}: {text}", flush=True)
+    print(f"[{name}] {stage}: {text}", file=sys.stderr, flush=True)
 
 
 @contextlib.contextmanager
@@ -377,7 +377,12 @@ class Plan:
                 raise StampError(f"tree '{self.label(name)}' is not built (run: python -m "
                                  f"harness build --tree {name}{variant})")
             parent = self.parent(name)
-            self._build(name, self.get(parent) if parent else None, path)
+            parent_tree = self.get(parent) if parent else None
+            print(f"build: {self.label(name)} ({', '.join(self.backend_names) or 'no backend'})"
+                  f" is not in the cache: building it now"
+                  f"{'' if parent else ' (a cold build: several minutes)'}",
+                  file=sys.stderr, flush=True)
+            self._build(name, parent_tree, path)
         tree = Tree(self.label(name), path, json.loads(stamp_file.read_text()))
         if tree.stamp.get("key") != self.key(name):
             raise StampError(f"{stamp_file}: key does not match the tree's recipe")

@@ -116,6 +116,14 @@ def _tail(log: str) -> str:
         return ""
 
 
+def _crash_output(text: str, size: int = 2000) -> str:
+    """What a crash's result keeps of the output: from faulthandler's own first line
+    ("Fatal Python error: ...") when it is there, since Python 3.13 follows the Python
+    stack with the extension modules and a C stack, which push it out of a plain tail."""
+    start = text.rfind("Fatal Python error")
+    return text[start:start + 2 * size] if start >= 0 else text[-size:]
+
+
 def _keep(results, r: Result, log: str, out: str, preload, trace=None,
           measured: bool = False) -> Result:
     if results:
@@ -160,7 +168,8 @@ def run_one(sc: Scenario, preload: str | None, results=None, pool=None,
                           reason=w.error)
         if w.returncode < 0:
             name = signal.Signals(-w.returncode).name
-            r = Result(sc, Outcome.CRASH, {**_partial(out), "output": tail, **base},
+            r = Result(sc, Outcome.CRASH, {**_partial(out), "output": _crash_output(_tail(log)),
+                                           **base},
                        seconds=seconds, reason=f"worker died on {name}")
             return _keep(results, r, log, out, preload, measured=expect.lookup(sc) is None)
         try:
