@@ -136,7 +136,7 @@ def pnet_detect():
          helper.make_node("Sub", ["rgb", const("mean", 127.5)], ["centred"]),
          helper.make_node("Mul", ["centred", const("scale", 0.0078125)], ["scaled"]),
          helper.make_node("Transpose", ["scaled"], ["img"], perm=[0, 3, 1, 2])]
-    rows, scores, boxes = [], [], []
+    scores, boxes = [], []
     for level, (s, side) in enumerate(pyramid()):
         p = f"l{level}_"
         m = _pnet_side(side)

@@ -44,7 +44,7 @@ def test_bad_sweep_family(family, says):
 @pytest.mark.unit
 def test_unknown_case():
     r = harness("run", "--case", "pr1", "--build", "before")
-    one_error_line(r, "unknown case 'pr1' (known: pr24760)")
+    one_error_line(r, "unknown case 'pr1' (known: followups, pr24760)")
     assert r.returncode == 2 and r.stdout == ""
 
 
