@@ -1,6 +1,8 @@
 """av_log capture: a C callback formats each line (av_log's va_list cannot cross
 into Python) and appends it to a buffer the worker reads at the end."""
 
+from pathlib import Path
+
 INCLUDES = """
 #include <pthread.h>
 #include <stdarg.h>
@@ -15,43 +17,4 @@ void ffdnn_log_capture(int level);
 const char *ffdnn_log_text(void);
 """
 
-CUSTOMIZATIONS = """
-#define FFDNN_LOG_SIZE (1 << 16)
-
-static struct {
-    pthread_mutex_t lock;
-    int level;
-    int print_prefix;
-    size_t len;
-    char text[FFDNN_LOG_SIZE];
-} ffdnn_log = { PTHREAD_MUTEX_INITIALIZER };
-
-static void ffdnn_log_callback(void *avcl, int level, const char *fmt, va_list vl)
-{
-    char line[1024];
-
-    if (level > ffdnn_log.level)
-        return;
-    pthread_mutex_lock(&ffdnn_log.lock);
-    av_log_format_line2(avcl, level, fmt, vl, line, sizeof(line), &ffdnn_log.print_prefix);
-    size_t n = strlen(line);
-    if (ffdnn_log.len + n < FFDNN_LOG_SIZE) {
-        memcpy(ffdnn_log.text + ffdnn_log.len, line, n + 1);
-        ffdnn_log.len += n;
-    }
-    pthread_mutex_unlock(&ffdnn_log.lock);
-}
-
-void ffdnn_log_capture(int level)
-{
-    ffdnn_log.level = level;
-    ffdnn_log.print_prefix = 1;
-    av_log_set_level(level);
-    av_log_set_callback(ffdnn_log_callback);
-}
-
-const char *ffdnn_log_text(void)
-{
-    return ffdnn_log.text;
-}
-"""
+CUSTOMIZATIONS = Path(__file__).with_name("logshim.c").read_text()

@@ -7,6 +7,8 @@ fixed value (the AVERROR(EAGAIN) row). A tree without
 ff_dnn_start_inference_async(void *, DNNAsyncExecModule *) (FFDNN_HAS_START_INFERENCE_ASYNC
 0, from the probe) has no FFDNN_FLUSH_ASYNC: it returns AVERROR(ENOSYS)."""
 
+from pathlib import Path
+
 INCLUDES = ""
 
 TYPES = """
@@ -22,100 +24,4 @@ int ffdnn_flush_calls(void);
 int ffdnn_standin_join(void);
 """
 
-CUSTOMIZATIONS = """
-#define FFDNN_FLUSH_COUNT  0
-#define FFDNN_FLUSH_ASYNC  1
-#define FFDNN_FLUSH_RETURN 2
-#ifndef FFDNN_HAS_START_INFERENCE_ASYNC
-#define FFDNN_HAS_START_INFERENCE_ASYNC 0
-#endif
-static const int HAS_START_INFERENCE_ASYNC = FFDNN_HAS_START_INFERENCE_ASYNC;
-
-static struct {
-    DNNModule *module;
-    const DNNModule *orig;
-    DnnContext *dnnctx;
-#if FFDNN_HAS_START_INFERENCE_ASYNC
-    DNNAsyncExecModule async;
-#endif
-    int started;
-    int mode;
-    int value;
-} standin;
-
-static int standin_start_inference(void *request)
-{
-    return 0;
-}
-
-static void standin_callback(void *args)
-{
-}
-
-static int standin_flush(const DNNModel *model)
-{
-    int ret;
-
-    atomic_fetch_add(&ffdnn_flushes, 1);
-    switch (standin.mode) {
-    case FFDNN_FLUSH_ASYNC:
-#if FFDNN_HAS_START_INFERENCE_ASYNC
-        ret = ff_dnn_start_inference_async(standin.dnnctx, &standin.async);
-        standin.started |= ret == 0;
-        return ret;
-#else
-        return AVERROR(ENOSYS);
-#endif
-    case FFDNN_FLUSH_RETURN:
-        return standin.value;
-    default:
-        return standin.orig->flush(model);
-    }
-}
-
-int ffdnn_standin_flush(AVFilterContext *ctx, int mode, int value)
-{
-    DnnContext *dnnctx = ffdnn_dnn_context(ctx);
-
-    if (!dnnctx || !dnnctx->dnn_module || !dnnctx->model)
-        return AVERROR(EINVAL);
-    if (dnnctx->dnn_module->type != dnnctx->backend_type)
-        return AVERROR_BUG;
-    if (standin.orig)
-        return AVERROR(EBUSY);
-    standin.module = av_memdup(dnnctx->dnn_module, sizeof(*standin.module));
-    if (!standin.module)
-        return AVERROR(ENOMEM);
-    standin.orig   = dnnctx->dnn_module;
-    standin.module->flush = standin_flush;
-    standin.dnnctx = dnnctx;
-    standin.mode   = mode;
-    standin.value  = value;
-#if FFDNN_HAS_START_INFERENCE_ASYNC
-    standin.async.start_inference = standin_start_inference;
-    standin.async.callback        = standin_callback;
-    standin.async.args            = NULL;
-#else
-    (void)standin_start_inference;
-    (void)standin_callback;
-#endif
-    dnnctx->dnn_module = standin.module;
-    return 0;
-}
-
-int ffdnn_flush_calls(void)
-{
-    return atomic_load(&ffdnn_flushes);
-}
-
-int ffdnn_standin_join(void)
-{
-#if HAVE_PTHREAD_CANCEL && FFDNN_HAS_START_INFERENCE_ASYNC
-    if (standin.started) {
-        standin.started = 0;
-        return pthread_join(standin.async.thread_id, NULL);
-    }
-#endif
-    return 0;
-}
-"""
+CUSTOMIZATIONS = Path(__file__).with_name("standin.c").read_text()
