@@ -44,8 +44,11 @@ def averror(e: int) -> int:
     return -e
 
 
-def describe(code: int) -> str:
-    """A return code in FFmpeg's words: AVERROR_EOF, AVERROR(EINVAL) (-22), 11, 0."""
+def describe(code: int | None) -> str:
+    """A return code in FFmpeg's words: AVERROR_EOF, AVERROR(EINVAL) (-22), 11, 0;
+    None (no code at all) is "nothing"."""
+    if code is None:
+        return "nothing"
     if code in TAGGED:
         return TAGGED[code]
     if code < 0 and -code in errno.errorcode:

@@ -120,8 +120,8 @@ def diffs(obs: dict, want: dict, reference=None) -> list:
     if "boxes" in want and obs.get("boxes") != want["boxes"]:
         out.append(f"(boxes, classified) per frame: got {obs.get('boxes')}, expected {want['boxes']}")
     if "activate" in want and obs.get("activate") != want["activate"]:
-        out.append(f"activate() at EOF: got {_code(obs.get('activate'))}, "
-                   f"expected {_code(want['activate'])}")
+        out.append(f"activate() at EOF: got {errnos.describe(obs.get('activate'))}, "
+                   f"expected {errnos.describe(want['activate'])}")
     if "errors" in want and obs["errors"] != want["errors"]:
         out.append(f"errors: got {codes(obs['errors'])}, expected {codes(want['errors'])}")
     if want.get("log") and want["log"] not in obs["log"]:
@@ -130,9 +130,6 @@ def diffs(obs: dict, want: dict, reference=None) -> list:
         out.append(f"log has {want['no_log']!r}")
     return out
 
-
-def _code(code) -> str:
-    return "nothing" if code is None else errnos.describe(code)
 
 
 def codes(errors) -> str:
@@ -161,5 +158,5 @@ def summary(obs: dict, zero_md5: str = "", reference=None, ref_name: str = "") -
         text += ", boxes/classified " + " ".join(f"{b}/{c}" for b, c in obs["boxes"])
     errs = sorted(set(obs["errors"]), key=obs["errors"].index)
     if "activate" in obs:  # the PR's route: what activate() returned at EOF
-        text += f"; activate() at EOF {_code(obs['activate'])}"
+        text += f"; activate() at EOF {errnos.describe(obs['activate'])}"
     return text + (f"; {codes(errs)}" if errs else "; no error")

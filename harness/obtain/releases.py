@@ -8,21 +8,15 @@ is left out, with the reason, so before/after are the commits that do apply.
 """
 
 from harness.errors import SourceError
-from harness.obtain.source import FFMPEG, Release
+from harness.obtain.source import FFMPEG, Release, release
 
 SERIES_BASE = FFMPEG.version
 
 RELEASES = {
     FFMPEG.version: FFMPEG,
     # Debian 7:8.1.2-2; the orig tarball's sha256 measured here, and the same in the .dsc
-    "8.1.2": Release(
-        version="8.1.2",
-        sha256="464beb5e7bf0c311e68b45ae2f04e9cc2af88851abb4082231742a74d97b524c",
-        size=11710924,
-        upstream_url="https://ffmpeg.org/releases/ffmpeg-8.1.2.tar.xz",
-        debian_spec="ffmpeg=7:8.1.2-2",
-        debian_name="ffmpeg_8.1.2.orig.tar.xz",
-    ),
+    "8.1.2": release("8.1.2", "464beb5e7bf0c311e68b45ae2f04e9cc2af88851abb4082231742a74d97b524c",
+                     11710924, 2),
 }
 
 
@@ -37,6 +31,6 @@ def get(version: str | None) -> Release:
     return RELEASES[version]
 
 
-def strict(release: Release) -> bool:
+def strict(rel: Release) -> bool:
     """Whether every patch of the series must apply (the release it was adapted to)."""
-    return release.version == SERIES_BASE
+    return rel.version == SERIES_BASE

@@ -27,14 +27,17 @@ class Release:
     debian_name: str
 
 
-FFMPEG = Release(
-    version="9.0.2",
-    sha256="8c3850283eb25fa026482078a04051e0be17347b09ef81a0849bec15a96e002e",
-    size=12040788,
-    upstream_url="https://ffmpeg.org/releases/ffmpeg-9.0.2.tar.xz",
-    debian_spec="ffmpeg=7:9.0.2-4",
-    debian_name="ffmpeg_9.0.2.orig.tar.xz",
-)
+def release(version: str, sha256: str, size: int, debian_revision: int) -> Release:
+    """A release pinned by its tarball's sha256 and size, found upstream or as the orig
+    tarball of Debian's `ffmpeg` source package of that revision."""
+    return Release(version, sha256, size,
+                   upstream_url=f"https://ffmpeg.org/releases/ffmpeg-{version}.tar.xz",
+                   debian_spec=f"ffmpeg=7:{version}-{debian_revision}",
+                   debian_name=f"ffmpeg_{version}.orig.tar.xz")
+
+
+FFMPEG = release("9.0.2", "8c3850283eb25fa026482078a04051e0be17347b09ef81a0849bec15a96e002e",
+                 12040788, 4)
 
 
 def cached_path(release: Release = FFMPEG) -> Path:

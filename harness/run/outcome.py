@@ -71,7 +71,7 @@ def judge(result: dict, expectation, hung: bool = False,
     got = result.get(expectation.activate_field)
     if got != expectation.activate:
         what = "at EOF" if expectation.activate_field == "activate_at_eof" else "first error"
-        diffs.append(f"activate() {what}: got {_d(got)}, expected {_d(expectation.activate)}")
+        diffs.append(f"activate() {what}: got {errnos.describe(got)}, expected {errnos.describe(expectation.activate)}")
     sink = tuple(sink_sequence(result))
     if not hung and sink != expectation.sink:
         diffs.append(f"sink: got {_seq(sink)}, expected {_seq(expectation.sink)}")
@@ -149,9 +149,6 @@ def _box_diffs(frames: list, want: dict, count: int = 2) -> list:
                 diffs.append(f"frame {i}: box {key} {got}, expected {value}")
     return diffs
 
-
-def _d(code) -> str:
-    return "nothing" if code is None else errnos.describe(code)
 
 
 def _seq(codes) -> str:
