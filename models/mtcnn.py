@@ -66,13 +66,17 @@ def _graph(w: dict) -> onnx.ModelProto:
           helper.make_node("Gemm", ["a5", "dense6_1.weight", "dense6_1.bias"], ["logits"],
                            transB=1),
           helper.make_node("Softmax", ["logits"], [OUTPUT], axis=1)]
-    used = {i for node in n for i in node.input}
     x = helper.make_tensor_value_info(INPUT, TensorProto.FLOAT, [1, SIZE, SIZE, 3])
     y = helper.make_tensor_value_info(OUTPUT, TensorProto.FLOAT, [1, len(LABELS)])
-    graph = helper.make_graph(n, "mtcnn_onet", [x], [y],
+    return _model(n, init, "mtcnn_onet", x, y, f"MTCNN ONet from {PACKAGE} {VERSION} ({ONET})")
+
+
+def _model(nodes, init, name, x, y, doc) -> onnx.ModelProto:
+    """The checked ONNX model of these nodes, with only the initializers they use."""
+    used = {i for node in nodes for i in node.input}
+    graph = helper.make_graph(nodes, name, [x], [y],
                               initializer=[t for t in init if t.name in used])
-    model = helper.make_model(graph, producer_name="ffmpeg-dnn-fault-harness",
-                              doc_string=f"MTCNN ONet from {PACKAGE} {VERSION} ({ONET})",
+    model = helper.make_model(graph, producer_name="ffmpeg-dnn-fault-harness", doc_string=doc,
                               opset_imports=[helper.make_opsetid("", OPSET)])
     model.ir_version = 8
     onnx.checker.check_model(model)
@@ -211,12 +215,6 @@ def pnet_detect():
                            ["detection_out"])]
     x = helper.make_tensor_value_info(INPUT, TensorProto.FLOAT, [1, DETECT_SIZE, DETECT_SIZE, 3])
     y = helper.make_tensor_value_info("detection_out", TensorProto.FLOAT, [1, 1, MAX_BOXES, 7])
-    used = {i for node in n for i in node.input}
-    graph = helper.make_graph(n, "mtcnn_pnet_detect", [x], [y],
-                              initializer=[t for t in init if t.name in used])
-    model = helper.make_model(graph, producer_name="ffmpeg-dnn-fault-harness",
-                              doc_string=f"MTCNN PNet from {PACKAGE} {VERSION} ({PNET})",
-                              opset_imports=[helper.make_opsetid("", OPSET)])
-    model.ir_version = 8
-    onnx.checker.check_model(model)
+    model = _model(n, init, "mtcnn_pnet_detect", x, y,
+                   f"MTCNN PNet from {PACKAGE} {VERSION} ({PNET})")
     return model.SerializeToString(deterministic=True), ".onnx"

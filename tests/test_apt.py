@@ -37,36 +37,21 @@ def mirror(etc, system="debian"):
     return apt.debian_mirror(etc.root, DATA / f"os-release-{system}")
 
 
-def test_deb822_container_image(etc):
-    etc.add("debian.sources")
-    assert mirror(etc) == "http://mirror.example/debian"
-
-
-def test_one_line_sources_list_as_debootstrap_writes_it(etc):
-    """What issue 13 found: with only a one-line sources.list there was nothing to read."""
-    etc.add("sources.list")
-    assert mirror(etc) == "http://oneline.example/debian"
-
-
-def test_one_line_with_bracketed_options_skips_security(etc):
-    etc.add("options.list")
-    assert mirror(etc) == "http://options.example/debian"
-
-
-def test_deb822_security_stanza_first_is_skipped(etc):
-    etc.add("security-first.sources")
-    assert mirror(etc) == "http://second.example/debian"
-
-
-def test_deb822_disabled_stanza_and_continuation_line(etc):
-    etc.add("disabled.sources")
-    assert mirror(etc) == "http://continued.example/debian"
-
-
-def test_deb822_comes_before_one_line(etc):
-    etc.add("debian.sources")
-    etc.add("sources.list")
-    assert mirror(etc) == "http://mirror.example/debian"
+@pytest.mark.parametrize("files, want", [
+    # a container image's deb822 file
+    (["debian.sources"], "http://mirror.example/debian"),
+    # what issue 13 found: with only debootstrap's one-line sources.list there was nothing
+    (["sources.list"], "http://oneline.example/debian"),
+    (["options.list"], "http://options.example/debian"),          # [options]; security skipped
+    (["security-first.sources"], "http://second.example/debian"),  # security stanza skipped
+    (["disabled.sources"], "http://continued.example/debian"),     # Enabled: no; continuation
+    (["debian.sources", "sources.list"], "http://mirror.example/debian"),  # deb822 first
+], ids=["deb822", "one-line", "one-line-options", "deb822-security-first",
+        "deb822-disabled-continued", "deb822-before-one-line"])
+def test_mirror_read_from(etc, files, want):
+    for name in files:
+        etc.add(name)
+    assert mirror(etc) == want
 
 
 def test_ubuntu_is_never_taken_for_debian(etc):
