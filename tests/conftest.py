@@ -64,3 +64,10 @@ def run_scenario(trees, preload):
         (sc,) = matrix.scenarios([tree], backend, filt, [fault], **kw)
         return run_one(sc, preload, expect=EXPECT)
     return run
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory):
+    """The injectors of ../injectors, built into a cache of the session's own."""
+    from harness.compile import injector_build
+    return injector_build.build(tmp_path_factory.mktemp("injector-cache"))

@@ -35,11 +35,6 @@ EXPECTED = [
 ]
 
 
-@pytest.fixture(scope="session")
-def built(tmp_path_factory):
-    return injectors.build(tmp_path_factory.mktemp("injector-cache"))
-
-
 def _cc(*args):
     """Compile with the injector flags; warnings count as failures."""
     cmd = [injectors.CC, *injectors.CFLAGS, "-Werror", *map(str, args)]

@@ -52,11 +52,6 @@ EXPECTED = [
 
 
 @pytest.fixture(scope="session")
-def built(tmp_path_factory):
-    return injectors.build(tmp_path_factory.mktemp("injector-cache"))
-
-
-@pytest.fixture(scope="session")
 def test_malloc(tmp_path_factory):
     exe = tmp_path_factory.mktemp("test-malloc") / "test_malloc"
     _cc("-o", exe, TESTS_DIR / "test_malloc.c", *injectors.LDLIBS)
