@@ -4,6 +4,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from harness.compile.families import sweep_fault
 from harness.errors import HarnessError
 
 
@@ -148,22 +149,6 @@ def cmd_table(args) -> int:
     print(text)
     _write_reports(args, results, text + "\n")
     return judged_status(results, args.measure)
-
-
-def sweep_fault(family: str) -> str:
-    """A sweep's --fault: a family name gets its default failing term, a spec is kept."""
-    from harness.compile.families import FAMILIES
-    if "=" in family:
-        return family
-    if family == "wrap":
-        from harness.compile.injector_build import ff_wrap_symbols
-        raise HarnessError("a wrap sweep names its function: --fault wrap:<ff_symbol> "
-                           f"(known: {', '.join(ff_wrap_symbols())})")
-    name = family.split(":")[0]
-    if name not in FAMILIES:
-        known = [n + (":<ff_symbol>" if f.link_time else "") for n, f in FAMILIES.items()]
-        raise HarnessError(f"bad sweep family '{family}' (known: {', '.join(known)})")
-    return f"{family}={FAMILIES[name].sweep_term}"
 
 
 def cmd_sweep(args) -> int:

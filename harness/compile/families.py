@@ -10,9 +10,11 @@ FFmpeg's own DNN helpers (wrap_ff.c) and is counted per symbol.
 """
 
 import errno
+import re
 from dataclasses import dataclass
 
-from harness.errors import ScenarioError
+from harness.errors import HarnessError, ScenarioError
+from harness.paths import PROJECT
 
 FIELDS = ("calls", "eligible", "failures")
 
@@ -85,3 +87,26 @@ def _why(ret: int, f) -> str:
             -errno.ENOENT: f"no loaded object's file name contains caller={f.caller} "
                            "(AVERROR(ENOENT))",
             -errno.EINVAL: "the injector refused the window (AVERROR(EINVAL))"}.get(ret, str(ret))
+
+
+_FF_WRAP_NAME = re.compile(r'^\s*\[FI_WRAP_\w+\]\s*=\s*"(\w+)",', re.M)
+
+
+def ff_wrap_symbols() -> tuple[str, ...]:
+    """The FFmpeg-internal functions the link-time family wraps, read from the name table
+    of its injector (injectors/wrap_ff.c)."""
+    return tuple(_FF_WRAP_NAME.findall((PROJECT / "injectors" / "wrap_ff.c").read_text()))
+
+
+def sweep_fault(family: str) -> str:
+    """A sweep's --fault: a family name gets its default failing term, a spec is kept."""
+    if "=" in family:
+        return family
+    if family == "wrap":
+        raise HarnessError("a wrap sweep names its function: --fault wrap:<ff_symbol> "
+                           f"(known: {', '.join(ff_wrap_symbols())})")
+    name = family.split(":")[0]
+    if name not in FAMILIES:
+        known = [n + (":<ff_symbol>" if f.link_time else "") for n, f in FAMILIES.items()]
+        raise HarnessError(f"bad sweep family '{family}' (known: {', '.join(known)})")
+    return f"{family}={FAMILIES[name].sweep_term}"

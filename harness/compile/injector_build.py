@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.compile.families import FAMILIES
+from harness.compile.families import FAMILIES, ff_wrap_symbols
 from harness.errors import first_error
 from harness.paths import atomic_dir
 
@@ -39,14 +38,6 @@ WRAP_CFLAGS = ("-pthread",)  # the sources set _GNU_SOURCE; need C11 (gcc's defa
 WRAP_LDFLAGS = ("-Wl,--wrap=pthread_create", "-pthread", "-ldl")
 
 FF_WRAP_SOURCES = (str(SRC_DIR / "wrap_ff.c"),)
-_FF_WRAP_NAME = re.compile(r'^\s*\[FI_WRAP_\w+\]\s*=\s*"(\w+)",', re.M)
-
-
-def ff_wrap_symbols() -> tuple[str, ...]:
-    """The FFmpeg-internal functions wrap_ff.c wraps, read from its name table."""
-    return tuple(_FF_WRAP_NAME.findall((SRC_DIR / "wrap_ff.c").read_text()))
-
-
 def ff_wrap_ldflags() -> tuple[str, ...]:
     return tuple(f"-Wl,--wrap={name}" for name in ff_wrap_symbols())
 

@@ -51,9 +51,9 @@ def add_arguments(p) -> None:
 def families(texts) -> list:
     """Fault specs, one per family named (default: every family of the registry, the
     link-time one as one family per wrapped helper)."""
-    from harness.cli import sweep_fault
+    from harness.compile.families import sweep_fault
     from harness.compile.families import FAMILIES
-    from harness.compile.injector_build import ff_wrap_symbols
+    from harness.compile.families import ff_wrap_symbols
     names = []
     for text in texts or [",".join(FAMILIES)]:
         names += [text] if "=" in text else [t.strip() for t in text.split(",") if t.strip()]

@@ -164,7 +164,7 @@ BACKENDS = {
     "openvino": Spec("openvino", "openvino", "2026.4.1", _install_openvino, "libopenvino",
                      "OpenVINO"),
     "tf": Spec("tf", "tensorflow-cpu", "2.18.0", _install_tf, "libtensorflow", "TensorFlow"),
-    "torch": Spec("torch", "torch", "2.13.0", _install_torch, "libtorch", "LibTorch"),
+    "torch": Spec("torch", "torch", libtorch.VERSION, _install_torch, "libtorch", "LibTorch"),
 }
 BACKEND_SETS = {"default": ("onnx",), "all": ("onnx", "openvino", "tf", "torch")}
 

@@ -32,6 +32,7 @@ from harness.errors import BackendError
 from harness.paths import digest
 
 DIR_VARIABLE, INDEX_VARIABLE = "FFDNN_LIBTORCH", "FFDNN_TORCH_INDEX"
+VERSION = "2.13.0"  # the pinned torch release whose CPU LibTorch the trees link (backends.BACKENDS)
 PACKAGE = "libtorch-dev"
 # the oldest distribution LibTorch taken: FFmpeg's torch backend calls at::hasXPU() and
 # includes ATen's XPU hooks, which LibTorch 1.13 (Debian bookworm's) does not have
@@ -196,10 +197,9 @@ def _version_of(include: Path) -> str:
 def main() -> int:
     """Print the route `make` would take, `<kind> <detail>` (builds/deps.sh reads the
     kind: `none` is when only the distribution's package is left)."""
-    from harness.obtain.backends import BACKENDS
     from harness.paths import cache_root
     try:
-        r = route(BACKENDS["torch"].version, cache_root() / "backends")
+        r = route(VERSION, cache_root() / "backends")
     except BackendError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
