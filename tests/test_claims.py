@@ -13,8 +13,9 @@ from harness.judge import claimrun, claims
 from cases import pr24760 as expected
 from harness.obtain import trees
 from harness.paths import PROJECT
+from harness.obtain.backends import BACKENDS
 
-MARK = {"tf": "tensorflow", "openvino": "openvino", "onnx": "onnx", "torch": "torch"}
+MARK = {name: b.marker for name, b in BACKENDS.items()}
 BUILDS = ("base", "before")
 OTHER = {"base": "before", "before": "base"}
 

@@ -9,11 +9,12 @@ from harness.run import faults
 from harness.errors import ScenarioError
 from harness.run.outcome import Outcome, failed_where, functions
 from harness.run.scenario import scenario_id
+from harness.obtain.backends import BACKENDS
 
 
 BUILDS = ("before", "after")
 FAULTS = (*expected.FAULTS, "none")
-MARK = {"onnx": "onnx", "openvino": "openvino", "tf": "tensorflow", "torch": "torch"}
+MARK = {name: b.marker for name, b in BACKENDS.items()}
 # The PR's table 1 on every backend, its table 2 graphs, then the backends' own route.
 TABLES = [("onnx", "dnn_processing"), ("openvino", "dnn_processing"),
           ("tf", "dnn_processing"), ("torch", "dnn_processing"),

@@ -13,10 +13,11 @@ from cases import pr24760 as expected
 from harness.judge import sanitizer, sanreport, sanverdict, unchanged
 from harness.obtain import trees
 from harness.errors import HarnessError
+from harness.obtain.backends import BACKENDS
 
 DATA = Path(__file__).resolve().parent / "data"
 CLAIM = {c.commit: c for c in expected.SANITIZER_CLAIMS}
-MARK = {"onnx": "onnx", "tf": "tensorflow", "openvino": "openvino"}
+MARK = {name: b.marker for name, b in BACKENDS.items()}
 
 
 def reports(name: str) -> list:

@@ -11,6 +11,7 @@ from cases import pr24760 as expected
 from harness import errnos
 from harness.compile import ffi_build, injector_build as injectors
 from harness.run.outcome import Outcome, failed_where, functions
+from harness.obtain.backends import BACKENDS
 
 ZEROS = "4072783b8efb99a9e5817067d68f61c6"  # md5 of a 64x64 rgb24 frame of zero bytes
 
@@ -25,8 +26,7 @@ def test_the_module_wraps_the_named_set(tree):
     assert lib.fi_wrap_arm(names[0].encode(), 0, 0, 1) == -1
 
 
-MARK = {"onnx": pytest.mark.onnx, "tf": pytest.mark.tensorflow,
-        "openvino": pytest.mark.openvino}
+MARK = {name: getattr(pytest.mark, b.marker) for name, b in BACKENDS.items()}
 
 
 def confidences(frames) -> list:

@@ -157,16 +157,28 @@ class Spec:
     install: object
     library: str = ""  # configure's --enable-<library>; CONFIG_<LIBRARY> in config.h
     label: str = ""    # the backend's name in a sentence
+    marker: str = ""   # the pytest marker of its tests
+    option: str = ""   # the DNN filters' dnn_backend= value
+    processing: str = ""    # dnn_processing's options after model= for its generated models
+    identity: str = ""      # its generated identity model (models/)
+    non_identity: str = ""  # and a model that changes every pixel
 
 
+# One entry a backend: how it is fetched, its configure library, its marker, how the DNN
+# filters name it, and the generated models its dnn_processing graphs use. OpenVINO
+# models have fixed shapes and processing needs layout=nchw; Torch ignores input=/output=.
 BACKENDS = {
-    "onnx": Spec("onnx", "onnxruntime", "1.32.0", _install_onnx, "libonnxruntime", "ONNX"),
+    "onnx": Spec("onnx", "onnxruntime", "1.32.0", _install_onnx, "libonnxruntime", "ONNX",
+                 "onnx", "onnx", ":input=x:output=y", "onnx-identity", "onnx-conv"),
     "openvino": Spec("openvino", "openvino", "2026.4.1", _install_openvino, "libopenvino",
-                     "OpenVINO"),
-    "tf": Spec("tf", "tensorflow-cpu", "2.18.0", _install_tf, "libtensorflow", "TensorFlow"),
-    "torch": Spec("torch", "torch", libtorch.VERSION, _install_torch, "libtorch", "LibTorch"),
+                     "OpenVINO", "openvino", "openvino", ":input=x:output=y:layout=nchw",
+                     "ov-identity", "ov-scale"),
+    "tf": Spec("tf", "tensorflow-cpu", "2.18.0", _install_tf, "libtensorflow", "TensorFlow",
+               "tensorflow", "tensorflow", ":input=x:output=y", "tf-identity", "tf-scale"),
+    "torch": Spec("torch", "torch", libtorch.VERSION, _install_torch, "libtorch", "LibTorch",
+                  "torch", "torch", "", "torch-identity", "torch-scale"),
 }
-BACKEND_SETS = {"default": ("onnx",), "all": ("onnx", "openvino", "tf", "torch")}
+BACKEND_SETS = {"default": ("onnx",), "all": tuple(BACKENDS)}
 
 
 def parse(names: str | list) -> tuple:

@@ -10,6 +10,7 @@ from pathlib import Path
 import models
 
 from harness.obtain import probe
+from harness.obtain.backends import BACKENDS as REGISTRY
 
 from harness.errors import ScenarioError
 from harness.paths import cache_root
@@ -28,18 +29,9 @@ class GraphSpec:
 
 
 GRAPHS = {
-    ("onnx", "dnn_processing"): GraphSpec(
-        "format=rgb24,dnn_processing=dnn_backend=onnx:model={model}:input=x:output=y",
-        {"model": "onnx-identity"}),
-    ("openvino", "dnn_processing"): GraphSpec(
-        "format=rgb24,dnn_processing=dnn_backend=openvino:model={model}:input=x:output=y"
-        ":layout=nchw", {"model": "ov-identity"}),
-    ("tf", "dnn_processing"): GraphSpec(
-        "format=rgb24,dnn_processing=dnn_backend=tensorflow:model={model}:input=x:output=y",
-        {"model": "tf-identity"}),
-    ("torch", "dnn_processing"): GraphSpec(
-        "format=rgb24,dnn_processing=dnn_backend=torch:model={model}",
-        {"model": "torch-identity"}),
+    **{(name, "dnn_processing"): GraphSpec(
+        f"format=rgb24,dnn_processing=dnn_backend={b.option}:model={{model}}{b.processing}",
+        {"model": b.identity}) for name, b in REGISTRY.items()},
     ("tf", "dnn_detect"): GraphSpec(f"format=rgb24,{TF_DETECT.replace('{det}', '{model}')}",
                                     {"model": "tf-det"}),
     ("openvino", "dnn_detect"): GraphSpec(
@@ -52,9 +44,8 @@ GRAPHS = {
         note="boxes from dnn_detect on TensorFlow, as in the PR"),
 }
 
-NON_IDENTITY = {"onnx": "onnx-conv", "openvino": "ov-scale", "tf": "tf-scale",
-                "torch": "torch-scale"}
-BACKENDS = ("onnx", "openvino", "tf", "torch")
+NON_IDENTITY = {name: b.non_identity for name, b in REGISTRY.items()}
+BACKENDS = tuple(REGISTRY)
 FILTERS = ("dnn_processing", "dnn_detect", "dnn_classify")
 
 
