@@ -102,10 +102,7 @@ def cmd_run(args) -> int:
                            frames=args.frames)
     preload = matrix.preload_library()
 
-    def progress(r):
-        print(f"{r.outcome.value:8} {r.scenario.id} ({r.seconds:.2f} s)", file=sys.stderr,
-              flush=True)
-    results = runner.run(scs, preload, jobs=args.jobs, progress=progress,
+    results = runner.run(scs, preload, jobs=args.jobs, progress=runner.progress,
                          results=args.results or None, expect=case.EXPECT)
     title = f"{args.backend_name} / {args.filter}" + (" / frame route" if args.route == "frame" else "")
     if args.expect:
@@ -154,7 +151,7 @@ def cmd_table(args) -> int:
 def cmd_sweep(args) -> int:
     import json
 
-    from harness.run import chains as graphs, matrix
+    from harness.run import chains as graphs, matrix, runner
     from harness.judge import sweep
     case = _case(args)
     need = set().union(*(graphs.needs(b, f) for b in args.backend_name.split(",")
@@ -165,9 +162,6 @@ def cmd_sweep(args) -> int:
     have = {b["name"] for b in trees[0].stamp["backends"]}
     found, bad = {}, []
 
-    def progress(r):
-        print(f"{r.outcome.value:8} {r.scenario.id} ({r.seconds:.2f} s)", file=sys.stderr,
-              flush=True)
     for backend in args.backend_name.split(","):
         for filt in args.filter.split(","):
             why = graphs.not_on_trees(trees, backend, filt)
@@ -178,7 +172,7 @@ def cmd_sweep(args) -> int:
                 continue
             scs = matrix.scenarios(trees, backend, filt, [fault], route="sweep")
             key = backend if filt == "dnn_processing" else f"{backend}/{filt}"
-            found[key] = sweep.sweep(scs, matrix.preload_library(), args.jobs, progress,
+            found[key] = sweep.sweep(scs, matrix.preload_library(), args.jobs, runner.progress,
                                      args.limit, results=args.results or None,
                                      expect=case.EXPECT)
             print(sweep.markdown(found[key], f"{backend} / {filt}: every site of "

@@ -161,22 +161,19 @@ def cmd(args) -> int:
 
     from harness import caseload
     from harness.judge import diff, diff_html, diffreport
-    from harness.run import matrix
+    from harness.run import matrix, runner
     case = caseload.load(args.case)
     claims = _from_case(args, case)
     _writable([args.json, args.markdown, args.html])
     specs = families(args.fault)
     check_names(args)
 
-    def progress(r):
-        print(f"{r.outcome.value:8} {r.scenario.id} ({r.seconds:.2f} s)", file=sys.stderr,
-              flush=True)
     with contextlib.redirect_stdout(sys.stderr):  # builds say what they do: progress
         two = sides(args)
         groups = diff.plan_groups(pairs(args, [s.tree for s in two]), specs)
         print(f"diff: {two[0].label} -> {two[1].label}: {len(groups)} families x pairs",
               flush=True)
-        d = diff.run(two, groups, matrix.preload_library(), args.jobs, case.EXPECT, progress,
+        d = diff.run(two, groups, matrix.preload_library(), args.jobs, case.EXPECT, runner.progress,
                      results=args.results or None, confirm=max(0, args.confirm))
     text = diffreport.markdown(d)
     print(text)

@@ -13,6 +13,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.obtain import wheels
 from harness.errors import HarnessError, first_error
 from harness.paths import atomic_dir, cache_root, file_sha256
 
@@ -56,13 +57,9 @@ PACKAGES = {
 
 
 def _download(p: Pinned, work: Path) -> Path:
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "--only-binary=:all:",
-           "-d", str(work)]
-    for tag in p.platform:
-        cmd += ["--platform", tag]
-    if p.python:
-        cmd += ["--python-version", p.python]
-    r = subprocess.run(cmd + [f"{p.name}=={p.version}"], capture_output=True, text=True)
+    cmd = [sys.executable, "-m", "pip", "download", "-q", "-d", str(work),
+           *wheels.pip_args(p.python, tags=p.platform), f"{p.name}=={p.version}"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
     wheel = work / p.wheel
     if r.returncode != 0 or not wheel.is_file():
         got = ", ".join(f.name for f in work.glob("*.whl")) or first_error(r.stderr, "no wheel")
@@ -84,11 +81,12 @@ def fetch(name: str) -> Path:
     print(f"fetching {p.name}=={p.version} ({p.size / 1e6:.1f} MB wheel)", file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="ffdnn-pkg-") as work, \
             atomic_dir(final) as tmp:
-        with zipfile.ZipFile(_download(p, Path(work))) as z:
+        wheel = _download(p, Path(work))
+        with zipfile.ZipFile(wheel) as z:
             missing = sorted(set(p.members) - set(z.namelist()))
-            if missing:
-                raise PackageError(f"{p.wheel} has no {missing[0]}")
-            z.extractall(tmp, members=p.members)
+        if missing:
+            raise PackageError(f"{p.wheel} has no {missing[0]}")
+        wheels.unzip(wheel, tmp, *p.members)
     if not all((final / m).is_file() for m in p.members):
         raise PackageError(f"{final} exists but lacks members of {p.wheel}")
     return final

@@ -9,6 +9,7 @@ rest of the matrix goes on. A CRASH or HANG can leave its artifacts (harness/run
 import json
 import os
 import signal
+import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -183,6 +184,12 @@ def run_one(sc: Scenario, preload: str | None, results=None, pool=None,
         return Result(sc, Outcome.ERROR, data, seconds=seconds, reason=data["error"])
     outcome, diffs = _judge(sc, data, expect.lookup(sc))
     return Result(sc, outcome, data, diffs, seconds)
+
+
+def progress(r: Result) -> None:
+    """One line on stderr as each run ends: its outcome, id and seconds."""
+    print(f"{r.outcome.value:8} {r.scenario.id} ({r.seconds:.2f} s)", file=sys.stderr,
+          flush=True)
 
 
 def run(scenarios: list, preload: str | None, jobs: int = 1, progress=None,
