@@ -1,11 +1,14 @@
 """make bench: the harness's costs on this machine, each figure measured in this run.
 python bench/bench.py [--quick] [--json FILE] [--compare OLD.json]; FFDNN_BACKENDS picks the trees.
 
-P1 cold build, all three trees over one (scratch caches sharing src/backends/apt);
-P2 warm PR table, pytest and harness run, and the whole warm `make test`; P3 the
-per-scenario time against a bare Python process and a C program (floor_py.py,
-floor_c/dnn_floor.c); P4 -j 2 over -j 1; P5 a no-op `make build`. Timings are wall
-clock and only indicative when other work shares the machine (see load in the JSON).
+P1 cold build, all three trees over one; P6 the first `make test` after `make`; P7 a cold
+`make` to its first table (P1, P6, P7 in scratch caches sharing only the downloads; skipped
+with --quick); P2 warm PR table, pytest and harness run, and the whole warm `make test`;
+P3 the per-scenario time against a bare Python process and a C program (floor_py.py,
+floor_c/dnn_floor.c); P4 -j 2 over -j 1 (P4c with the fork servers already up); P5 a no-op
+`make build`; P8 a sweep's rate against one scenario's own cost, and the ONNX Runtime malloc
+sweep's wall. Timings are wall clock and only indicative when other work shares the
+machine (see load in the JSON).
 """
 
 import argparse
@@ -20,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,22 +66,82 @@ def figure(fid, name, measured, unit, limit, higher_better=False, detail="") -> 
             "detail": detail, "load": round(os.getloadavg()[0], 2)}
 
 
+SHARED = ("src", "backends", "apt", "packages")  # downloads a scratch cache takes from the real one
+
+
+def scratch_cache(root: Path) -> Path:
+    """An empty cache that shares only what is downloaded (the FFmpeg tarball, the
+    backends' wheels, Debian's packages, the trained-model packages): everything built
+    (trees, modules, models, clips, injectors) starts cold."""
+    root.mkdir()
+    for d in SHARED:
+        if (cache_root() / d).exists():
+            (root / d).symlink_to(cache_root() / d)
+    return root
+
+
+def timed_make(target: str, cache: Path, log: Path, marks: dict) -> tuple[float, dict, int]:
+    """`make TARGET` in a scratch cache, its stdout read as it comes: (seconds, the
+    seconds at which the first stdout line matching each of `marks` appeared, exit)."""
+    env = {**os.environ, "FFDNN_CACHE": str(cache), "BACKENDS": BACKENDS}
+    env.pop("MAKEFLAGS", None)
+    seen, t0 = {}, time.monotonic()
+    with open(log, "w") as err, subprocess.Popen(["make", target], cwd=ROOT, env=env,
+                                                 stdout=subprocess.PIPE, stderr=err,
+                                                 text=True) as p:
+        for line in p.stdout:
+            err.write(line)
+            for name, pattern in marks.items():
+                if name not in seen and re.search(pattern, line):
+                    seen[name] = time.monotonic() - t0
+    return time.monotonic() - t0, seen, p.returncode
+
+
+def tail(path: Path, n=8) -> str:
+    return " / ".join(path.read_text(errors="replace").strip().splitlines()[-n:])
+
+
+COLD = ("P1", "P6", "P7")
+
+
 def p1_cold_build(quick=False) -> list:
-    name, times = "cold build, base+before+after over base alone", {}
+    """Cold, in scratch caches (scratch_cache): base alone (`harness build --tree base`);
+    then `make` (the three trees, then the PR's tables), timed to the end of its build
+    step (P1: all three trees) and to the first table line on stdout (P7); then `make
+    test` in that same cache, the first after `make` (P6: the sanitizer variants, the
+    trees the tests derive, the suite)."""
+    names = {"P1": ("cold build, base+before+after over base alone", "x", 1.3),
+             "P7": ("cold make to the first printed table", " s", 180),
+             "P6": ("first make test after make (sanitizer variants + suite)", " s", 300)}
     if quick:
-        return [{"id": "P1", "figure": name, "measured": None, "unit": "x", "target": "≤ 1.3x",
-                 "pass": None, "detail": "skipped (--quick)"}]
+        return [{"id": k, "figure": n, "measured": None, "unit": u,
+                 "target": f"≤ {t:g}{u}", "pass": None, "detail": "skipped (--quick)"}
+                for k, (n, u, t) in names.items()]
     with tempfile.TemporaryDirectory(prefix="ffdnn-bench-cold-") as tmp:
-        for label, args in (("one", ["--tree", "base"]), ("all", [])):
-            scratch = Path(tmp) / label  # only the trees are built: the rest is the real cache's
-            scratch.mkdir()
-            for d in ("src", "backends", "apt"):
-                (scratch / d).symlink_to(cache_root() / d)
-            times[label] = wall([PY, "-m", "harness", "build", "--backend", BACKENDS, *args],
-                                env={"FFDNN_CACHE": str(scratch)})
-            shutil.rmtree(scratch / "trees", ignore_errors=True)
-    return [figure("P1", name, times["all"] / times["one"], "x", 1.3,
-                   detail=f"all {times['all']:.1f} s, base alone {times['one']:.1f} s")]
+        one = scratch_cache(Path(tmp) / "one")
+        base_s = wall([PY, "-m", "harness", "build", "--backend", BACKENDS, "--tree", "base"],
+                      env={"FFDNN_CACHE": str(one)})
+        shutil.rmtree(one / "trees", ignore_errors=True)
+        cache = scratch_cache(Path(tmp) / "all")
+        log = RESULTS / "bench-cold-make.log"
+        make_s, seen, rc = timed_make("all", cache, log, {
+            "built": r"-m harness table ", "table": r"^\|"})
+        if rc != 0 or "table" not in seen:
+            raise RuntimeError(f"cold make exited {rc} (see {log}): {tail(log)}")
+        log_t = RESULTS / "bench-cold-make-test.log"
+        test_s, _, test_rc = timed_make("test", cache, log_t, {})
+        summary = tail(log_t, 1)
+    return [figure("P1", names["P1"][0], seen["built"] / base_s, "x", 1.3,
+                   detail=f"make's build step (venv and deps checks, three trees) "
+                          f"{seen['built']:.1f} s, `harness build --tree base` alone "
+                          f"{base_s:.1f} s, each in a scratch cache"),
+            figure("P7", names["P7"][0], seen["table"], " s", 180,
+                   detail=f"`make BACKENDS={BACKENDS}` in a scratch cache sharing "
+                          f"{', '.join(SHARED)} (no wheel fetched; .venv exists): first "
+                          f"table line at {seen['table']:.1f} s, make done at {make_s:.1f} s"),
+            figure("P6", names["P6"][0], test_s, " s", 300,
+                   detail=f"`make test` right after that `make`, same scratch cache; exit "
+                          f"status {test_rc}: {summary.strip('= ')}")]
 
 
 def make_backends() -> str:
@@ -204,6 +268,105 @@ def p4_throughput() -> list:
                    f"-j 1 {c[1]:.2f} s, -j 2 {c[2]:.2f} s, best of 2, start-up included")]
 
 
+def p4c_servers_up(n=8) -> list:
+    """Scheduling alone: many scenarios through fork servers already up (started, their
+    imports done, one warm-up pass), at -j 1 and -j 2, alternating, best of 2."""
+    trees = [Plan(BACKENDS).get(n_, build=False) for n_ in ("before", "after")]
+    scs = matrix.scenarios(trees, "onnx", "dnn_processing", P4_FAULTS) * n
+    preload, pool = matrix.preload_library(), forkclient.Pool()
+    try:
+        for sc in scs:
+            pool.server(sc, runner._env(sc, preload))
+        for s in pool.servers.values():
+            s.ready.wait(120)
+        runner.run(scs[:len(scs) // n], preload, jobs=2, expect=EXPECT, pool=pool)  # warm-up
+        t = {1: [], 2: []}
+        for _ in range(2):
+            for j in (1, 2):
+                t0 = time.monotonic()
+                rs = runner.run(scs, preload, jobs=j, expect=EXPECT, pool=pool)
+                t[j].append(time.monotonic() - t0)
+                assert all(r.outcome.value == "PASS" for r in rs), \
+                    [(r.scenario.id, r.outcome.value, r.reason) for r in rs if r.outcome.value != "PASS"]
+                assert all(r.data["worker"] == "fork server" for r in rs)
+    finally:
+        pool.close()
+    best = {j: min(v) for j, v in t.items()}
+    return [figure("P4c", "-j 2 over -j 1, fork servers already up", best[1] / best[2], "x",
+                   1.7, True, f"{len(scs)} scenarios ({len(P4_FAULTS)} faults x before, after x "
+                   f"{n}) through two servers started and warmed before: -j 1 {best[1]:.2f} s "
+                   f"({len(scs) / best[1]:.1f}/s), -j 2 {best[2]:.2f} s "
+                   f"({len(scs) / best[2]:.1f}/s), best of 2")]
+
+
+SWEEP_RATE = ("onnx", "dnn_processing", "wrap:ff_proc_from_dnn_to_frame=1*return(AVERROR(ENOMEM))")
+
+
+def p8_sweeps() -> list:
+    """P8a: a sweep's rate through its fork servers (their start and imports, the
+    censuses, naming each site, every site run) against one of its scenarios' own cost
+    (one site run alone through a server already up, median of 5), at -j 1 so the two
+    compare; P8b: the ONNX Runtime malloc sweep as `make sweep` runs it (its command
+    line, --jobs 2, artifacts of each unexpected hang kept in a scratch directory)."""
+    from harness.judge import sweep
+    backend, filt, fault = SWEEP_RATE
+    trees = [Plan(BACKENDS).get(n, build=False) for n in ("base", "before", "after")]
+    scs = matrix.scenarios(trees, backend, filt, [fault], route="sweep")
+    preload = matrix.preload_library()
+    walls, found = {}, {}
+    for jobs in (1, 2):
+        t0 = time.monotonic()
+        found[jobs] = sweep.sweep(scs, preload, jobs=jobs, expect=EXPECT)
+        walls[jobs] = time.monotonic() - t0
+    assert not sweep.problems(found[1]), sweep.problems(found[1])
+    runs = sum(len(sites) + 1 for _, sites in found[1].values())
+    site = found[1]["after"][1][0].result.scenario
+    pool = forkclient.Pool()
+    try:
+        runner.run_one(site, preload, pool=pool, expect=EXPECT)  # the server, warm
+        own = median(lambda: _seconds(lambda: runner.run_one(site, preload, pool=pool,
+                                                             expect=EXPECT)), 5)
+    finally:
+        pool.close()
+    per_run = walls[1] / runs
+    out = [figure("P8a", "sweep through the fork servers, wall per run over one scenario's "
+                  "own cost", per_run / own, "x", 2,
+                  detail=f"`{fault.split('=')[0]}` on {backend} / {filt}, base, before, "
+                         f"after: {runs} runs (3 censuses, "
+                         f"{runs - 3} sites) in {walls[1]:.2f} s at -j 1 ({per_run:.3f} s a run; "
+                         f"-j 2 {walls[2]:.2f} s), one site alone through a server already up "
+                         f"{own:.3f} s (median of 5)")]
+    with tempfile.TemporaryDirectory(prefix="ffdnn-bench-sweep-") as tmp:
+        cmd = [PY, "-m", "harness", "sweep", "--build", "before,after", "--backend-name",
+               "onnx", "--fault", "malloc", "--jobs", "2", "--results", f"{tmp}/results",
+               "--json", f"{tmp}/sweep.json"]
+        t0 = time.monotonic()
+        r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
+                           env={**os.environ, "FFDNN_BACKENDS": BACKENDS})
+        malloc_s = time.monotonic() - t0
+        data = json.loads(Path(f"{tmp}/sweep.json").read_text()) if r.returncode in (0, 1) \
+            else {}
+    classes = {b: Counter(run["class"] for run in v["runs"])
+               for f in data.values() for b, v in f.items()}
+    hangs = [run["seconds"] for f in data.values() for v in f.values() for run in v["runs"]
+             if run["class"] == "HANG"]
+    sites = {b: v["sites"] for f in data.values() for b, v in f.items()}
+    text = "; ".join(f"{b} {sites[b]} sites: " + ", ".join(f"{n} {k}" for k, n in sorted(c.items()))
+                     for b, c in classes.items())
+    out.append(figure("P8b", "ONNX Runtime malloc sweep (before, after), wall", malloc_s, " s",
+                      60, detail=f"`{shlex.join(cmd[1:12])}`, exit status "
+                                 f"{r.returncode}: {text or r.stderr[-300:]}; "
+                                 f"{len(hangs)} HANG runs, {sum(hangs):.1f} s of run time "
+                                 f"({statistics.median(hangs) if hangs else 0:.2f} s median)"))
+    return out
+
+
+def _seconds(f) -> float:
+    t0 = time.monotonic()
+    f()
+    return time.monotonic() - t0
+
+
 def p5_noop_make() -> list:
     wall(["make", "build"])
     return [figure("P5", "no-op make build", median(lambda: wall(["make", "build"])), " s", 3,
@@ -231,18 +394,25 @@ def compare(old: dict, new: dict) -> str:
     return "\n".join(rows)
 
 
+STEPS = ((p5_noop_make, ("P5",)), (p2_warm_matrix, ("P2a", "P2b", "P2c")),
+         (p3_per_scenario, ("P3a", "P3b")), (p4_throughput, ("P4a", "P4b")),
+         (p4c_servers_up, ("P4c",)), (p8_sweeps, ("P8a", "P8b")), (p1_cold_build, COLD))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="skip P1, the ~5 min cold build")
+    ap.add_argument("--quick", action="store_true",
+                    help="skip the cold figures (P1, P6, P7: scratch caches, about 20 min)")
     ap.add_argument("--json", metavar="FILE", help="where to write (default results/bench.json)")
     ap.add_argument("--compare", metavar="OLD.json", help="print the changes against a run")
-    ap.add_argument("--only", metavar="P3,P4", help="only these steps (P1 to P5)")
+    ap.add_argument("--only", metavar="P3,P4c", help="only the steps that measure these "
+                    "figures (a prefix: P4 is P4a, P4b and P4c)")
     args = ap.parse_args(argv)
     only = {x.strip().upper() for x in args.only.split(",")} if args.only else None
     RESULTS.mkdir(exist_ok=True)
     load0, figs = os.getloadavg(), []
-    for step in (p5_noop_make, p2_warm_matrix, p3_per_scenario, p4_throughput, p1_cold_build):
-        if only and step.__name__[:2].upper() not in only:
+    for step, ids in STEPS:
+        if only and not any(i.upper().startswith(o) for i in ids for o in only):
             continue
         print(f"bench: {step.__name__} ...", file=sys.stderr, flush=True)
         figs += step(args.quick) if step is p1_cold_build else step()

@@ -193,10 +193,10 @@ def progress(r: Result) -> None:
 
 
 def run(scenarios: list, preload: str | None, jobs: int = 1, progress=None,
-        results=None, expect: Expect = NOTHING) -> list:
+        results=None, expect: Expect = NOTHING, pool=None) -> list:
     """Run every scenario (jobs at a time) with fork servers of its own, shut down at
-    the end; results in the scenarios' order."""
-    pool = forkclient.Pool()
+    the end (or those of `pool`, left running); results in the scenarios' order."""
+    own, pool = pool is None, pool or forkclient.Pool()
     for sc in scenarios:  # every server imports its module at once, in parallel
         pool.server(sc, _env(sc, preload))
 
@@ -209,4 +209,5 @@ def run(scenarios: list, preload: str | None, jobs: int = 1, progress=None,
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool_threads:
             return list(pool_threads.map(one, scenarios))
     finally:
-        pool.close()
+        if own:
+            pool.close()
