@@ -71,14 +71,26 @@ def test_index_then_cache_then_system(clean, monkeypatch):
     assert (r.kind, r.entry) == ("system", "libtorch-dev-2.6.0+dfsg-7")
 
 
-def test_cuda_only_index_is_one_line_naming_every_way(clean):
-    """What issue 13 found: on the public index torch==2.13.0 is the CUDA build."""
+def test_cuda_only_index_takes_the_cpu_part(clean):
+    """What issue 13 found: on the public index torch==2.13.0 is the CUDA build; its CPU
+    part is the route then, in an entry of its own."""
+    r = libtorch.route("2.13.0", clean)
+    assert (r.kind, r.entry) == ("cpu-part", "torch-2.13.0-cpu-part")
+    assert "is a CUDA build" in r.detail
+    (clean / r.entry).mkdir()
+    (clean / r.entry / "backend.json").write_text("{}")
+    assert libtorch.route("2.13.0", clean) == libtorch.Route("cached", r.entry, str(clean / r.entry))
+
+
+def test_no_torch_at_all_is_one_line_naming_every_way(clean, monkeypatch):
+    monkeypatch.setattr(libtorch, "pip_report", lambda *a, **k: (
+        False, "torch==2.13.0 not found (ERROR: No matching distribution found)"))
     r = libtorch.route("2.13.0", clean)
     assert r.kind == "none"
     with pytest.raises(BackendError) as e:
         libtorch.install(r, "2.13.0", clean / "entry")
     msg = str(e.value)
-    assert "\n" not in msg and msg.startswith("no CPU LibTorch: torch-2.13.0")
+    assert "\n" not in msg and msg.startswith("no CPU LibTorch: torch==2.13.0 not found")
     for way in ("FFDNN_TORCH_INDEX", "FFDNN_LIBTORCH", "libtorch-dev (2.0 or newer)",
                 "BACKENDS=onnx,openvino,tf"):
         assert way in msg
@@ -108,7 +120,7 @@ def test_distribution_versions_against_the_floor():
 def test_too_old_installed_package_is_not_taken_and_is_named(clean, monkeypatch):
     monkeypatch.setattr(libtorch, "system_version", lambda: "1.13.1+dfsg-4")
     r = libtorch.route("2.13.0", clean)
-    assert r.kind == "none"
+    assert r.kind == "cpu-part"
     assert "the installed libtorch-dev 1.13.1+dfsg-4 is older than 2.0" in r.detail
 
 
