@@ -3,7 +3,6 @@ post-processing fail for real. The expected rows live in harness/expected.py
 (COMMIT_CLAIMS); harness/judge/claimrun.py runs them, harness/judge/claims.py tables them."""
 
 import json
-import shutil
 import subprocess
 import sys
 
@@ -11,7 +10,7 @@ import pytest
 
 from harness.judge import claimrun, claims
 from cases import pr24760 as expected
-from harness.obtain import trees
+from harness.obtain import derived, trees
 from harness.paths import PROJECT
 from harness.obtain.backends import BACKENDS
 
@@ -134,28 +133,25 @@ def _revert_params():
 
 
 @pytest.mark.parametrize("reverted, rows, needs", list(_revert_params()))
-def test_reverted_commit(tree, preload, tmp_path, reverted, rows, needs):
-    """before with the commit undone (a copy, `git revert`, ffmpeg relinked) does what the
-    commit message says it did, and the commit's rows fail on it."""
+def test_reverted_commit(tree, preload, reverted, rows, needs):
+    """before with the commit undone (a copy, `git revert`, ffmpeg relinked: a cache entry
+    of its own, harness/obtain/derived.py) does what the commit message says it did, and
+    the commit's rows fail on it."""
     before = tree("before")
     missing = set(needs) - {b["name"] for b in before.stamp["backends"]}
     if missing:
         pytest.skip(f"tree built without {', '.join(sorted(missing))} "
                     "(run: make test BACKENDS=all)")
     assert " ".join(reverted.cites.split()) in " ".join(claims_patch(reverted.commit).split())
-    subprocess.run(["cp", "-a", str(before.src), str(tmp_path / "src")], check=True)
-    try:  # about 250 MB: not kept among pytest's last temporary directories
-        sha = trees.git(tmp_path / "src", "log", "--format=%H", "--fixed-strings",
-                        f"--grep={reverted.subject}").stdout.split()
-        assert len(sha) == 1, f"commit {reverted.commit} is in before exactly once"
-        trees.git(tmp_path / "src", "revert", "--no-edit", sha[0])
-        make = subprocess.run(["make", "-j2", "ffmpeg"], cwd=tmp_path / "src",
-                              capture_output=True, text=True)
-        assert make.returncode == 0, make.stdout[-2000:] + make.stderr[-2000:]
-        undone = trees.Tree(f"before-without-{reverted.commit}", tmp_path, before.stamp)
-        for claim in rows:
-            obs = claimrun.observe(claim, undone, preload, runner="ffmpeg")
-            assert claimrun.diffs(obs, reverted.rows[claim.id]) == [], claim.id
-            assert claimrun.diffs(obs, claim.before), f"{claim.id} passes without its commit"
-    finally:
-        shutil.rmtree(tmp_path / "src")
+    sha = trees.git(before.src, "log", "--format=%H", "--fixed-strings",
+                    f"--grep={reverted.subject}").stdout.split()
+    assert len(sha) == 1, f"commit {reverted.commit} is in before exactly once"
+    # a cache entry keyed by before's key and the reverted commit: built once, then reused
+    undone = derived.without_commit(before, f"without-{reverted.commit}", reverted.subject)
+    assert undone.stamp["derived"]["change"] == f"git revert {sha[0]}"
+    assert trees.git(undone.src, "log", "-1", "--format=%s").stdout.strip() \
+        == f'Revert "{reverted.subject}"'
+    for claim in rows:
+        obs = claimrun.observe(claim, undone, preload, runner="ffmpeg")
+        assert claimrun.diffs(obs, reverted.rows[claim.id]) == [], claim.id
+        assert claimrun.diffs(obs, claim.before), f"{claim.id} passes without its commit"

@@ -115,3 +115,35 @@ def test_a_patch_that_does_not_apply_names_patch_and_file(tree, tmp_path):
     with pytest.raises(BuildError, match=rf"patch {patch.name} does not apply: "
                                          r"libavfilter/dnn/dnn_backend_common.c"):
         trees._apply_patch("after", work, patch)  # already applied: cannot apply twice
+
+
+@pytest.mark.unit
+def test_derived_tree_is_built_once_and_keyed_by_its_change(tmp_path, monkeypatch):
+    """A derived tree (harness/obtain/derived.py: a built tree with one commit reverted or
+    one file edited, one make target rebuilt) is a cache entry: the same change on the
+    same tree is reused, not rebuilt; another change, or another parent, is its own entry."""
+    from harness.obtain import derived
+    monkeypatch.setenv("FFDNN_CACHE", str(tmp_path / "cache"))
+    src = tmp_path / "parent" / "src"
+    src.mkdir(parents=True)
+    makes = tmp_path / "makes"  # the Makefile writes a line there each time it runs
+    (src / "Makefile").write_text(f"prog: a.c\n\tcat a.c > prog\n\techo built >> {makes}\n")
+    (src / "a.c").write_text("one\n")
+    git(src, "init", "-q")
+    git(src, "add", "-A")
+    git(src, "commit", "-q", "-m", "first")
+    (src / "a.c").write_text("two\n")
+    git(src, "commit", "-q", "-am", "second")
+    parent = trees.Tree("p", src.parent, {"key": "k1"})
+
+    undone = derived.without_commit(parent, "without-2", "second", "prog")
+    assert (undone.src / "prog").read_text() == "one\n"
+    assert undone.name == "p-without-2" and undone.stamp["parent"] == "k1"
+    again = derived.without_commit(parent, "without-2", "second", "prog")
+    assert again == undone and makes.read_text().count("built") == 1, "reused, not rebuilt"
+    edited = derived.edited(parent, "three", "a.c", lambda t: t.replace("two", "three"), "prog")
+    assert (edited.src / "prog").read_text() == "three\n" and edited.path != undone.path
+    other = derived.without_commit(trees.Tree("p", src.parent, {"key": "k2"}), "without-2",
+                                   "second", "prog")
+    assert other.path != undone.path and makes.read_text().count("built") == 3
+    assert (src / "a.c").read_text() == "two\n", "the parent is never touched"
