@@ -147,7 +147,7 @@ TARGET = re.compile(r"^(CC|CXX|AS|HOSTCC)\t(?P<obj>\S+)")
 
 
 def _make(name: str, src: Path, log: Path) -> tuple[int, dict]:
-    """Run make with one line of progress per 50 objects; return (objects, warnings by object)."""
+    """Run make, a line of progress at its first object and every 50: (objects, warnings by object)."""
     jobs = str(os.cpu_count() or 2)
     warnings, current, count = {}, None, 0
     with open(log, "a") as f:
@@ -159,8 +159,8 @@ def _make(name: str, src: Path, log: Path) -> tuple[int, dict]:
                 if m:
                     current, count = m["obj"], count + 1
                     warnings.setdefault(current, [])
-                    if count % 50 == 0:
-                        _say(name, "compile", f"{count} objects")
+                    if count == 1 or count % 50 == 0:  # the first: configure is done
+                        _say(name, "compile", f"{count} object{'s' * (count > 1)}")
                 elif line.startswith(("AR\t", "LD\t")):
                     _say(name, "link", line.split("\t", 1)[1].strip())
                 elif WARNING.match(line) and current:
