@@ -2,6 +2,7 @@
 a crash is named by its signal, bad input is one ERROR line, and the matrix goes on."""
 
 import os
+import sys
 
 import pytest
 
@@ -58,3 +59,22 @@ def test_matrix_goes_on_after_a_crash(trees, preload, run_scenario):
     results = runner.run(crash + fine, preload, jobs=2, expect=EXPECT)
     assert [r.outcome for r in results] == [Outcome.CRASH, Outcome.MEASURED]
     assert results[1].data["counters"]["failures"] == 1
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("work, hung", [
+    pytest.param("import time; time.sleep(30)", True, id="asleep"),
+    pytest.param("import time\nwhile True: time.sleep(0.005)", True, id="polling"),  # a flush loop
+    pytest.param("import time\nt = time.monotonic()\nwhile time.monotonic() - t < 3: pass",
+                 False, id="working")])  # at work for 3 s, then ends
+def test_a_run_expected_to_hang_is_judged_by_what_it_does(tmp_path, work, hung):
+    """processes.Idle, through program.run(quiet=): a program that sits idle (asleep, or
+    polling with a sleep) is killed as hung after `quiet` seconds, long before its
+    timeout; one that uses a CPU is never judged hung, however long `quiet` it works."""
+    from harness.run import program
+    prog = tmp_path / "prog"
+    prog.write_text(f"#!{sys.executable}\n{work}\n")
+    prog.chmod(0o755)
+    r = program.run(prog, [], timeout=20, quiet=0.5)
+    assert r.hung == hung, r
+    assert r.seconds < (5 if hung else 10), r

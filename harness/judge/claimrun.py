@@ -20,12 +20,14 @@ from harness import errnos
 from harness.run import faults, chains as graphs
 from harness.compile import ffi_build
 from harness.paths import cache_root
-from harness.run.runner import run_one
+from harness.run.processes import QUIET
+from harness.run.runner import Expect, run_one
 from harness.run.scenario import Scenario
 from harness.run import program
 
 SETTLE = 10.0  # how long the worker waits for each frame before it moves on (worker.settle)
-TIMEOUT = 10.0  # the ffmpeg program: the claims that hang spin at EOF at once
+FRAME_IDLE = 1.0  # a row that hangs: a frame is given up once no other thread worked that long
+TIMEOUT = 10.0  # the ffmpeg program: the claims that hang poll at EOF at once (sooner: QUIET)
 NOT_A_RESULT = (-errno.EAGAIN, errnos.AVERROR_EOF)
 FFMPEG_INPUT = ["-f", "lavfi", "-i", "testsrc=s=64x64:r=25:d=0.08"]
 TASK_ERROR = re.compile(r"^\[vf#[^\]]*\] Task finished with error code: (-?\d+)", re.M)
@@ -51,8 +53,14 @@ def observe(claim, tree, preload: str, graph: str = "", runner: str = "") -> dic
     "log": text, "hang": bool, "crash": signal name or ""}. `runner` overrides the
     claim's (a reverted copy of a tree has a program but no cffi module)."""
     if (runner or claim.runner) == "ffmpeg":
-        return _ffmpeg(tree, description(claim, graph))
+        return _ffmpeg(tree, description(claim, graph), hangs(claim))
     return _worker(claim, tree, preload, description(claim, graph))
+
+
+def hangs(claim) -> bool:
+    """Whether a build of the row hangs: then a run that sits idle where it should end
+    (processes.Idle) is judged hung at once, not at its timeout."""
+    return any(want.get("hang") for want in (claim.base, claim.before))
 
 
 def _worker(claim, tree, preload, desc: str) -> dict:
@@ -63,8 +71,9 @@ def _worker(claim, tree, preload, desc: str) -> dict:
     route = claim.route or ("flush" if claim.fault == "none" else "sweep")
     sc = Scenario(tree.name, str(tree.path), claim.backend, claim.filter,
                   faults.parse(claim.fault), desc, route=route,
-                  timeout=SETTLE * claim.frames + 4, frames=claim.frames)
-    r = run_one(sc, preload)
+                  timeout=SETTLE * claim.frames + 4, frames=claim.frames,
+                  extra={"frame_idle": FRAME_IDLE} if hangs(claim) else {})
+    r = run_one(sc, preload, expect=Expect(lambda sc: None, lambda sc: hangs(claim)))
     d = r.data
     if r.outcome.value == "ERROR":
         return {"frames": [], "errors": [], "log": d.get("log", ""), "hang": False,
@@ -81,9 +90,9 @@ def _worker(claim, tree, preload, desc: str) -> dict:
             "crash": r.reason.rsplit(" ", 1)[-1] if r.outcome.value == "CRASH" else ""}
 
 
-def _ffmpeg(tree, desc: str) -> dict:
+def _ffmpeg(tree, desc: str, hang: bool = False) -> dict:
     r = program.run(tree.ffmpeg, ["-threads", "1", *FFMPEG_INPUT, "-vf", desc,
-                                  "-f", "framemd5", "-"], TIMEOUT)
+                                  "-f", "framemd5", "-"], TIMEOUT, quiet=QUIET if hang else None)
     code = -signal.SIGKILL if r.hung else r.returncode
     crash = signal.Signals(-code).name if code < 0 and not r.hung else ""
     errors = [int(c) for c in TASK_ERROR.findall(r.stderr)]

@@ -7,6 +7,62 @@ import signal
 import subprocess
 import sys
 import threading
+import time
+from pathlib import Path
+
+QUIET = 2.0   # seconds a process that should have ended must sit idle to be judged hung
+IDLE = 0.05   # of one CPU: what "idle" may use (a loop that polls with a sleep)
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds the process (all its threads) has used; 0 once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def waiting(pid: int) -> bool:
+    """Whether a thread of the process is running or waiting for a CPU (R) or in
+    uninterruptible I/O (D, as while its libraries are read from disk)."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    for t in tasks:
+        try:
+            state = Path(f"/proc/{pid}/task/{t}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state in ("R", "D"):
+            return True
+    return False
+
+
+class Idle:
+    """Watches a process that should have ended by now: hung() is true once it has used
+    no more than IDLE of a CPU for QUIET seconds on end and no thread of it is running,
+    waiting for a CPU or reading a disk (a loop that waits for what never comes, polling
+    with a sleep, as FFmpeg's flush loops do). Work restarts the watch: a process at
+    work is not judged, however long it takes."""
+
+    def __init__(self, pid: int, quiet: float = QUIET):
+        self.pid, self.quiet = pid, quiet
+        self.since, self.cpu = time.monotonic(), cpu_seconds(pid)
+
+    def hung(self) -> bool:
+        now = time.monotonic()
+        if now - self.since < self.quiet:
+            return False
+        cpu = cpu_seconds(self.pid)
+        if cpu - self.cpu <= IDLE * (now - self.since) and not waiting(self.pid):
+            return True
+        self.since, self.cpu = now, cpu  # still working: watch on
+        return False
+
+    def idle_for(self) -> float:
+        return time.monotonic() - self.since
 
 
 class Worker:

@@ -8,6 +8,8 @@ import subprocess
 import time
 from dataclasses import dataclass
 
+from harness.run.processes import Idle
+
 
 @dataclass
 class Ran:
@@ -26,19 +28,29 @@ class Ran:
         return shlex.join(self.cmd)
 
 
-def run(program, args: list, timeout: float, env: dict | None = None) -> Ran:
+def run(program, args: list, timeout: float, env: dict | None = None,
+        quiet: float | None = None) -> Ran:
     """Run `program -hide_banner -nostdin ARGS`; after `timeout` seconds its process group
-    is killed (SIGKILL: a spinning ffmpeg does not end on SIGTERM)."""
+    is killed (SIGKILL: a spinning ffmpeg does not end on SIGTERM). With `quiet`, for a
+    run expected to hang, it is killed sooner: once it has sat idle that long
+    (processes.Idle: a flush loop polling for a task that never completes)."""
     cmd = [str(program), "-hide_banner", "-nostdin", *args]
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "1", **(env or {})}
     t0 = time.monotonic()
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           errors="replace", env=env, start_new_session=True) as p:
-        try:
-            out, err = p.communicate(timeout=timeout)
-            code = p.returncode
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            out, err = p.communicate()
-            code = None
+        idle = Idle(p.pid, quiet) if quiet else None
+        while True:
+            left = timeout - (time.monotonic() - t0)
+            try:
+                out, err = p.communicate(timeout=max(0.0, min(left, 0.1) if idle else left))
+                code = p.returncode
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() - t0 < timeout and not (idle and idle.hung()):
+                    continue
+                os.killpg(p.pid, signal.SIGKILL)
+                out, err = p.communicate()
+                code = None
+                break
     return Ran(cmd, code, out, err, round(time.monotonic() - t0, 2))

@@ -19,11 +19,10 @@ from pathlib import Path
 
 from harness.run import artifacts, chains, forkclient
 from harness.run.outcome import Outcome, judge
+from harness.run.processes import QUIET, Idle
 from harness.paths import PROJECT
 from harness.run.scenario import Scenario
 
-QUIET = 2.0   # seconds after EOF an expected hang must sit idle to be judged hung
-IDLE = 0.05   # of one CPU: what "idle" may use (a flush that polls with a sleep)
 
 @dataclass
 class Result:
@@ -69,15 +68,6 @@ def _judge(sc: Scenario, data: dict, exp, hung: bool = False):
 NOTHING = Expect(lambda sc: None, lambda sc: False)  # measure only
 
 
-def _cpu(pid: int) -> float:
-    """CPU seconds the process (all its threads) has used; 0 once it is gone."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def _wait(w, sc: Scenario, out: str, expect: Expect) -> str | None:
     """None when the worker ended; else why it is judged hung: its timeout, or, for a
     run the case says hangs (Expect.hangs), QUIET seconds after its checkpoint (taken
@@ -85,18 +75,15 @@ def _wait(w, sc: Scenario, out: str, expect: Expect) -> str | None:
     if not expect.hangs(sc):
         return None if w.wait(sc.timeout) else f"killed after its {sc.timeout:g} s timeout"
     t0 = time.monotonic()
-    deadline, partial, since = t0 + sc.timeout, Path(out).with_suffix(".partial.json"), None
+    deadline, partial, idle = t0 + sc.timeout, Path(out).with_suffix(".partial.json"), None
     while (now := time.monotonic()) < deadline:
         if w.wait(min(0.1, deadline - now)):
             return None
-        now = time.monotonic()
-        if since is None and partial.exists():
-            since = (now, _cpu(w.pid))
-        elif since and now - since[0] >= QUIET:
-            cpu = _cpu(w.pid)
-            if cpu - since[1] <= IDLE * (now - since[0]):
-                return f"killed {now - t0:.1f} s in: idle for {now - since[0]:.1f} s after EOF"
-            since = (now, cpu)  # still working: watch on
+        if idle is None and partial.exists():
+            idle = Idle(w.pid, QUIET)
+        elif idle and idle.hung():
+            return (f"killed {time.monotonic() - t0:.1f} s in: idle for {idle.idle_for():.1f} s "
+                    "after EOF")
     return f"killed after its {sc.timeout:g} s timeout"
 
 
