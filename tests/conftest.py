@@ -9,7 +9,7 @@ from harness.run import chains as graphs, matrix
 from harness.errors import HarnessError
 from harness.run.runner import run_one
 from harness.obtain.trees import Plan
-from cases.pr24760 import EXPECT
+from cases.pr24760 import EXPECT, LAYOUT
 
 
 BACKENDS = os.environ.get("FFDNN_BACKENDS", "default")
@@ -18,7 +18,7 @@ BACKENDS = os.environ.get("FFDNN_BACKENDS", "default")
 @pytest.fixture(scope="session")
 def plan():
     """The trees of the backend set `make` built (FFDNN_BACKENDS, default ONNX only)."""
-    return Plan(BACKENDS)
+    return Plan(BACKENDS, LAYOUT)
 
 
 @pytest.fixture(scope="session")
