@@ -12,12 +12,13 @@ if command -v cc >/dev/null 2>&1; then
     case "$(cc -print-file-name=libz.so)" in /*) ;; *) missing="$missing zlib1g-dev";; esac
 fi
 # LibTorch (BACKENDS all or naming torch): the CPU build only. harness/obtain/libtorch.py says
-# which way it comes; when none does, the distribution's libtorch-dev is the way left.
+# which way it comes; when none does, or only the CPU part of pip's CUDA wheel (about 540
+# MB), the distribution's libtorch-dev is taken first where it is new enough.
 case ",${BACKENDS:-}," in
 *,all,*|*,torch,*)
     route=$("${PY:-python3}" -m harness.obtain.libtorch) || exit 2
     case "$route" in
-    none*)
+    none*|cpu-part*)
         candidate=""
         if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
             apt-get update -qq
@@ -26,8 +27,10 @@ case ",${BACKENDS:-}," in
         floor=$("${PY:-python3}" -c 'from harness.obtain.libtorch import SYSTEM_MIN; print(SYSTEM_MIN)')
         if [ -n "$candidate" ] && [ "$candidate" != "(none)" ] &&
            dpkg --compare-versions "${candidate#*:}" ge "$floor"; then
-            echo "deps: no CPU LibTorch otherwise (${route#none }): libtorch-dev $candidate"
+            echo "deps: no CPU LibTorch otherwise (${route#* }): libtorch-dev $candidate"
             missing="$missing libtorch-dev"
+        elif [ "${route%% *}" = cpu-part ]; then
+            echo "deps: LibTorch: the CPU libraries of pip's CUDA wheel (${route#cpu-part })"
         else
             case "$route" in *"apt has"*) ;; *)
                 [ -z "$candidate" ] || [ "$candidate" = "(none)" ] ||

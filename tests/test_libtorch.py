@@ -71,14 +71,26 @@ def test_index_then_cache_then_system(clean, monkeypatch):
     assert (r.kind, r.entry) == ("system", "libtorch-dev-2.6.0+dfsg-7")
 
 
-def test_cuda_only_index_is_one_line_naming_every_way(clean):
-    """What issue 13 found: on the public index torch==2.13.0 is the CUDA build."""
+def test_cuda_only_index_takes_the_cpu_part(clean):
+    """What issue 13 found: on the public index torch==2.13.0 is the CUDA build; its CPU
+    part is the route then, in an entry of its own."""
+    r = libtorch.route("2.13.0", clean)
+    assert (r.kind, r.entry) == ("cpu-part", "torch-2.13.0-cpu-part")
+    assert "is a CUDA build" in r.detail
+    (clean / r.entry).mkdir()
+    (clean / r.entry / "backend.json").write_text("{}")
+    assert libtorch.route("2.13.0", clean) == libtorch.Route("cached", r.entry, str(clean / r.entry))
+
+
+def test_no_torch_at_all_is_one_line_naming_every_way(clean, monkeypatch):
+    monkeypatch.setattr(libtorch, "pip_report", lambda *a, **k: (
+        False, "torch==2.13.0 not found (ERROR: No matching distribution found)"))
     r = libtorch.route("2.13.0", clean)
     assert r.kind == "none"
     with pytest.raises(BackendError) as e:
         libtorch.install(r, "2.13.0", clean / "entry")
     msg = str(e.value)
-    assert "\n" not in msg and msg.startswith("no CPU LibTorch: torch-2.13.0")
+    assert "\n" not in msg and msg.startswith("no CPU LibTorch: torch==2.13.0 not found")
     for way in ("FFDNN_TORCH_INDEX", "FFDNN_LIBTORCH", "libtorch-dev (2.0 or newer)",
                 "BACKENDS=onnx,openvino,tf"):
         assert way in msg
@@ -108,7 +120,7 @@ def test_distribution_versions_against_the_floor():
 def test_too_old_installed_package_is_not_taken_and_is_named(clean, monkeypatch):
     monkeypatch.setattr(libtorch, "system_version", lambda: "1.13.1+dfsg-4")
     r = libtorch.route("2.13.0", clean)
-    assert r.kind == "none"
+    assert r.kind == "cpu-part"
     assert "the installed libtorch-dev 1.13.1+dfsg-4 is older than 2.0" in r.detail
 
 
@@ -121,3 +133,73 @@ def test_the_virtualenv_asks_for_no_torch():
     assert not re.search(r'"torch\b', project), "pyproject.toml asks for torch"
     make = (ROOT / "Makefile").read_text()
     assert "torch]" not in make and ",torch" not in make.split("pip install", 1)[1].split("\n")[0]
+
+
+def _so(cc_dir: Path, name: str, *links: str) -> Path:
+    """A real shared object `name` (its soname) that needs `links` (DT_NEEDED)."""
+    out = cc_dir / name
+    subprocess.run(["cc", "-shared", "-x", "c", "/dev/null", "-o", str(out),
+                    f"-Wl,-soname,{name}", "-Wl,--no-as-needed", f"-L{cc_dir}",
+                    *(f"-l:{l}" for l in links)], check=True)
+    return out
+
+
+def _wheel(dest: Path, name: str, version: str, files: dict, requires=(), extras=()):
+    """A wheel pip takes from a local directory: METADATA, WHEEL and the `files`."""
+    import zipfile
+    info = f"{name.replace('-', '_')}-{version}.dist-info"
+    meta = [f"Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}",
+            *(f"Provides-Extra: {e}" for e in extras), *(f"Requires-Dist: {r}" for r in requires)]
+    with zipfile.ZipFile(dest / f"{name.replace('-', '_')}-{version}-py3-none-any.whl", "w") as z:
+        for arc, data in files.items():
+            z.writestr(arc, data)
+        z.writestr(f"{info}/METADATA", "\n".join(meta) + "\n")
+        z.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        z.writestr(f"{info}/RECORD", "")
+
+
+@pytest.fixture
+def cuda_wheels(tmp_path, monkeypatch):
+    """A CUDA-style torch wheel in a local index: libtorch_cpu needs libc10 (in the wheel)
+    and libfakert.so.7 (in fake-rt, brought by fake-toolkit's `fakert` extra, which torch's
+    metadata pins), beside a libtorch_cuda.so that must never be unpacked."""
+    so, index = tmp_path / "so", tmp_path / "index"
+    so.mkdir(), index.mkdir()
+    _so(so, "libc10.so"), _so(so, "libfakert.so.7")
+    _so(so, "libtorch_cpu.so", "libc10.so", "libfakert.so.7")
+    lib = {f"torch/lib/{n}": (so / n).read_bytes() for n in ("libc10.so", "libtorch_cpu.so")}
+    lib["torch/lib/libtorch_cuda.so"] = b"never unpacked"
+    headers = {"torch/include/torch/script.h": "", "torch/include/torch/csrc/api/include/torch/torch.h": ""}
+    _wheel(index, "torch", "2.13.0", {**headers, **lib},
+           requires=['fake-toolkit[fakert,other]==1.0; platform_system == "Linux"'])
+    _wheel(index, "fake-toolkit", "1.0", {}, extras=("fakert", "other"),
+           requires=['fake-rt==2.0; extra == "fakert"', 'fake-big==9; extra == "other"'])
+    _wheel(index, "fake-rt", "2.0", {"fake_rt/lib/libfakert.so.7": (so / "libfakert.so.7").read_bytes()})
+    for k in [k for k in os.environ if k.startswith("PIP_")]:
+        monkeypatch.delenv(k)
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(index))
+    return tmp_path
+
+
+def test_cpu_part_takes_libtorch_cpu_and_the_runtime_it_names(cuda_wheels):
+    entry = cuda_wheels / "entry"
+    info = libtorch.install(libtorch.Route("cpu-part", "torch-2.13.0-cpu-part", "CUDA"),
+                            "2.13.0", entry)
+    lib = entry / "lib"
+    assert sorted(p.name for p in lib.iterdir()) == [
+        "libc10.so", "libfakert.so.7", "libtorch.so", "libtorch_cpu.so"]
+    assert not list(entry.rglob("libtorch_cuda.so"))
+    assert [n for n in libtorch.needed(lib / "libtorch.so") if n.startswith("libtorch")] == \
+        ["libtorch_cpu.so"]
+    assert info["versions"]["runtime"] == ["fake_rt-2.0-py3-none-any.whl"]
+    assert info["ldflags"] == [f"-L{lib}", f"-Wl,-rpath,{lib}"]
+
+
+def test_cpu_part_whose_runtime_no_extra_brings_is_one_line(cuda_wheels):
+    (cuda_wheels / "index/fake_rt-2.0-py3-none-any.whl").unlink()
+    with pytest.raises(BackendError) as e:
+        libtorch.cpu_part("2.13.0", cuda_wheels / "entry")
+    assert "\n" not in str(e.value)
+    assert str(e.value).startswith("pip could not fetch fake-toolkit[fakert]==1.0")

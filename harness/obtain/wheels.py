@@ -41,10 +41,11 @@ def platforms() -> list:
     return tags + [f"manylinux2014_{arch}", f"linux_{arch}"]
 
 
-def pip_args(python: str, index: str | None = None, tags=None) -> list:
-    """pip's options for one wheel: a Python tag ("" for a pure-Python wheel) on this
-    machine's platforms, or on the platform `tags` given."""
-    args = ["--no-deps", "--only-binary=:all:"] + (["--python-version", python] if python else [])
+def pip_args(python: str, index: str | None = None, tags=None, deps=False) -> list:
+    """pip's options for one wheel (with `deps`, its dependencies too): a Python tag
+    ("" for a pure-Python wheel) on this machine's platforms, or on the platform `tags`."""
+    args = ([] if deps else ["--no-deps"]) + ["--only-binary=:all:"] + \
+        (["--python-version", python] if python else [])
     for p in platforms() if tags is None else tags:
         args += ["--platform", p]
     if index:
