@@ -7,8 +7,10 @@ file by the hash of its recipe (the generator's source).
 
 import hashlib
 import importlib
-import os
 from pathlib import Path
+
+from harness.paths import atomic_file
+
 
 def _lazy(module: str, func: str, deps: tuple = ()):
     """The generator `module.func`, imported when called: importing `models` (as every
@@ -80,8 +82,6 @@ def path(name: str, cache: Path) -> Path:
         return found[0]
     data, suffix = GENERATORS[name]()
     out = cache / f"{name}-{key}{suffix}"
-    cache.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".tmp-{os.getpid()}-{out.name}")
-    tmp.write_bytes(data)
-    os.replace(tmp, out)
+    with atomic_file(out) as tmp:
+        tmp.write_bytes(data)
     return out

@@ -23,7 +23,7 @@ from harness.obtain import backends as backends_mod
 from harness.obtain import probe, releases, source
 from harness.obtain.layout import Layout
 from harness.errors import BuildError, HarnessError, StampError, first_error
-from harness.paths import atomic_dir, cache_root, digest, file_sha256
+from harness.paths import atomic_dir, atomic_file, cache_root, digest, file_sha256
 
 RECIPE = 1  # bump when the way a tree is built changes
 FILTERS = ("buffer,buffersink,format,scale,null,fps,trim,setpts,showinfo,testsrc,testsrc2,"
@@ -265,9 +265,8 @@ class Plan:
                                   capture_output=True, text=True).stdout
             if not text:
                 raise BuildError(f"{tarball}: no configure script in it")
-            tmp = cached.with_name(f".tmp-{os.getpid()}-{cached.name}")
-            tmp.write_text(text)
-            os.replace(tmp, cached)
+            with atomic_file(cached) as tmp:
+                tmp.write_text(text)
         return cached.read_text()
 
     @property
