@@ -32,7 +32,7 @@ from harness.compile import ffi_build
 from harness.run import forkclient, matrix, runner  # noqa: E402
 from harness.paths import cache_root  # noqa: E402
 from harness.obtain.trees import Plan  # noqa: E402
-from cases.pr24760 import EXPECT
+from cases.pr24760 import EXPECT, LAYOUT
 
 PY = sys.executable
 RESULTS = ROOT / "results"
@@ -188,7 +188,7 @@ def p3_per_scenario(n=5) -> list:
     """One scenario's wall time, through a fresh worker process (FFDNN_FORKSERVER=0, the
     way before the fork server) and through a fork server's child (kept across the runs,
     as a matrix keeps it), against the two floors; all interleaved in this run."""
-    tree = Plan(BACKENDS).get("after", build=False)
+    tree = Plan(BACKENDS, LAYOUT).get("after", build=False)
     (sc,) = matrix.scenarios([tree], "onnx", "dnn_processing", ["pthread_create=EAGAIN"])
     preload, exe = matrix.preload_library(), build_c_floor(tree)
     model = re.search(r":model=([^:]+)", sc.description)[1]  # the harness's own model
@@ -242,7 +242,7 @@ def p4_throughput() -> list:
     """Scenarios per second through runner.run (the pool `harness run` uses), and the
     whole `harness run` wall, which adds its fixed start-up (imports, module checks);
     the runner also with FFDNN_FORKSERVER=0, the fresh process per scenario of before."""
-    trees = [Plan(BACKENDS).get(n, build=False) for n in ("before", "after")]
+    trees = [Plan(BACKENDS, LAYOUT).get(n, build=False) for n in ("before", "after")]
     scs = matrix.scenarios(trees, "onnx", "dnn_processing", P4_FAULTS)
     preload = matrix.preload_library()
 

@@ -11,6 +11,7 @@ from cases import pr24760
 from harness import paths
 
 EXPECT = pr24760.EXPECT   # the runs are the PR's: its rows, its named hangs
+LAYOUT = pr24760.LAYOUT   # on the PR's trees
 ON = "after"
 SERIES = paths.PATCHES / "followups"
 BACKENDS = "tf,onnx"

@@ -12,7 +12,8 @@ with EAGAIN mapped to AVERROR_EXTERNAL.
 import errno
 from dataclasses import dataclass
 
-from harness import errnos
+from harness import errnos, paths
+from harness.obtain.layout import Layout, TreeSpec
 from harness.run.faults import Fault
 from harness.run.outcome import Expectation
 from harness.judge.claimrun import ZEROS_64X64_RGB24
@@ -178,6 +179,14 @@ def known_hang(sc) -> bool:
 
 
 EXPECT = Expect(expectation, known_hang)
+
+# The trees: base = the release, before = base + #24702's eight commits (patches 1-8 of
+# builds/patches/series), after = before + #24760 (9). #24702's sanitizer claims compare
+# base and before, so those two are built again under ASan and TSan.
+LAYOUT = Layout((TreeSpec("base"),
+                 TreeSpec("before", parent="base", patches=tuple(range(1, 9))),
+                 TreeSpec("after", parent="before", patches=(9,))),
+                series_dir=paths.PATCHES, sanitizer_trees=("base", "before"))
 
 # The PR's rows, the default faults of `run` and `table`.
 FAULTS = ("pthread_create=EAGAIN", "pthread_create=EINVAL", "pthread_create=EPERM",

@@ -15,23 +15,26 @@ def _case(args):
 
 
 def _plan(args, need=(), names=("before", "after")):
-    """The trees' plan. With no --backend and no FFDNN_BACKENDS, the built backend set
-    that covers `need` for the trees `names` (harness/obtain/builtsets.py)."""
+    """The trees' plan: the case's LAYOUT (cases/), or the refs of --git-dir. With no
+    --backend and no FFDNN_BACKENDS, the built backend set that covers `need` for the
+    trees `names` (all the layout's when None; harness/obtain/builtsets.py)."""
     from harness.obtain.builtsets import backend_set
     from harness.obtain.trees import Plan
+    layout = _case(args).LAYOUT
     refs = {}
     if args.git_dir:
         refs = {"before": args.before_ref, "after": args.after_ref}
         names = tuple(refs)
-    backend = backend_set(args.backend, set(need), names)
-    return Plan(backend, source_file=args.source, repo=args.git_dir, refs=refs,
+    backend = backend_set(args.backend, set(need), names or layout.names, layout)
+    return Plan(backend, layout, source_file=args.source, repo=args.git_dir, refs=refs,
                 release=args.release)
 
 
-def _tree_names(build: str) -> tuple:
-    """The tree names in a --build list (paths are not looked up by backend set)."""
-    from harness.obtain.trees import TREES
-    return tuple(b for b in build.split(",") if b in TREES) or ("before", "after")
+def _tree_names(args) -> tuple:
+    """The tree names in --build that are trees of the case's layout (paths are not
+    looked up by backend set)."""
+    names = _case(args).LAYOUT.names
+    return tuple(b for b in args.build.split(",") if b in names) or ("before", "after")
 
 
 def _write_reports(args, results, markdown: str) -> None:
@@ -48,9 +51,10 @@ def cmd_build(args) -> int:
     from harness.obtain.trees import build_all
     if args.sanitizer:  # a variant's backend set is the one its claim needs
         from harness.judge import sanitizer
-        plan = sanitizer.plan(args.sanitizer, source_file=args.source, repo=args.git_dir)
+        plan = sanitizer.plan(args.sanitizer, _case(args).LAYOUT, source_file=args.source,
+                              repo=args.git_dir)
     else:
-        plan = _plan(args, names=tuple([args.tree] if args.tree else ("base", "before", "after")))
+        plan = _plan(args, names=(args.tree,) if args.tree else None)
     built = build_all(plan, args.tree and [args.tree])
     for tree in built:
         s = tree.stamp
@@ -94,7 +98,7 @@ def cmd_run(args) -> int:
     case = _case(args)
     need = graphs.needs(args.backend_name, args.filter) \
         if (args.backend_name, args.filter) in graphs.GRAPHS else {args.backend_name}
-    plan = _plan(args, need, _tree_names(args.build))
+    plan = _plan(args, need, _tree_names(args))
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
     scs = matrix.scenarios(trees, args.backend_name, args.filter, args.fault or
                            list(case.FAULTS), model=args.model, expect=args.expect,
@@ -156,7 +160,7 @@ def cmd_sweep(args) -> int:
     case = _case(args)
     need = set().union(*(graphs.needs(b, f) for b in args.backend_name.split(",")
                          for f in args.filter.split(",") if (b, f) in graphs.GRAPHS))
-    plan = _plan(args, need, _tree_names(args.build))
+    plan = _plan(args, need, _tree_names(args))
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
     fault = sweep_fault(args.fault)
     have = {b["name"] for b in trees[0].stamp["backends"]}
@@ -198,7 +202,7 @@ def cmd_sweep(args) -> int:
 def cmd_unchanged(args) -> int:
     from harness.run import matrix
     from harness.judge import unchanged as u
-    plan = _plan(args, names=_tree_names(args.build))
+    plan = _plan(args, names=_tree_names(args))
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
     identity, rows = u.plan_rows({b["name"] for b in trees[0].stamp["backends"]})
     u.run_rows(trees, identity, rows, u.clip(trees[0], u.SHORT_CLIP if args.short else u.CLIP))

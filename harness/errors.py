@@ -29,9 +29,11 @@ class ScenarioError(HarnessError):
 
 def first_error(text: str, none: str = "no output") -> str:
     """The line of a tool's output that says what went wrong: the first that names an
-    error (`error:`, `fatal:`, `ERROR:`, apt's `E:`), else the last line, else `none`."""
+    error (`error:`, `fatal:`, `ERROR:`, apt's `E:`, dpkg-deb's `dpkg-deb: error:`), else
+    the last line, else `none`: for git, configure, pip, the injectors' compiler,
+    apt-get and dpkg-deb alike."""
     lines = [l.strip() for l in text.splitlines() if l.strip()]
     for l in lines:
-        if l.startswith(("error:", "fatal:", "ERROR:", "E: ")) or "error:" in l:
+        if l.startswith(("error:", "fatal:", "ERROR:", "E:")) or "error:" in l:
             return l
     return lines[-1] if lines else none

@@ -1,4 +1,5 @@
-"""Where things live: the project, the cache outside it, atomic cache entries."""
+"""Where things live: the project, the cache outside it, atomic cache entries (a
+directory, `atomic_dir`, or a single file, `atomic_file`)."""
 
 import contextlib
 import errno
@@ -58,9 +59,35 @@ def atomic_dir(final: Path, replace: bool = False):
         shutil.rmtree(tmp, ignore_errors=True)
         if e.errno in (errno.ENOTEMPTY, errno.EEXIST) and final.is_dir():
             return  # another process finished the same entry first
-        if e.errno == errno.ENOSPC:
-            raise HarnessError(f"disk full while writing {final}: {e.strerror}") from e
+        _disk_full(e, final)
         raise
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+@contextlib.contextmanager
+def atomic_file(final: Path):
+    """Yield a temporary file's path beside `final`; on success it replaces `final`
+    whole (a reader sees the old file or the new one, never a part). On any failure
+    the temporary file is removed. The one way the project writes a cached file."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".tmp-{final.name}-", dir=final.parent)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        os.chmod(tmp, 0o644)  # as a plain write would leave it, not mkstemp's 0600
+        os.replace(tmp, final)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        _disk_full(e, final)
+        raise
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _disk_full(e: OSError, final: Path) -> None:
+    if e.errno == errno.ENOSPC:
+        raise HarnessError(f"disk full while writing {final}: {e.strerror}") from e

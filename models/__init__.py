@@ -7,8 +7,10 @@ file by the hash of its recipe (the generator's source).
 
 import hashlib
 import importlib
-import os
 from pathlib import Path
+
+from harness.paths import atomic_file
+
 
 def _lazy(module: str, func: str, deps: tuple = ()):
     """The generator `module.func`, imported when called: importing `models` (as every
@@ -21,23 +23,25 @@ def _lazy(module: str, func: str, deps: tuple = ()):
     return generate
 
 
+def _backend_models() -> dict:
+    """Each backend's identity and non-identity models, from its entry (harness/obtain/
+    backends.py): written by the module it names, each by the function named after the
+    model (`ov-scale` -> ov_models.scale()). ONNX for ONNX Runtime; TensorFlow frozen
+    GraphDefs encoded by hand (models/protobuf.py), NHWC; ONNX for OpenVINO with static
+    64x64 shapes (9.0.2 needs them); TorchScript written by LibTorch itself
+    (models/torch_model.cpp, built against the torch backend; no torch Python package)."""
+    from harness.obtain.backends import BACKENDS
+    return {name: _lazy(b.generator, name.split("-", 1)[1].replace("-", "_"))
+            for b in BACKENDS.values() for name in (b.identity, b.non_identity)}
+
+
 GENERATORS = {
-    "onnx-identity": _lazy("onnx_models", "identity"),
-    "onnx-conv": _lazy("onnx_models", "conv"),
-    # TensorFlow frozen GraphDefs, encoded by hand (models/protobuf.py); NHWC.
-    "tf-identity": _lazy("tf_models", "identity"),
-    "tf-scale": _lazy("tf_models", "scale"),
+    **_backend_models(),
+    # the DNN filters' other models: dnn_detect's and dnn_classify's
     "tf-det": _lazy("tf_models", "det"),
-    # ONNX for the OpenVINO backend: static 64x64 shapes (9.0.2 needs them).
-    "ov-identity": _lazy("ov_models", "identity"),
-    "ov-scale": _lazy("ov_models", "scale"),
     "ov-classify": _lazy("ov_models", "classify"),
     "ov-classify-labels": _lazy("ov_models", "classify_labels"),
     "ov-detect": _lazy("ov_models", "detect"),
-    # TorchScript, written by LibTorch itself (models/torch_model.cpp, built against
-    # the torch backend); no torch Python package.
-    "torch-identity": _lazy("torch_models", "identity"),
-    "torch-scale": _lazy("torch_models", "scale"),
     # #24702's claims (issue 8): outputs 9.0.2's post-processing rejects
     "claims-tf-u8-out": _lazy("claims_models", "tf_u8_out"),
     "claims-tf-u8-out-gray": _lazy("claims_models", "tf_u8_out_gray"),
@@ -78,8 +82,6 @@ def path(name: str, cache: Path) -> Path:
         return found[0]
     data, suffix = GENERATORS[name]()
     out = cache / f"{name}-{key}{suffix}"
-    cache.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".tmp-{os.getpid()}-{out.name}")
-    tmp.write_bytes(data)
-    os.replace(tmp, out)
+    with atomic_file(out) as tmp:
+        tmp.write_bytes(data)
     return out

@@ -7,18 +7,26 @@ import pytest
 
 from harness.run import chains as graphs, matrix
 from harness.errors import HarnessError
+from harness.obtain.backends import BACKENDS as REGISTRY
 from harness.run.runner import run_one
 from harness.obtain.trees import Plan
-from cases.pr24760 import EXPECT
+from cases.pr24760 import EXPECT, LAYOUT
 
 
 BACKENDS = os.environ.get("FFDNN_BACKENDS", "default")
 
 
+def pytest_configure(config):
+    """A backend's marker comes from its entry (harness/obtain/backends.py), so adding a
+    backend registers its marker (--strict-markers); the other markers are in pyproject.toml."""
+    for b in REGISTRY.values():
+        config.addinivalue_line("markers", f"{b.marker}: scenarios on the {b.label} backend")
+
+
 @pytest.fixture(scope="session")
 def plan():
     """The trees of the backend set `make` built (FFDNN_BACKENDS, default ONNX only)."""
-    return Plan(BACKENDS)
+    return Plan(BACKENDS, LAYOUT)
 
 
 @pytest.fixture(scope="session")

@@ -16,7 +16,7 @@ from harness.run.outcome import Outcome
 from harness.run.scenario import Scenario
 from harness.obtain.trees import Plan
 from tests.conftest import need_tree
-from cases.pr24760 import EXPECT
+from cases.pr24760 import EXPECT, LAYOUT
 
 FILES = {"output.txt", "partial.json", "scenario.json", "result.json", "reproduce.sh"}
 
@@ -70,7 +70,7 @@ def rerun_scenario(command: str) -> Scenario:
     """The scenario a reproduce.sh's `python -m harness run` would run, as cmd_run makes it."""
     words = shlex.split(command)
     args = cli.parser().parse_args(words[words.index("harness") + 1:])
-    tree = matrix.resolve_tree(args.build, Plan(args.backend or "default"), build=False)
+    tree = matrix.resolve_tree(args.build, Plan(args.backend or "default", LAYOUT), build=False)
     (sc,) = matrix.scenarios([tree], args.backend_name, args.filter, args.fault,
                              model=args.model, expect=args.expect, injector=args.injector,
                              timeout=args.timeout, route=args.route, frames=args.frames)

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from cases.pr24760 import LAYOUT
 from harness.obtain import backends
 from harness.errors import BackendError
 
@@ -143,7 +144,7 @@ def test_all_tree_links_every_backend():
             pytest.skip(f"backend {spec.name} not installed (run: python -m harness build "
                         "--backend all --tree base)")
     try:
-        tree = Plan("all").get("base", build=False)
+        tree = Plan("all", LAYOUT).get("base", build=False)
     except HarnessError as e:
         pytest.skip(str(e))
     ldd = subprocess.run(["ldd", str(tree.ffmpeg)], capture_output=True, text=True).stdout

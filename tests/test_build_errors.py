@@ -9,26 +9,50 @@ import sys
 import pytest
 
 from harness.errors import HarnessError
-from harness.paths import PROJECT, atomic_dir, cache_root
+from harness.paths import PROJECT, atomic_dir, atomic_file, cache_root
+
+
+# the two atomic writers: a cache entry that is a directory, one that is a file
+WRITE = {"atomic_dir": (atomic_dir, lambda tmp: (tmp / "half-written").write_text("x")),
+         "atomic_file": (atomic_file, lambda tmp: tmp.write_text("x"))}
 
 
 @pytest.mark.unit
+@pytest.mark.parametrize("writer", WRITE)
 @pytest.mark.parametrize("exc", [RuntimeError("boom"), KeyboardInterrupt()])
-def test_atomic_dir_leaves_nothing_on_failure(tmp_path, exc):
+def test_atomic_writer_leaves_nothing_on_failure(tmp_path, exc, writer):
+    atomic, write = WRITE[writer]
     final = tmp_path / "entry"
     with pytest.raises(type(exc)):
-        with atomic_dir(final) as tmp:
-            (tmp / "half-written").write_text("x")
+        with atomic(final) as tmp:
+            write(tmp)
             raise exc
     assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.unit
-def test_atomic_dir_disk_full_is_one_line(tmp_path):
+@pytest.mark.parametrize("writer", WRITE)
+def test_atomic_writer_disk_full_is_one_line(tmp_path, writer):
     with pytest.raises(HarnessError, match="disk full while writing"):
-        with atomic_dir(tmp_path / "entry"):
+        with WRITE[writer][0](tmp_path / "entry"):
             raise OSError(errno.ENOSPC, "No space left on device")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.unit
+def test_atomic_file_replaces_whole(tmp_path):
+    """The old file stays until the new one is whole, then the new one is in its place."""
+    final = tmp_path / "configure"
+    final.write_text("old")
+    with pytest.raises(RuntimeError):
+        with atomic_file(final) as tmp:
+            tmp.write_text("half")
+            raise RuntimeError("boom")
+    assert [p.name for p in tmp_path.iterdir()] == ["configure"] and final.read_text() == "old"
+    with atomic_file(final) as tmp:
+        tmp.write_text("new")
+        assert final.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["configure"] and final.read_text() == "new"
 
 
 @pytest.mark.unit

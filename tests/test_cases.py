@@ -7,9 +7,11 @@ import sys
 import pytest
 
 from cases import followups, pr24760
-from harness import caseload
+from harness import caseload, cli
 from harness.errors import HarnessError
 from harness.judge import diff
+from harness.obtain.layout import Layout, TreeSpec
+from harness.obtain.trees import Plan
 from harness.paths import PROJECT
 from tests.conftest import need_tree
 
@@ -62,3 +64,51 @@ def test_followups_fix_what_the_case_says(trees):
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-3000:]
     assert "12 fixes" in r.stdout and "0 regressions" in r.stdout, r.stdout
+
+
+@pytest.mark.unit
+def test_the_case_declares_its_trees():
+    """base, before and after are the PR case's layout, not the engine's: before applies
+    patches 1-8 on base, after patch 9 on before; base and before are built again under
+    the sanitizers; followups builds on the same trees."""
+    layout = pr24760.LAYOUT
+    assert layout.names == ("base", "before", "after")
+    assert [layout.parent(n) for n in layout.names] == [None, "base", "before"]
+    assert [p.name[:4] for p in layout.patches("before")] == [f"{i:04}" for i in range(1, 9)]
+    assert [p.name[:4] for p in layout.patches("after")] == ["0009"]
+    assert layout.patches("base") == []
+    assert layout.sanitizer_trees == ("base", "before")
+    assert followups.LAYOUT is layout
+
+
+@pytest.mark.unit
+def test_a_layout_is_whole():
+    """A tree after its parent, patches from a series, sanitizer trees closed under their
+    parents; refs of a clone are a chain with no patch."""
+    with pytest.raises(HarnessError, match="comes before its parent"):
+        Layout((TreeSpec("after", parent="before"), TreeSpec("before")))
+    with pytest.raises(HarnessError, match="applies patches of no series"):
+        Layout((TreeSpec("base"), TreeSpec("before", "base", (1,))))
+    with pytest.raises(HarnessError, match="sanitizer tree 'before'"):
+        Layout((TreeSpec("base"), TreeSpec("before", "base")), sanitizer_trees=("before",))
+    chain = Layout.chain(["a", "b", "c"])
+    assert [chain.parent(n) for n in chain.names] == [None, "a", "b"]
+    assert chain.patches("c") == []
+    with pytest.raises(HarnessError, match="no layout"):
+        Plan("default")
+    with pytest.raises(HarnessError, match="builds no tree under a sanitizer"):
+        Plan("default", chain, sanitizer="asan")
+
+
+@pytest.mark.unit
+def test_a_case_without_trees_is_one_error_line(monkeypatch, capsys):
+    """A command that builds asks the case for its LAYOUT; a case without one is bad
+    input: one `error:` line, exit 2."""
+    import types
+    case = types.ModuleType("cases.nolayout")
+    case.FAULTS = ("none",)
+    monkeypatch.setitem(sys.modules, "cases.nolayout", case)
+    monkeypatch.setattr(caseload, "names", lambda: ["followups", "nolayout", "pr24760"])
+    assert cli.main(["build", "--case", "nolayout", "--backend", "default"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["error: case 'nolayout' has no LAYOUT for this command (it has: FAULTS)"]

@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+from cases.pr24760 import LAYOUT
 from harness.paths import PROJECT
 
 
@@ -82,15 +83,15 @@ def test_bad_model_path(tree, tmp_path):
 @pytest.mark.unit
 def test_backend_set_precedence(monkeypatch):
     from harness.obtain import builtsets
-    monkeypatch.setattr(builtsets, "choose", lambda need, names: "onnx,openvino,tf,torch")
+    monkeypatch.setattr(builtsets, "choose", lambda need, names, layout: "onnx,openvino,tf,torch")
     monkeypatch.setenv("FFDNN_BACKENDS", "tf")
-    assert builtsets.backend_set("onnx", {"onnx"}, ("before",)) == "onnx"
-    assert builtsets.backend_set(None, {"onnx"}, ("before",)) == "tf"
+    assert builtsets.backend_set("onnx", {"onnx"}, ("before",), LAYOUT) == "onnx"
+    assert builtsets.backend_set(None, {"onnx"}, ("before",), LAYOUT) == "tf"
     monkeypatch.delenv("FFDNN_BACKENDS")
-    assert builtsets.backend_set(None, {"onnx"}, ("before",)) == "onnx,openvino,tf,torch"
-    monkeypatch.setattr(builtsets, "choose", lambda need, names: None)
-    assert builtsets.backend_set(None, {"onnx"}, ("before",)) == "default"
-    assert builtsets.backend_set(None, {"openvino", "tf"}, ("before",)) == "openvino,tf"
+    assert builtsets.backend_set(None, {"onnx"}, ("before",), LAYOUT) == "onnx,openvino,tf,torch"
+    monkeypatch.setattr(builtsets, "choose", lambda need, names, layout: None)
+    assert builtsets.backend_set(None, {"onnx"}, ("before",), LAYOUT) == "default"
+    assert builtsets.backend_set(None, {"openvino", "tf"}, ("before",), LAYOUT) == "openvino,tf"
 
 
 @pytest.mark.unit
@@ -108,7 +109,7 @@ def test_bare_run_after_make_builds_nothing_and_prints_only_the_report(tmp_path)
     `make` built (whatever their backend set), builds nothing, and stdout is the
     report alone, the same text --markdown writes."""
     from harness.obtain import builtsets
-    found = builtsets.choose({"onnx"}, ("before", "after"))
+    found = builtsets.choose({"onnx"}, ("before", "after"), LAYOUT)
     if not found:
         pytest.skip("no built before/after trees with ONNX Runtime (run: make)")
     env = {k: v for k, v in os.environ.items() if k != "FFDNN_BACKENDS"}

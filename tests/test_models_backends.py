@@ -13,6 +13,7 @@ the builds link, the way 9.0.2's backends run them.
 
 import fnmatch
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -24,6 +25,7 @@ import onnxruntime as ort
 import pytest
 
 import models
+from harness.obtain import backends
 from harness.paths import cache_root
 from models import ov_models, protobuf as pb, tf_models
 
@@ -69,6 +71,17 @@ def test_generators_known():
     for name in ("tf-identity", "tf-scale", "tf-det", "ov-identity", "ov-scale",
                  "ov-classify", "ov-classify-labels", "ov-detect", *TORCH):
         assert name in models.GENERATORS
+
+
+def test_backend_models_are_named_by_the_entry():
+    """A backend's entry names its models and the module of models/ that writes them: no
+    other table to edit when a backend is added."""
+    for b in backends.BACKENDS.values():
+        for name in (b.identity, b.non_identity):
+            g = models.GENERATORS[name]
+            assert g.module_file == Path(models.__file__).with_name(f"{b.generator}.py")
+            func = g.__name__.split(".")[1]
+            assert re.search(rf"^def {func}\(", g.module_file.read_text(), re.M), g.__name__
 
 
 # ---- protobuf encoder ----------------------------------------------------------------

@@ -10,6 +10,7 @@ import subprocess
 import pytest
 
 from cases import pr24760 as expected
+from cases.pr24760 import LAYOUT
 from harness.compile import ffi_build
 from harness.errors import ScenarioError
 from harness.judge import series
@@ -30,7 +31,7 @@ CLONE_FAULTS = ("pthread_create=EAGAIN", "pthread_create=EINVAL")
 @pytest.fixture(scope="module")
 def released():
     """before and after of the release, built now if the cache has none."""
-    plan = Plan("all", release=RELEASE)
+    plan = Plan("all", LAYOUT, release=RELEASE)
     return {n: plan.get(n) for n in ("before", "after")}
 
 

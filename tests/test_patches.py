@@ -6,7 +6,7 @@ import re
 import pytest
 
 from harness.paths import PATCHES, PROJECT
-from harness.obtain.trees import patch_files
+from cases.pr24760 import LAYOUT
 
 MAIL = PROJECT.parent / "shared" / "seed" / "pr-24760.txt"
 AS_WRITTEN = (1, 4, 7, 8, 9)  # patches/README.md lists what differs in 2, 3, 5, 6
@@ -42,14 +42,14 @@ def diff_body(text, end):
 
 
 def test_nine_patches_in_series_order():
-    names = [p.name for p in patch_files()]
+    names = [p.name for p in LAYOUT.patch_files()]
     assert names == sorted(names) and len(names) == 9
     assert all((PATCHES / n).is_file() for n in names)
 
 
 @pytest.mark.parametrize("n", range(1, 10))
 def test_headers_match_the_mail(mail_commits, n):
-    patch = patch_files()[n - 1].read_text()
+    patch = LAYOUT.patch_files()[n - 1].read_text()
     mail = mail_commits[n - 1]
     assert header(patch, "From") == header(mail, "From")
     assert header(patch, "Date") == header(mail, "Date")
@@ -59,5 +59,5 @@ def test_headers_match_the_mail(mail_commits, n):
 
 @pytest.mark.parametrize("n", AS_WRITTEN)
 def test_diff_matches_the_mail_apart_from_whitespace(mail_commits, n):
-    patch = patch_files()[n - 1].read_text()
+    patch = LAYOUT.patch_files()[n - 1].read_text()
     assert diff_body(patch, "\n-- \n") == diff_body(mail_commits[n - 1], "\n--\n")

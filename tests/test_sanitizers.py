@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from cases import pr24760 as expected
+from cases.pr24760 import LAYOUT
 from harness.judge import sanitizer, sanreport, sanverdict, unchanged
 from harness.obtain import derived, trees
 from harness.errors import HarnessError
@@ -124,7 +125,7 @@ def test_no_report_in_plain_output():
 @pytest.mark.sanitizer
 def test_unknown_sanitizer_is_one_error():
     with pytest.raises(HarnessError, match="unknown sanitizer 'msan'"):
-        sanitizer.plan("msan")
+        sanitizer.plan("msan", LAYOUT)
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +136,7 @@ def runs():
     def get(claim, build):
         if (claim.id, build) not in found:
             try:
-                t = sanitizer.trees(claim.sanitizer)[build]
+                t = sanitizer.trees(claim.sanitizer, LAYOUT)[build]
             except HarnessError as e:
                 pytest.skip(f"{e}; make sanitizers builds every variant")
             found[claim.id, build] = sanitizer.run(claim, t)

@@ -8,6 +8,7 @@ import subprocess
 import pytest
 
 from cases import pr24760 as expected
+from cases.pr24760 import LAYOUT
 from harness.compile import ffi_build
 from harness.judge import warnclaims
 from harness.obtain import trees
@@ -29,7 +30,7 @@ def clone(tree, dest):
 
 @pytest.mark.parametrize("child, patches", [("before", 8), ("after", 1)])
 def test_source_difference_is_exactly_the_series(tree, tmp_path, child, patches):
-    parent, t = tree(trees.PARENT[child]), tree(child)
+    parent, t = tree(LAYOUT.parent(child)), tree(child)
     work = clone(parent, tmp_path / "clone")
     new = t.stamp["series"][len(parent.stamp["series"]):]
     assert len(new) == patches
@@ -38,7 +39,7 @@ def test_source_difference_is_exactly_the_series(tree, tmp_path, child, patches)
     assert git(work, "rev-parse", "HEAD^{tree}").strip() == t.stamp["source_tree"]
 
 
-@pytest.mark.parametrize("name", trees.TREES)
+@pytest.mark.parametrize("name", LAYOUT.names)
 def test_sources_on_disk_are_the_committed_ones(tree, name):
     t = tree(name)
     changed = git(t.src, "status", "--porcelain", "--untracked-files=no")
@@ -46,7 +47,7 @@ def test_sources_on_disk_are_the_committed_ones(tree, name):
     assert git(t.src, "rev-parse", "HEAD^{tree}").strip() == t.stamp["source_tree"]
 
 
-@pytest.mark.parametrize("name", trees.TREES)
+@pytest.mark.parametrize("name", LAYOUT.names)
 def test_stamp_describes_the_build(tree, plan, name):
     s = tree(name).stamp
     assert s["source"]["sha256"] == trees.source.FFMPEG.sha256
@@ -65,7 +66,7 @@ def log_warnings(tree) -> tuple[set, list]:
             sorted(line.rstrip() for line in text if WARNING_LINE.match(line)))
 
 
-@pytest.mark.parametrize("name", trees.TREES)
+@pytest.mark.parametrize("name", LAYOUT.names)
 def test_stamp_warnings_are_the_build_logs(tree, name):
     """The stamp's warning lines are the compiler's, as the build log has them: a tree's
     own, plus its parent's for the objects it did not compile again."""
@@ -73,8 +74,8 @@ def test_stamp_warnings_are_the_build_logs(tree, name):
     compiled, own = log_warnings(t)
     assert compiled, "the build log names the objects it compiled"
     inherited = []
-    if trees.PARENT[name]:
-        parent = tree(trees.PARENT[name]).stamp["warnings"]
+    if LAYOUT.parent(name):
+        parent = tree(LAYOUT.parent(name)).stamp["warnings"]
         inherited = [line for obj, ls in parent.items() if obj not in compiled for line in ls]
     assert warnclaims.lines(t.stamp) == sorted(own + inherited)
     assert t.stamp["warning_count"] == len(own) + len(inherited)

@@ -9,7 +9,7 @@ from cases import pr24760 as expected
 from harness import errnos
 from harness.run import faults
 from harness.judge import report
-from harness.errors import ScenarioError
+from harness.errors import ScenarioError, first_error
 from harness.run.outcome import Outcome
 from harness.run.runner import Result
 from harness.run.scenario import Scenario
@@ -132,3 +132,25 @@ def test_families_are_one_registry():
         if not fam.link_time:
             assert name in spec.SITES and injector_build.PRELOADS[name] == fam.sources
             assert all((injector_build.SRC_DIR / s).is_file() for s in fam.sources)
+
+
+@pytest.mark.parametrize("text, line", [
+    # apt-get: its E: line, not the W: or Err: lines around it
+    ("Hit:1 http://deb.example sid InRelease\nW: Some index files failed\n"
+     "E: Unable to locate package ffdnn-nosuch\n", "E: Unable to locate package ffdnn-nosuch"),
+    ("E:Conflicting values set for option Signed-By\nE: The list of sources could not "
+     "be read.\n", "E:Conflicting values set for option Signed-By"),
+    # dpkg-deb, git, configure, the compiler
+    ("dpkg-deb: error: 'x.deb' is not a Debian format archive\n",
+     "dpkg-deb: error: 'x.deb' is not a Debian format archive"),
+    ("fatal: not a git repository (or any of the parent directories): .git\n",
+     "fatal: not a git repository (or any of the parent directories): .git"),
+    ("ERROR: onnxruntime not found using pkg-config\n\nIf you think configure made a mistake",
+     "ERROR: onnxruntime not found using pkg-config"),
+    ("a.c: In function 'f':\na.c:3:5: error: 'x' undeclared\n", "a.c:3:5: error: 'x' undeclared"),
+    # no error line: the last line; nothing: the caller's words
+    ("first\nlast\n", "last"),
+    ("\n  \n", "no output"),
+])
+def test_first_error_is_the_one_error_line(text, line):
+    assert first_error(text) == line

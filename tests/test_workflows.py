@@ -113,7 +113,7 @@ def makefile_targets() -> set:
     return targets
 
 
-def registered_markers() -> set:
+def pyproject_markers() -> set:
     text = (ROOT / "pyproject.toml").read_text()
     try:
         import tomllib
@@ -122,6 +122,12 @@ def registered_markers() -> set:
         block = re.search(r"^markers\s*=\s*\[(.*?)^\]", text, re.S | re.M).group(1)
         lines = re.findall(r'"([^"]*)"', block)
     return {line.split(":")[0].split("(")[0].strip() for line in lines}
+
+
+def registered_markers() -> set:
+    """pyproject.toml's markers and a marker a backend for each entry of the registry
+    (harness/obtain/backends.py; tests/conftest.py registers them)."""
+    return pyproject_markers() | {b.marker for b in backends.BACKENDS.values()}
 
 
 def marker_names(expr: str) -> set:
@@ -229,7 +235,17 @@ def test_pytest_markers_are_registered(workflow):
     assert used, "the workflow runs no pytest -m selection"
     missing = sorted(used - registered)
     assert not missing, (f"markers used but not registered in pyproject.toml "
-                         f"[tool.pytest.ini_options] markers: {', '.join(missing)}")
+                         f"[tool.pytest.ini_options] markers or by a backend's entry: "
+                         f"{', '.join(missing)}")
+
+
+def test_backend_markers_are_the_registrys(pytestconfig):
+    """Each backend's marker is registered from its entry (tests/conftest.py), and in that
+    one place: pyproject.toml names none of them."""
+    registered = {line.split(":")[0].strip() for line in pytestconfig.getini("markers")}
+    mine = {b.marker for b in backends.BACKENDS.values()}
+    assert mine <= registered
+    assert not mine & pyproject_markers(), "a backend's marker is also in pyproject.toml"
 
 
 def pytest_selections(workflow) -> list:
@@ -286,7 +302,7 @@ def test_shards_cover_every_backend(workflow):
     assert any({"openvino", "tf"} <= s for s in sets), "no shard with TensorFlow and OpenVINO"
     assert job["strategy"].get("fail-fast") is False
     for _, expr, _ in [r for r in pytest_selections(workflow) if r[0] == "backend"]:
-        for marker in ("onnx", "openvino", "tensorflow", "torch", "dnn_classify"):
+        for marker in [b.marker for b in backends.BACKENDS.values()] + ["dnn_classify"]:
             assert selects(expr, {marker}), f"-m {expr!r} leaves out the {marker} tests"
 
 

@@ -56,7 +56,7 @@ def _row(claim, base, before, verdict_text) -> dict:
 
 @dataclass
 class Context:
-    case: object         # the case module (cases/): COMMIT_CLAIMS, SANITIZER_CLAIMS
+    case: object         # the case module (cases/): COMMIT_CLAIMS, SANITIZER_CLAIMS, LAYOUT
     trees: dict          # "base", "before" -> Tree (the backends of the run's plan)
     preload: str         # LD_PRELOAD for workers (harness.run.matrix.preload_library())
     commits: set = None  # only these commits (None: all)
@@ -77,7 +77,7 @@ def sanitizer_claims(ctx: Context):
     from harness.errors import StampError
     for c in ctx.case.SANITIZER_CLAIMS:
         try:
-            yield from sanitizer.claim_rows([c], build=ctx.build)
+            yield from sanitizer.claim_rows([c], ctx.case.LAYOUT, build=ctx.build)
         except StampError as e:
             yield _row(c, "SKIP", "SKIP", f"skipped: {e}")
 

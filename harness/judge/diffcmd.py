@@ -69,8 +69,9 @@ def families(texts) -> list:
     return out
 
 
-def _trees(args):
-    """The plan and the two tree names, from the options; bad combinations are bad input."""
+def _trees(args, layout):
+    """The plan (the trees of `layout`, a case's, or of --git-dir's refs) and the two tree
+    names, from the options; bad combinations are bad input."""
     from harness.obtain.patched import PatchedPlan
     from harness.obtain.trees import Plan
     if args.git_dir:
@@ -91,20 +92,20 @@ def _trees(args):
         kw = dict(source_file=args.source)
         names, labels = [a, b], [a, b]
     if args.patch:  # on a tree of the plan, not a built tree's path
-        plan = PatchedPlan(args.backend, on=names[1], patches=args.patch, **kw)
+        plan = PatchedPlan(args.backend, layout, on=names[1], patches=args.patch, **kw)
         names[1] = plan.patched
         ps = plan.user_patches
         labels[1] += f"+{ps[0].name}" if len(ps) == 1 else f"+{len(ps)} patches"
 
     else:
-        plan = Plan(args.backend, **kw)
+        plan = Plan(args.backend, layout, **kw)
     return plan, names, labels
 
 
-def sides(args) -> list:
+def sides(args, layout) -> list:
     from harness.judge.diff import Side
     from harness.run import matrix
-    plan, names, labels = _trees(args)
+    plan, names, labels = _trees(args, layout)
     trees = [matrix.resolve_tree(n, plan) for n in names]
     if labels[0] == labels[1]:
         labels = [f"{labels[0]} (from)", f"{labels[1]} (to)"]
@@ -169,7 +170,7 @@ def cmd(args) -> int:
     check_names(args)
 
     with contextlib.redirect_stdout(sys.stderr):  # builds say what they do: progress
-        two = sides(args)
+        two = sides(args, case.LAYOUT)
         groups = diff.plan_groups(pairs(args, [s.tree for s in two]), specs)
         print(f"diff: {two[0].label} -> {two[1].label}: {len(groups)} families x pairs",
               flush=True)

@@ -34,11 +34,12 @@ OPTIONS = {  # the runtime's options; log_path is added per run
 }
 
 
-def plan(sanitizer: str, source_file=None, repo=None) -> Plan:
+def plan(sanitizer: str, layout, source_file=None, repo=None) -> Plan:
+    """The variant's trees: the sanitizer trees of `layout` (a case's LAYOUT)."""
     if sanitizer not in VARIANT_BACKENDS:
         raise HarnessError(f"unknown sanitizer '{sanitizer}' (known: "
                            f"{', '.join(VARIANT_BACKENDS)})")
-    return Plan(VARIANT_BACKENDS[sanitizer], source_file=source_file, repo=repo,
+    return Plan(VARIANT_BACKENDS[sanitizer], layout, source_file=source_file, repo=repo,
                 sanitizer=sanitizer)
 
 
@@ -79,10 +80,11 @@ def run(claim, tree, timeout: float = 300.0) -> Run:
                    md5.group(1) if md5 else "", r.stderr.splitlines()[-5:])
 
 
-def trees(sanitizer: str, build: bool = False) -> dict:
-    """base and before of the variant: from the cache (or StampError naming the build
-    command; a backend not installed yet is not fetched for that), or built now."""
-    p = plan(sanitizer)
+def trees(sanitizer: str, layout, build: bool = False) -> dict:
+    """The variant's trees (the sanitizer trees of `layout`): from the cache (or
+    StampError naming the build command; a backend not installed yet is not fetched for
+    that), or built now."""
+    p = plan(sanitizer, layout)
     for name in p.backend_names:
         spec = backends.BACKENDS[name]
         entry = cache_root() / "backends" / f"{spec.package}-{spec.version}"
@@ -92,13 +94,13 @@ def trees(sanitizer: str, build: bool = False) -> dict:
     return {name: p.get(name, build=build) for name in p.names}
 
 
-def claim_rows(claims, build: bool = False, timeout: float = 300.0) -> list:
-    """Run each claim (a case's SANITIZER_CLAIMS) on base and before; one row each, keys:
-    commit, id, claim, base, before, verdict."""
+def claim_rows(claims, layout, build: bool = False, timeout: float = 300.0) -> list:
+    """Run each claim (a case's SANITIZER_CLAIMS) on base and before of the case's
+    `layout`; one row each, keys: commit, id, claim, base, before, verdict."""
     from harness.judge.sanverdict import judge
     rows = []
     for claim in claims:
-        t = trees(claim.sanitizer, build)
+        t = trees(claim.sanitizer, layout, build)
         rows.append(judge(claim, run(claim, t["base"], timeout),
                           run(claim, t["before"], timeout)))
     return rows

@@ -1,4 +1,5 @@
 """Stage 1, obtain a tree: the pinned FFmpeg source (source), Debian packages through a
-private apt state (apt), the DNN backends from their packages (backends), and base/before/
-after built from the source plus a patch series, each a cache entry with a stamp (trees).
+private apt state (apt), the DNN backends from their packages (backends), and the trees of
+the layout a case declares (layout; such as base/before/after) built from the source plus a
+patch series, each a cache entry with a stamp (trees).
 Imports nothing of the later stages."""

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness.errors import SourceError
+from harness.errors import SourceError, first_error
 
 APT_ETC = Path("/etc/apt")
 OS_RELEASE = Path("/etc/os-release")
@@ -126,7 +126,7 @@ class PrivateApt:
         print("fetch: apt-get update (private state, Debian sid)", file=sys.stderr, flush=True)
         r = self._run(["update"], self.root)
         if r.returncode != 0:
-            raise SourceError(f"apt-get update failed: {last_line(r.stderr)}")
+            raise SourceError(f"apt-get update failed: {first_error(r.stderr)}")
         self._updated = True
 
     def source(self, spec: str, dest: Path) -> None:
@@ -139,7 +139,7 @@ class PrivateApt:
         r = self._run(["download", package], dest)
         debs = sorted(dest.glob(f"{package}_*.deb"))
         if r.returncode != 0 or not debs:
-            raise SourceError(f"apt-get download {package} failed: {last_line(r.stderr)}")
+            raise SourceError(f"apt-get download {package} failed: {first_error(r.stderr)}")
         return debs[-1]
 
 
@@ -149,9 +149,3 @@ _instances: dict = {}
 def private(root: Path) -> PrivateApt:
     """One PrivateApt per state directory, so a process runs `apt-get update` once."""
     return _instances.setdefault(root, PrivateApt(root))
-
-
-def last_line(text: str) -> str:
-    lines = [l for l in text.splitlines() if l.strip()]
-    errors = [l for l in lines if l.startswith("E:")]
-    return (errors or lines or ["no output"])[0]

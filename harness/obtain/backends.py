@@ -162,21 +162,25 @@ class Spec:
     processing: str = ""    # dnn_processing's options after model= for its generated models
     identity: str = ""      # its generated identity model (models/)
     non_identity: str = ""  # and a model that changes every pixel
+    generator: str = ""     # the module of models/ that writes both: `onnx-conv` is its conv()
 
 
-# One entry a backend: how it is fetched, its configure library, its marker, how the DNN
-# filters name it, and the generated models its dnn_processing graphs use. OpenVINO
+# One entry a backend: how it is fetched, its configure library, its marker (registered
+# by tests/conftest.py), how the DNN filters name it, and the generated models its
+# dnn_processing graphs use, with the module of models/ that writes them. OpenVINO
 # models have fixed shapes and processing needs layout=nchw; Torch ignores input=/output=.
 BACKENDS = {
     "onnx": Spec("onnx", "onnxruntime", "1.32.0", _install_onnx, "libonnxruntime", "ONNX",
-                 "onnx", "onnx", ":input=x:output=y", "onnx-identity", "onnx-conv"),
+                 "onnx", "onnx", ":input=x:output=y", "onnx-identity", "onnx-conv",
+                 "onnx_models"),
     "openvino": Spec("openvino", "openvino", "2026.4.1", _install_openvino, "libopenvino",
                      "OpenVINO", "openvino", "openvino", ":input=x:output=y:layout=nchw",
-                     "ov-identity", "ov-scale"),
+                     "ov-identity", "ov-scale", "ov_models"),
     "tf": Spec("tf", "tensorflow-cpu", "2.18.0", _install_tf, "libtensorflow", "TensorFlow",
-               "tensorflow", "tensorflow", ":input=x:output=y", "tf-identity", "tf-scale"),
+               "tensorflow", "tensorflow", ":input=x:output=y", "tf-identity", "tf-scale",
+               "tf_models"),
     "torch": Spec("torch", "torch", libtorch.VERSION, _install_torch, "libtorch", "LibTorch",
-                  "torch", "torch", "", "torch-identity", "torch-scale"),
+                  "torch", "torch", "", "torch-identity", "torch-scale", "torch_models"),
 }
 BACKEND_SETS = {"default": ("onnx",), "all": tuple(BACKENDS)}
 

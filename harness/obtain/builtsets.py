@@ -47,14 +47,15 @@ def candidates(names) -> list:
     return sorted(sets, key=lambda t: (-len(t), t))
 
 
-def choose(need: set, names) -> str | None:
-    """The largest built set covering `need` whose trees `names` are all current."""
+def choose(need: set, names, layout) -> str | None:
+    """The largest built set covering `need` whose trees `names` (of `layout`) are all
+    current."""
     from harness.obtain.trees import Plan
     for combo in candidates(names):
         if not set(need) <= set(combo):
             continue
         try:
-            plan = Plan(",".join(combo))
+            plan = Plan(",".join(combo), layout)
             if all((plan.path(n) / "stamp.json").is_file() for n in names):
                 return ",".join(combo)
         except HarnessError:
@@ -62,14 +63,14 @@ def choose(need: set, names) -> str | None:
     return None
 
 
-def backend_set(given, need: set, names) -> str:
+def backend_set(given, need: set, names, layout) -> str:
     """--backend if given, else FFDNN_BACKENDS, else the built set that covers `need`,
     else the smallest set that does (whose trees are then built, as Plan.get says)."""
     if given:
         return given
     if os.environ.get("FFDNN_BACKENDS"):
         return os.environ["FFDNN_BACKENDS"]
-    found = choose(need, names)
+    found = choose(need, names, layout)
     if found:
         return found
     # nothing built covers it: the smallest set that does; Plan.get says so on stderr

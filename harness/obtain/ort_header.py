@@ -17,7 +17,7 @@ import subprocess
 from pathlib import Path
 
 from harness.obtain import apt
-from harness.errors import BackendError, HarnessError
+from harness.errors import BackendError, HarnessError, first_error
 
 VARIABLE = "FFDNN_ORT_INCLUDE"
 HEADER = "onnxruntime_c_api.h"
@@ -70,7 +70,7 @@ def _debian(dest: Path, work: Path) -> dict:
     r = subprocess.run(["dpkg-deb", "-x", str(deb), str(work / "deb")],
                        capture_output=True, text=True)
     if r.returncode != 0:
-        raise HarnessError(f"dpkg-deb -x {deb.name} failed: {apt.last_line(r.stderr)}")
+        raise HarnessError(f"dpkg-deb -x {deb.name} failed: {first_error(r.stderr)}")
     found = _holding(work / "deb/usr/include")
     if not found:
         raise HarnessError(f"{deb.name} has no {HEADER}")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from harness.obtain import apt
 from harness.errors import SourceError
-from harness.paths import cache_root, file_sha256
+from harness.paths import atomic_file, cache_root, file_sha256
 
 
 @dataclass(frozen=True)
@@ -53,11 +53,8 @@ def verify(path: Path, release: Release = FFMPEG) -> None:
 
 def _store(path: Path, dest: Path, release: Release) -> Path:
     verify(path, release)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=dest.parent)
-    os.close(fd)
-    shutil.copyfile(path, tmp)
-    os.replace(tmp, dest)
+    with atomic_file(dest) as tmp:
+        shutil.copyfile(path, tmp)
     return dest
 
 

@@ -1,4 +1,5 @@
-"""base, before and after: FFmpeg trees built from the pinned source plus the series.
+"""The trees of a layout (harness/obtain/layout.py; a case's, such as base, before and
+after): FFmpeg trees built from a pinned release plus a series, or from refs of a clone.
 
 Each tree is a cache entry `<cache>/trees/<name>-<key>/` holding the source as a git
 repository (the series applied with `git am`), built in place, and a stamp.json.
@@ -20,13 +21,11 @@ from pathlib import Path
 
 from harness.obtain import backends as backends_mod
 from harness.obtain import probe, releases, source
+from harness.obtain.layout import Layout
 from harness.errors import BuildError, HarnessError, StampError, first_error
-from harness.paths import PATCHES, atomic_dir, cache_root, digest, file_sha256
+from harness.paths import atomic_dir, atomic_file, cache_root, digest, file_sha256
 
 RECIPE = 1  # bump when the way a tree is built changes
-TREES = ("base", "before", "after")
-SERIES = {"base": (), "before": tuple(range(1, 9)), "after": (9,)}
-PARENT = {"base": None, "before": "base", "after": "before"}
 FILTERS = ("buffer,buffersink,format,scale,null,fps,trim,setpts,showinfo,testsrc,testsrc2,"
            "mandelbrot,dnn_processing,dnn_detect,dnn_classify,derain,sr")
 CONFIGURE = (
@@ -38,13 +37,12 @@ CONFIGURE = (
     "--enable-demuxer=rawvideo,nut", "--enable-muxer=md5,framemd5,null,rawvideo,nut",
     "--enable-protocol=file,pipe",
 )
-# Sanitizer variants: FFmpeg's own configure toolchains, only base and before (#24702's
-# claims compare them), each with the one backend set its claim needs (harness/judge/sanitizer.py).
+# Sanitizer variants: FFmpeg's own configure toolchains, for the trees the layout names
+# (its sanitizer_trees), each with the one backend set its claim needs (harness/judge/sanitizer.py).
 # ASan is built recoverable (halt_on_error=0 at run time) so that one run shows every
 # path that overflows, not only the first.
 SANITIZERS = {"asan": ("--toolchain=gcc-asan", "--extra-cflags=-fsanitize-recover=address"),
               "tsan": ("--toolchain=gcc-tsan",)}
-SANITIZER_TREES = ("base", "before")
 GIT_ID = {"GIT_AUTHOR_NAME": "ffdnn", "GIT_AUTHOR_EMAIL": "ffdnn@localhost",
           "GIT_COMMITTER_NAME": "ffdnn", "GIT_COMMITTER_EMAIL": "ffdnn@localhost",
           "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z",
@@ -87,14 +85,6 @@ def check_stamp(tree: "Tree") -> None:
         if not Path(d).is_dir() or not any(Path(d).iterdir()):
             raise StampError(f"{tree.name}: backend library directory {d} is missing "
                              "(run: make build)")
-
-
-def patch_files() -> list[Path]:
-    series = PATCHES / "series"
-    if not series.is_file():
-        raise BuildError(f"{series}: missing (the list of the series' patches)")
-    names = [l.strip() for l in series.read_text().splitlines() if l.strip()]
-    return [PATCHES / n for n in names]
 
 
 def compiler() -> str:
@@ -233,11 +223,12 @@ def _total_warnings(parent: dict, own: dict) -> dict:
 
 
 class Plan:
-    """How to get each tree for one backend set: from the release plus the series,
-    or (bring your own tree) from two refs of the user's own FFmpeg clone."""
+    """How to get each tree for one backend set: the trees of `layout` (a case's: the
+    release plus its series, harness/obtain/layout.py), or (bring your own tree) a chain
+    of refs of the user's own FFmpeg clone."""
 
-    def __init__(self, backends="default", source_file=None, repo=None, refs=None,
-                 sanitizer=None, release=None):
+    def __init__(self, backends="default", layout: Layout = None, source_file=None,
+                 repo=None, refs=None, sanitizer=None, release=None):
         if sanitizer and sanitizer not in SANITIZERS:
             raise HarnessError(f"unknown sanitizer '{sanitizer}' (known: {', '.join(SANITIZERS)})")
         if sanitizer and repo:
@@ -253,6 +244,11 @@ class Plan:
             source.fetch(source_file, self.release)
         self.repo = Path(repo).expanduser().resolve() if repo else None
         self.refs = dict(refs or {})
+        self.layout = Layout.chain(self.refs) if self.repo else layout
+        if self.layout is None:
+            raise HarnessError("no layout: which trees to build (a case's LAYOUT)")
+        if sanitizer and not self.layout.sanitizer_trees:
+            raise HarnessError("the layout builds no tree under a sanitizer")
         self._installed = None
         self._backend_names = None
         self._keys = {}
@@ -269,9 +265,8 @@ class Plan:
                                   capture_output=True, text=True).stdout
             if not text:
                 raise BuildError(f"{tarball}: no configure script in it")
-            tmp = cached.with_name(f".tmp-{os.getpid()}-{cached.name}")
-            tmp.write_text(text)
-            os.replace(tmp, cached)
+            with atomic_file(cached) as tmp:
+                tmp.write_text(text)
         return cached.read_text()
 
     @property
@@ -301,8 +296,8 @@ class Plan:
     @property
     def names(self) -> tuple:
         if self.sanitizer:
-            return SANITIZER_TREES
-        return tuple(self.refs) if self.repo else TREES
+            return self.layout.sanitizer_trees
+        return self.layout.names
 
     def label(self, name: str) -> str:
         """The tree's name with its variant: `base`, or `base-asan`."""
@@ -340,17 +335,10 @@ class Plan:
         return origin
 
     def parent(self, name: str):
-        if self.repo:
-            names = list(self.refs)
-            i = names.index(name)
-            return names[i - 1] if i else None
-        return PARENT[name]
+        return self.layout.parent(name)
 
     def patches(self, name: str) -> list:
-        if self.repo or not SERIES[name]:
-            return []
-        files = patch_files()
-        return [files[i - 1] for i in SERIES[name]]
+        return self.layout.patches(name)
 
     def key(self, name: str) -> str:
         if name not in self._keys:
