@@ -8,6 +8,11 @@
  * is taken (dladdr takes the loader lock, which a thread in dlopen() may
  * hold while it creates a thread), and a thread-local guard makes sure a
  * pthread_create() issued from inside the injector is never failed.
+ *
+ * Tracking: a thread a tracked caller creates starts in fi_trampoline(),
+ * which runs the real start routine and counts it as running until it
+ * ends. Its start routine and argument travel in one of FI_SLOTS static
+ * slots (no allocation: the malloc injector may be armed).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -19,11 +24,23 @@
 #include "fi_window.h"
 
 #define FI_TARGET_MAX 256
+#define FI_SLOTS 64
 
 static pthread_mutex_t fi_lock = PTHREAD_MUTEX_INITIALIZER;
 static FIWindow fi_window;           /* guarded by fi_lock */
 static char fi_target[FI_TARGET_MAX]; /* "" = any caller; guarded by fi_lock */
 static _Thread_local int fi_busy;
+
+typedef struct FISlot {
+    atomic_int used;
+    void *(*start)(void *);
+    void *arg;
+} FISlot;
+
+static FISlot fi_slots[FI_SLOTS];
+static char fi_track[FI_TARGET_MAX];  /* "" = track none; guarded by fi_lock */
+static atomic_int fi_tracking;        /* fi_track is not empty */
+static atomic_ulong fi_running, fi_untracked;
 
 static int caller_matches(const char *fname)
 {
@@ -55,6 +72,97 @@ int fi_core_decide(void *caller)
 end:
     fi_busy = 0;
     return err;
+}
+
+static int tracked(void *caller)
+{
+    Dl_info info;
+    int yes = 0;
+
+    if (fi_busy || !atomic_load(&fi_tracking))
+        return 0;
+    fi_busy = 1;
+    if (dladdr(caller, &info) && info.dli_fname && !pthread_mutex_lock(&fi_lock)) {
+        yes = fi_track[0] && strstr(info.dli_fname, fi_track);
+        pthread_mutex_unlock(&fi_lock);
+    }
+    fi_busy = 0;
+    return yes;
+}
+
+static void thread_ended(void *unused)
+{
+    (void)unused;
+    atomic_fetch_sub(&fi_running, 1);
+}
+
+static void *fi_trampoline(void *p)
+{
+    FISlot *slot = p;
+    void *(*start)(void *) = slot->start;
+    void *arg = slot->arg, *ret;
+
+    atomic_store(&slot->used, 0);
+    pthread_cleanup_push(thread_ended, NULL);
+    ret = start(arg);
+    pthread_cleanup_pop(1);
+    return ret;
+}
+
+int fi_core_create(fi_create_fn real, void *caller, pthread_t *thread,
+                   const pthread_attr_t *attr, void *(*start)(void *), void *arg)
+{
+    FISlot *slot = NULL;
+    int err = fi_core_decide(caller);
+
+    if (err)
+        return err;
+    if (!tracked(caller))
+        return real(thread, attr, start, arg);
+    for (int i = 0; i < FI_SLOTS && !slot; i++) {
+        int free_ = 0;
+        if (atomic_compare_exchange_strong(&fi_slots[i].used, &free_, 1))
+            slot = &fi_slots[i];
+    }
+    if (!slot) {
+        atomic_fetch_add(&fi_untracked, 1);
+        return real(thread, attr, start, arg);
+    }
+    slot->start = start;
+    slot->arg   = arg;
+    atomic_fetch_add(&fi_running, 1);  /* before the thread can end */
+    err = real(thread, attr, fi_trampoline, slot);
+    if (err) {
+        atomic_fetch_sub(&fi_running, 1);
+        atomic_store(&slot->used, 0);
+    }
+    return err;
+}
+
+int fi_pthread_create_track_caller(const char *substr)
+{
+    Dl_info info;
+
+    if (substr && substr[0] && !dladdr(&fi_window, &info))
+        return -1;
+    if (pthread_mutex_lock(&fi_lock))
+        return -1;
+    fi_track[0] = '\0';
+    if (substr)
+        strncat(fi_track, substr, FI_TARGET_MAX - 1);
+    atomic_store(&fi_tracking, fi_track[0] != '\0');
+    pthread_mutex_unlock(&fi_lock);
+    return 0;
+}
+
+unsigned long fi_pthread_create_running(void)
+{
+    return atomic_load(&fi_running);
+}
+
+unsigned long fi_pthread_create_untracked(void)
+{
+    return atomic_load(&fi_untracked);
 }
 
 int fi_pthread_create_arm(int err, unsigned skip, unsigned count)

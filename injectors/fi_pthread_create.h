@@ -32,6 +32,16 @@ int  fi_pthread_create_target_caller(const char *substr);
  * (0 when none was kept). */
 int  fi_pthread_create_site(unsigned n, void **frames, int max);
 
+/* Thread tracking, apart from arming: a thread created (not failed) by a
+ * caller whose object contains `substr` is counted while its start routine
+ * runs (until it returns, calls pthread_exit() or is cancelled); NULL or ""
+ * tracks none (the default). A thread created before the call is not
+ * counted. Returns 0, or -1 when dladdr is unavailable. */
+int  fi_pthread_create_track_caller(const char *substr);
+unsigned long fi_pthread_create_running(void);   /* tracked threads running now */
+unsigned long fi_pthread_create_untracked(void); /* threads of a tracked caller not
+                                                    counted (more than 64 at once) */
+
 unsigned long fi_pthread_create_calls(void);    /* calls seen since load (all callers) */
 unsigned long fi_pthread_create_eligible(void); /* calls that matched the target while armed */
 unsigned long fi_pthread_create_failures(void); /* failures injected */

@@ -47,11 +47,10 @@ static void resolve_real(void)
 int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
                    void *(*start)(void *), void *arg)
 {
-    int err = fi_core_decide(__builtin_return_address(0));
-
-    if (err)
-        return err;
-    if (pthread_once(&real_once, resolve_real) || !real_pthread_create)
-        return EAGAIN;
-    return real_pthread_create(thread, attr, start, arg);
+    if (pthread_once(&real_once, resolve_real) || !real_pthread_create) {
+        int err = fi_core_decide(__builtin_return_address(0));
+        return err ? err : EAGAIN;
+    }
+    return fi_core_create(real_pthread_create, __builtin_return_address(0),
+                          thread, attr, start, arg);
 }

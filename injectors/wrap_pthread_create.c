@@ -18,9 +18,6 @@ int __wrap_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 int __wrap_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
                           void *(*start)(void *), void *arg)
 {
-    int err = fi_core_decide(__builtin_return_address(0));
-
-    if (err)
-        return err;
-    return __real_pthread_create(thread, attr, start, arg);
+    return fi_core_create(__real_pthread_create, __builtin_return_address(0),
+                          thread, attr, start, arg);
 }

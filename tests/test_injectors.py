@@ -32,6 +32,19 @@ EXPECTED = [
     "ok total calls: 9",
     "ok total eligible: 5",
     "ok total failures: 2",
+    # tracking (fi_pthread_create_track_caller): threads running, apart from the window
+    "ok untracked thread, running while held: 0",
+    "ok untracked thread, running after join: 0",
+    "ok track self: 0",
+    "ok tracked thread, running while held: 1",
+    "ok tracked thread, running after join: 0",
+    "ok tracked thread, pthread_exit, running while held: 1",
+    "ok tracked thread, pthread_exit, running after join: 0",
+    "ok track libc.so.6: 0",
+    "ok thread of another caller, running while held: 0",
+    "ok thread of another caller, running after join: 0",
+    "ok track none: 0",
+    "ok untracked: 0",
 ]
 
 

@@ -260,3 +260,15 @@ def test_an_unknown_release_is_one_error_line(capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["error: unknown FFmpeg release '7.1' (supported: 8.1.2, 9.0.2; each is "
                    "pinned by sha256 in harness/obtain/releases.py)"]
+
+
+@pytest.mark.parametrize("text, threads", [
+    ("if (ff_dnn_start_inference_async(ctx, &request->exec_module) != 0) {", True),
+    ("return ff_dnn_start_inference_async(th_model->ctx, &request->exec_module);", True),
+    ("status = ov_infer_request_start_async(request->infer_request);", False),
+    ("ff_dnn_start_inference_async(ctx, m); ie_infer_request_infer_async(r);", False),
+    ("/* ff_dnn_start_inference_async(ctx, m) */ ret = run(ctx);", False),
+    ("ret = ff_dnn_fill_task(task, exec_params, onnx_model, 0, 1);", False),
+])
+def test_async_threads(text, threads):
+    assert probe.async_threads(text) is threads

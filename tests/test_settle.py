@@ -1,6 +1,8 @@
 """The sweep gives up on a frame early only where that cannot change a result: a backend
 that, in this tree's own source, runs every task on the caller's thread (9.0.2's ONNX),
-and only once no other thread is at work."""
+and only once no other thread is at work; or one whose asynchronous tasks run on threads
+FFmpeg's ff_dnn_start_inference_async() starts (9.0.2's TensorFlow and LibTorch), and
+only once none of those runs."""
 
 import threading
 import time
@@ -20,6 +22,50 @@ def test_synchronous_backends_from_the_source(tree, backend, sync):
         pytest.skip(f"tree built without {backend} (run: make test BACKENDS=all)")
     (sc,) = matrix.scenarios([t], backend, "dnn_processing", ["none"], route="sweep")
     assert worker.synchronous(sc) is sync
+
+
+@pytest.mark.parametrize("backend, threads", [("onnx", False), ("tf", True),
+                                              ("openvino", False), ("torch", True)])
+def test_task_threads_from_the_source(tree, backend, threads):
+    t = tree("after")
+    if backend not in {b["name"] for b in t.stamp["backends"]}:
+        pytest.skip(f"tree built without {backend} (run: make test BACKENDS=all)")
+    (sc,) = matrix.scenarios([t], backend, "dnn_processing", ["none"], route="sweep")
+    assert worker.async_threads(sc) is threads
+
+
+class Sink:
+    """A graph whose sink has nothing (AVERROR(EAGAIN)) until `ready` pulls were made."""
+
+    def __init__(self, ready=None):
+        self.pulls, self.ready = 0, ready
+
+    def pull(self):
+        self.pulls += 1
+        if self.ready is not None and self.pulls >= self.ready:
+            self.ready = None
+            return 0, b"frame", []
+        return -11, b"", []
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("running, ready, frames, pulls", [
+    pytest.param(lambda: 0, None, 0, 2, id="none-running-gives-up-after-two-pulls"),
+    pytest.param(lambda: 0, 2, 1, 3, id="none-running-second-pull-has-it"),
+    pytest.param(lambda: -1, None, 0, None, id="unknown-waits-its-time"),
+    pytest.param(lambda: 1, None, 0, None, id="running-waits-its-time"),
+])
+def test_a_frame_no_task_thread_works_on_is_given_up(running, ready, frames, pulls):
+    """settle(running=): two pulls in a row with nothing while no task thread runs end
+    the wait for a frame; a thread still running, or a count not known, does not."""
+    g = Sink(ready)
+    t0 = time.monotonic()
+    codes, got = worker.settle(g, 1, seconds=0.5, running=running)
+    assert len(got) == frames
+    if pulls is None:
+        assert time.monotonic() - t0 >= 0.5 and g.pulls > 2
+    else:
+        assert g.pulls == pulls and time.monotonic() - t0 < 0.4
 
 
 @pytest.mark.unit

@@ -119,6 +119,16 @@ def synchronous(source: str) -> bool:
     return bool(calls) and all([a.strip() for a in c.split(",")][3:4] == ["0"] for c in calls)
 
 
+def async_threads(source: str) -> bool:
+    """Whether the backend's asynchronous tasks run on a thread FFmpeg's own
+    ff_dnn_start_inference_async() starts, which completes the task and ends (9.0.2's
+    TensorFlow and LibTorch), and on nothing else: no call to another `*_async()` (as
+    OpenVINO's `ov_infer_request_start_async()`, whose callback runs on the library's
+    own threads)."""
+    calls = re.findall(r"\b(\w+_async)\s*\(", _strip_comments(source))
+    return bool(calls) and set(calls) == {"ff_dnn_start_inference_async"}
+
+
 def has_activate(source: str) -> bool:
     """Whether the filter's definition sets an activate() callback."""
     return re.search(r"\.(?:p\.)?activate\s*=\s*\w+", _strip_comments(source)) is not None
@@ -149,6 +159,7 @@ class Backend:
     enabled: bool        # configure enabled it (config.h)
     function_types: frozenset
     synchronous: bool
+    async_threads: bool  # its async tasks run on threads ff_dnn_start_inference_async() starts
 
 
 @dataclass(frozen=True)
@@ -195,7 +206,8 @@ class Facts:
                 continue
             out.append(f"backend {b.name} ({b.type}, {b.source}): "
                        f"{'enabled' if b.enabled else 'not enabled'} by configure; "
-                       f"{'synchronous' if b.synchronous else 'asynchronous'} tasks; "
+                       f"{'synchronous' if b.synchronous else 'asynchronous'} tasks"
+                       f"{' (on threads ff_dnn_start_inference_async() starts)' if b.async_threads else ''}; "
                        f"handles {', '.join(sorted(b.function_types)) or 'nothing'}")
         for f in self.filters.values():
             out.append(f"filter {f.name} ({f.file}): accepts {f.mask}; {f.function_type}; "
@@ -278,7 +290,8 @@ def facts(src: Path) -> Facts:
         text = _read(file) if file else ""
         backends[name] = Backend(name, spec.label, cfg, file.name if file else "",
                                  module_type(text) or "", config.get(cfg, False),
-                                 function_types(text), synchronous(text))
+                                 function_types(text), synchronous(text),
+                                 async_threads(text))
     filters = {}
     for path in sorted(lavfi.glob("*.c")):
         text = _read(path)

@@ -31,6 +31,9 @@ MAX_PULLS = 16
 # the sweep on a synchronous backend: seconds with no other thread at work before a
 # frame is given up (0: wait the full 2 s for every frame, as before)
 IDLE = float(os.environ.get("FFDNN_SWEEP_IDLE", "0.25"))
+# the sweep on a backend whose tasks run on threads FFmpeg starts: a frame is given up once
+# none of them runs (0: wait the full 2 s for every frame, as before)
+THREADS = os.environ.get("FFDNN_SWEEP_THREADS", "1") != "0"
 
 
 def load_tree(name: str, path: str) -> Tree:
@@ -77,6 +80,17 @@ def synchronous(sc: Scenario) -> bool:
                for b in graphs.needs(sc.backend, sc.filter))
 
 
+def async_threads(sc: Scenario) -> bool:
+    """Whether, in this tree, every backend of the graph runs its asynchronous tasks on
+    threads FFmpeg's ff_dnn_start_inference_async() starts (the probe reads it from the
+    source, as 9.0.2's TensorFlow and LibTorch): each thread completes its task before it
+    ends, so a frame no such thread is working on, and that did not come out, is not
+    coming."""
+    backends = probe.facts(Path(sc.tree) / "src").backends
+    return all(b in backends and backends[b].async_threads
+               for b in graphs.needs(sc.backend, sc.filter))
+
+
 def busy_elsewhere() -> bool:
     """Whether a thread other than this one is running or waiting for a CPU (R) or in
     uninterruptible I/O (D): some work that may yet produce a frame."""
@@ -96,15 +110,20 @@ def others_cpu() -> float:
     return time.process_time() - time.thread_time()
 
 
-def settle(g: Graph, want: int, seconds: float = 10.0, idle: float = 0.0) -> tuple[list, list]:
+def settle(g: Graph, want: int, seconds: float = 10.0, idle: float = 0.0,
+           running=None) -> tuple[list, list]:
     """Pull until `want` frames came out (async backends finish on their own threads) or
     the sink returns an error for the frame, polling with a backoff from 5 to 50 ms:
-    (return codes, repeats collapsed; frames). With `idle`, stop waiting once no other
+    (return codes, repeats collapsed; frames). With `running` (how many of the threads
+    FFmpeg started for its tasks run now, -1 when unknown), stop waiting after two pulls
+    in a row that gave nothing while none ran: every task started had ended by the
+    second, so its frame would have come out. With `idle`, stop waiting once no other
     thread has run, used CPU or waited for one for that long: nothing is at work on the
     frame, so it is not coming (a failed start, a dropped frame)."""
     codes, frames = [], []
     deadline, pause = time.monotonic() + seconds, 0.005
     quiet = None  # (since, others' CPU then) while nothing else runs
+    ended = 0     # pulls in a row that gave nothing while no task thread ran
     while len(frames) < want and time.monotonic() < deadline:
         c, f = drain(g)
         frames += f
@@ -112,7 +131,11 @@ def settle(g: Graph, want: int, seconds: float = 10.0, idle: float = 0.0) -> tup
         if any(x < 0 and x != -errno.EAGAIN for x in c):
             break  # the frame failed: nothing more will come for it
         if len(frames) < want:
-            if idle:
+            if running is not None:
+                ended = 0 if f or running() != 0 else ended + 1
+                if ended >= 2:
+                    break
+            elif idle:
                 now, cpu = time.monotonic(), others_cpu()
                 if f or busy_elsewhere() or (quiet and cpu - quiet[1] > 0.001):
                     quiet = None
@@ -167,6 +190,11 @@ def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
     # a frame is given up once nothing else is at work on it: in a sweep on a synchronous
     # backend; in a run the caller says may hang before its end (extra "frame_idle")
     idle = IDLE if sweep and synchronous(sc) else float(sc.extra.get("frame_idle", 0.0))
+    # in a sweep on a backend whose tasks run on threads FFmpeg starts, those threads are
+    # counted (tracked from the first frame on: the injector's caller, FFmpeg's module)
+    running = None
+    if sweep and THREADS and async_threads(sc) and lib.ffdnn_threads_track(b"_ffdnn.") == 0:
+        running = lib.ffdnn_threads_running
     result["drained"], result["frames"] = [], []
     for i in range(drained):  # one at a time: Torch has a single request
         ret = g.push(inputs[i])
@@ -175,7 +203,7 @@ def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
             continue
         g.check(ret, f"push frame {i}")
         codes, frames = settle(g, i + 1 - len(result["frames"]), 2.0 if sweep else 10.0,
-                               idle)
+                               idle, running)
         result["drained"] += codes
         result["frames"] += frames
     if not sweep:

@@ -1,16 +1,20 @@
 /*
  * fi_test: the checks shared by test_preload.c and test_wrap.c. Each check
- * prints one deterministic line, "ok ..." or "FAIL ..."; fi_test_run()
- * returns the number of failed checks. The programs differ only in how
+ * prints one deterministic line, "ok ..." or "FAIL ..."; fi_test_run() and
+ * fi_test_track() return the number of failed checks so far. The programs differ only in how
  * they reach the injector API, passed in as an FITestAPI.
  */
 #ifndef FI_TEST_H
 #define FI_TEST_H
 
+#if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L  /* nanosleep() under -std=c11 */
+#endif
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "fi_api.h"
 
@@ -63,6 +67,64 @@ static void check_value(const char *name, long got, long want)
 {
     failed += got != want;
     printf("%s %s: %ld\n", got == want ? "ok" : "FAIL", name, got);
+}
+
+/* Thread tracking (fi_pthread_create_track_caller), apart from the window. */
+typedef struct FITrackAPI {
+    int (*track_caller)(const char *substr);
+    unsigned long (*running)(void);
+    unsigned long (*untracked)(void);
+} FITrackAPI;
+
+static atomic_int released;
+
+static void *held(void *arg)
+{
+    struct timespec ms = { 0, 1000000 };
+
+    while (!atomic_load(&released))
+        nanosleep(&ms, NULL);
+    if (arg)
+        pthread_exit(arg);
+    return NULL;
+}
+
+/* Start a thread that waits for its release (and, with `exits`, ends with
+ * pthread_exit()): how many tracked threads run while it waits, and after
+ * it was joined. */
+static void check_held(const FITrackAPI *t, const char *name, int exits, long want)
+{
+    pthread_t thread;
+    long during, after;
+    char line[96];
+
+    atomic_store(&released, 0);
+    if (pthread_create(&thread, NULL, held, exits ? &released : NULL)) {
+        failed++;
+        printf("FAIL %s: no thread\n", name);
+        return;
+    }
+    during = (long)t->running();
+    atomic_store(&released, 1);
+    pthread_join(thread, NULL);
+    after = (long)t->running();
+    snprintf(line, sizeof(line), "%s, running while held", name);
+    check_value(line, during, want);
+    snprintf(line, sizeof(line), "%s, running after join", name);
+    check_value(line, after, 0);
+}
+
+static int fi_test_track(const FITrackAPI *t, const char *self)
+{
+    check_held(t, "untracked thread", 0, 0);
+    check_value("track self", t->track_caller(self), 0);
+    check_held(t, "tracked thread", 0, 1);
+    check_held(t, "tracked thread, pthread_exit", 1, 1);
+    check_value("track libc.so.6", t->track_caller("libc.so.6"), 0);
+    check_held(t, "thread of another caller", 0, 0);
+    check_value("track none", t->track_caller(NULL), 0);
+    check_value("untracked", (long)t->untracked(), 0);
+    return failed;
 }
 
 static int fi_test_run(const FITestAPI *fi, const char *self)

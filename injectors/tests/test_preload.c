@@ -10,8 +10,15 @@
 int main(void)
 {
     FITestAPI api;
+    FITrackAPI track = {
+        (int (*)(const char *))fi_api_sym("fi_pthread_create", "track_caller"),
+        (unsigned long (*)(void))fi_api_sym("fi_pthread_create", "running"),
+        (unsigned long (*)(void))fi_api_sym("fi_pthread_create", "untracked"),
+    };
 
-    if (fi_api_resolve(&api, "fi_pthread_create") < 0)
+    if (fi_api_resolve(&api, "fi_pthread_create") < 0 || !track.track_caller ||
+        !track.running || !track.untracked)
         return 1;
-    return fi_test_run(&api, "test_preload") ? 1 : 0;
+    fi_test_run(&api, "test_preload");
+    return fi_test_track(&track, "test_preload") ? 1 : 0;
 }

@@ -15,5 +15,11 @@ int main(void)
         fi_pthread_create_failures,
     };
 
-    return fi_test_run(&api, "test_wrap") ? 1 : 0;
+    static const FITrackAPI track = {
+        fi_pthread_create_track_caller, fi_pthread_create_running,
+        fi_pthread_create_untracked,
+    };
+
+    fi_test_run(&api, "test_wrap");
+    return fi_test_track(&track, "test_wrap") ? 1 : 0;
 }

@@ -129,3 +129,37 @@ int ffdnn_inject_counters(const char *family, unsigned long *calls, unsigned lon
     *failures = f->failures();
     return 0;
 }
+
+/* The threads FFmpeg's own code starts (the pthread_create injector's tracking,
+ * fi_pthread_create.h), counted from ffdnn_threads_track(caller) on while they run:
+ * how many run now, or -1 when that is not known (no injector, or a thread the
+ * injector had no slot for). */
+int ffdnn_threads_track(const char *caller)
+{
+    int (*track)(const char *) = NULL;
+
+#ifdef FFDNN_WRAP_INJECTOR
+    track = fi_pthread_create_track_caller;
+#else
+    track = (int (*)(const char *))dlsym(RTLD_DEFAULT, "fi_pthread_create_track_caller");
+#endif
+    if (!track)
+        return AVERROR(ENOSYS);
+    return track(caller) < 0 ? AVERROR(ENOENT) : 0;
+}
+
+long ffdnn_threads_running(void)
+{
+    unsigned long (*running)(void) = NULL, (*untracked)(void) = NULL;
+
+#ifdef FFDNN_WRAP_INJECTOR
+    running   = fi_pthread_create_running;
+    untracked = fi_pthread_create_untracked;
+#else
+    running   = (unsigned long (*)(void))dlsym(RTLD_DEFAULT, "fi_pthread_create_running");
+    untracked = (unsigned long (*)(void))dlsym(RTLD_DEFAULT, "fi_pthread_create_untracked");
+#endif
+    if (!running || !untracked || untracked())
+        return -1;
+    return (long)running();
+}

@@ -34,6 +34,8 @@ int ffdnn_inject_site(const char *family, unsigned n, void **frames, int max);
 const char *ffdnn_addr_object(void *addr, void **base);
 int ffdnn_inject_counters(const char *family, unsigned long *calls, unsigned long *eligible,
                           unsigned long *failures);
+int ffdnn_threads_track(const char *caller);
+long ffdnn_threads_running(void);
 """
 
 CUSTOMIZATIONS = Path(__file__).with_name("inject.c").read_text()
