@@ -271,7 +271,7 @@ def p4_throughput() -> list:
 def p4c_servers_up(n=8) -> list:
     """Scheduling alone: many scenarios through fork servers already up (started, their
     imports done, one warm-up pass), at -j 1 and -j 2, alternating, best of 2."""
-    trees = [Plan(BACKENDS).get(n_, build=False) for n_ in ("before", "after")]
+    trees = [Plan(BACKENDS, LAYOUT).get(n_, build=False) for n_ in ("before", "after")]
     scs = matrix.scenarios(trees, "onnx", "dnn_processing", P4_FAULTS) * n
     preload, pool = matrix.preload_library(), forkclient.Pool()
     try:
@@ -310,7 +310,7 @@ def p8_sweeps() -> list:
     line, --jobs 2, artifacts of each unexpected hang kept in a scratch directory)."""
     from harness.judge import sweep
     backend, filt, fault = SWEEP_RATE
-    trees = [Plan(BACKENDS).get(n, build=False) for n in ("base", "before", "after")]
+    trees = [Plan(BACKENDS, LAYOUT).get(n, build=False) for n in ("base", "before", "after")]
     scs = matrix.scenarios(trees, backend, filt, [fault], route="sweep")
     preload = matrix.preload_library()
     walls, found = {}, {}

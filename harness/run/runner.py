@@ -68,22 +68,34 @@ def _judge(sc: Scenario, data: dict, exp, hung: bool = False):
 NOTHING = Expect(lambda sc: None, lambda sc: False)  # measure only
 
 
+def _judged_idle(sc: Scenario, expect: Expect) -> bool:
+    """Whether a run that sits idle after EOF is hung: the case says it hangs, or every
+    backend of its graph runs each task on the caller's thread (the tree's source says
+    so, harness/run/worker.py synchronous()), so once that thread idles no task is at work."""
+    from harness.run.worker import synchronous
+    return expect.hangs(sc) or synchronous(sc)
+
+
 def _wait(w, sc: Scenario, out: str, expect: Expect) -> str | None:
-    """None when the worker ended; else why it is judged hung: its timeout, or, for a
-    run the case says hangs (Expect.hangs), QUIET seconds after its checkpoint (taken
-    just before EOF) during which it neither ended nor used more than IDLE of a CPU."""
-    if not expect.hangs(sc):
+    """None when the worker ended; else why it is judged hung: its timeout, or QUIET
+    seconds during which it neither ended nor used more than IDLE of a CPU: from its
+    start for a run the case says hangs (Expect.hangs: before EOF too, as LibTorch's next
+    frame waiting for a request), from its checkpoint (taken just before EOF) for one on a
+    synchronous backend (_judged_idle)."""
+    if not _judged_idle(sc, expect):
         return None if w.wait(sc.timeout) else f"killed after its {sc.timeout:g} s timeout"
     t0 = time.monotonic()
-    deadline, partial, idle = t0 + sc.timeout, Path(out).with_suffix(".partial.json"), None
+    deadline, partial = t0 + sc.timeout, Path(out).with_suffix(".partial.json")
+    idle = Idle(w.pid, QUIET) if expect.hangs(sc) else None
     while (now := time.monotonic()) < deadline:
         if w.wait(min(0.1, deadline - now)):
             return None
         if idle is None and partial.exists():
             idle = Idle(w.pid, QUIET)
         elif idle and idle.hung():
+            where = "after EOF" if partial.exists() else "before EOF"
             return (f"killed {time.monotonic() - t0:.1f} s in: idle for {idle.idle_for():.1f} s "
-                    "after EOF")
+                    f"{where}")
     return f"killed after its {sc.timeout:g} s timeout"
 
 
