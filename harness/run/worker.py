@@ -196,16 +196,19 @@ def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
     if sweep and THREADS and async_threads(sc) and lib.ffdnn_threads_track(b"_ffdnn.") == 0:
         running = lib.ffdnn_threads_running
     result["drained"], result["frames"] = [], []
+    lost = 0  # frames settle() gave up (failed, or waited for long enough): not waited for again
     for i in range(drained):  # one at a time: Torch has a single request
         ret = g.push(inputs[i])
         if ret < 0 and sweep:  # the fault reached the caller of av_buffersrc_add_frame()
             result["drained"].append(ret)
+            lost += 1
             continue
         g.check(ret, f"push frame {i}")
-        codes, frames = settle(g, i + 1 - len(result["frames"]), 2.0 if sweep else 10.0,
-                               idle, running)
+        want = i + 1 - len(result["frames"]) - lost  # this frame, and any still late
+        codes, frames = settle(g, want, 2.0 if sweep else 10.0, idle, running)
         result["drained"] += codes
         result["frames"] += frames
+        lost = max(0, lost + want - len(frames))  # a frame given up that came after all is not lost
     if not sweep:
         before, start = family.counters(ffi, lib, sc.fault), lib.ffdnn_record_count()
         if families.arms(sc.fault):
