@@ -4,6 +4,7 @@ hang, gdb's backtrace of every thread taken before the kill."""
 
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -51,6 +52,8 @@ def test_real_hang_leaves_artifacts(trees, preload, tmp_path):
                              ["malloc=10*off->1*return(ENOMEM)"], route="sweep", timeout=3.0)
     r = runner.run_one(sc, preload, results=tmp_path, expect=EXPECT)
     assert r.outcome is Outcome.HANG, r.reason
+    # ONNX Runtime's backend is synchronous (its source): idle after EOF is hung
+    assert re.fullmatch(r"killed [0-9.]+ s in: idle for [0-9.]+ s after EOF", r.reason)
     where = tmp_path / sc.id
     assert {p.name for p in where.iterdir()} == FILES | {"backtrace.txt"}
     partial = json.loads((where / "partial.json").read_text())
@@ -64,6 +67,28 @@ def test_real_hang_leaves_artifacts(trees, preload, tmp_path):
         assert trace.startswith("gdb is not installed")
     command = (where / "reproduce.sh").read_text().splitlines()[-1]
     assert rerun_scenario(command) == sc, "reproduce.sh names exactly this scenario"
+
+
+@pytest.mark.onnx
+@pytest.mark.after
+def test_graph_stuck_before_eof_is_judged_by_what_it_does(trees, preload, tmp_path):
+    """FFmpeg's 34th allocation fails (the malloc sweep's finding): the next frame's
+    activate() waits in ff_safe_queue_pop_front() for a request that never comes back,
+    before EOF. On a synchronous backend the sweep's worker never waits for a frame
+    longer than 2 s, so idle for longer (runner.STUCK) is hung: well before the timeout."""
+    tree = need_tree(trees, "after")
+    (sc,) = matrix.scenarios([tree], "onnx", "dnn_processing",
+                             ["malloc=33*off->1*return(ENOMEM)"], route="sweep", timeout=30.0)
+    r = runner.run_one(sc, preload, results=tmp_path, expect=EXPECT)
+    assert r.outcome is Outcome.HANG, r.reason
+    assert re.fullmatch(r"killed [0-9.]+ s in: idle for [0-9.]+ s before EOF", r.reason)
+    assert r.seconds < 20, "judged idle, not at its 30 s timeout"
+    where = tmp_path / sc.id
+    assert json.loads((where / "partial.json").read_text()) is None, "stuck before EOF"
+    if shutil.which("gdb"):
+        trace = (where / "backtrace.txt").read_text()
+        assert "ff_safe_queue_pop_front" in trace and "dnn_execute_model_onnx" in trace, \
+            trace[-3000:]
 
 
 def rerun_scenario(command: str) -> Scenario:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from harness.run import artifacts, chains, forkclient
 from harness.run.outcome import Outcome, judge
-from harness.run.processes import QUIET, Idle
+from harness.run.processes import QUIET, SYNC_QUIET, Idle
 from harness.paths import PROJECT
 from harness.run.scenario import Scenario
 
@@ -66,32 +66,42 @@ def _judge(sc: Scenario, data: dict, exp, hung: bool = False):
 
 
 NOTHING = Expect(lambda sc: None, lambda sc: False)  # measure only
+STUCK = 3.0  # idle seconds before EOF that make a sweep's run on a synchronous backend hung
 
 
-def _judged_idle(sc: Scenario, expect: Expect) -> bool:
-    """Whether a run that sits idle after EOF is hung: the case says it hangs, or every
-    backend of its graph runs each task on the caller's thread (the tree's source says
-    so, harness/run/worker.py synchronous()), so once that thread idles no task is at work."""
+def _quiet(sc: Scenario, expect: Expect) -> float | None:
+    """How long a run must sit idle after EOF to be judged hung, None when idleness
+    proves nothing (then its timeout decides). SYNC_QUIET when every backend of its graph
+    runs each task on the caller's thread (the tree's source says so, harness/run/worker.py
+    synchronous()): once that thread only polls, no other thread can complete a task.
+    QUIET for any other run the case says hangs."""
     from harness.run.worker import synchronous
-    return expect.hangs(sc) or synchronous(sc)
+    if synchronous(sc):
+        return SYNC_QUIET
+    return QUIET if expect.hangs(sc) else None
 
 
 def _wait(w, sc: Scenario, out: str, expect: Expect) -> str | None:
-    """None when the worker ended; else why it is judged hung: its timeout, or QUIET
+    """None when the worker ended; else why it is judged hung: its timeout, or _quiet()
     seconds during which it neither ended nor used more than IDLE of a CPU: from its
-    start for a run the case says hangs (Expect.hangs: before EOF too, as LibTorch's next
-    frame waiting for a request), from its checkpoint (taken just before EOF) for one on a
-    synchronous backend (_judged_idle)."""
-    if not _judged_idle(sc, expect):
+    checkpoint (taken just before EOF); and QUIET seconds from its start (before EOF too,
+    as LibTorch's next frame waiting for a request forever) for a run the case says
+    hangs; STUCK seconds from its start for a sweep's run on a synchronous backend, where
+    the worker never waits for a frame longer than 2 s (so longer is a graph stuck inside
+    a call, as a request queue waited on that is never filled)."""
+    quiet = _quiet(sc, expect)
+    if quiet is None:
         return None if w.wait(sc.timeout) else f"killed after its {sc.timeout:g} s timeout"
     t0 = time.monotonic()
     deadline, partial = t0 + sc.timeout, Path(out).with_suffix(".partial.json")
-    idle = Idle(w.pid, QUIET) if expect.hangs(sc) else None
+    early = QUIET if expect.hangs(sc) else (
+        STUCK if sc.route == "sweep" and quiet == SYNC_QUIET else None)
+    idle = Idle(w.pid, early) if early else None
     while (now := time.monotonic()) < deadline:
         if w.wait(min(0.1, deadline - now)):
             return None
-        if idle is None and partial.exists():
-            idle = Idle(w.pid, QUIET)
+        if partial.exists() and (idle is None or idle.quiet != quiet):
+            idle = Idle(w.pid, quiet)  # from the checkpoint on
         elif idle and idle.hung():
             where = "after EOF" if partial.exists() else "before EOF"
             return (f"killed {time.monotonic() - t0:.1f} s in: idle for {idle.idle_for():.1f} s "
