@@ -27,7 +27,7 @@ case ",${BACKENDS:-}," in
         floor=$("${PY:-python3}" -c 'from harness.obtain.libtorch import SYSTEM_MIN; print(SYSTEM_MIN)')
         if [ -n "$candidate" ] && [ "$candidate" != "(none)" ] &&
            dpkg --compare-versions "${candidate#*:}" ge "$floor"; then
-            echo "deps: no CPU LibTorch otherwise (${route#* }): libtorch-dev $candidate"
+            echo "deps: LibTorch: the distribution's libtorch-dev $candidate, a CPU build (pip's way: ${route#* })"
             missing="$missing libtorch-dev"
         elif [ "${route%% *}" = cpu-part ]; then
             echo "deps: LibTorch: the CPU libraries of pip's CUDA wheel (${route#cpu-part })"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from harness.compile import injector_build as injectors
 from harness.compile._cffi_src import MODULES
-from harness.errors import BuildError, StampError
+from harness.errors import BuildError, StampError, first_error
 from harness.obtain import probe
 from harness.paths import atomic_dir, cache_root, digest
 from harness.obtain.trees import check_stamp
@@ -92,9 +92,8 @@ def _compile(ffi, tmp: Path, name: str) -> None:
             finally:
                 os.dup2(saved, 2)
     except Exception as e:
-        lines = [l for l in log.read_text(errors="replace").splitlines() if "error:" in l]
         raise BuildError(f"[{name}] cffi module failed to compile: "
-                         f"{(lines or [str(e)])[0].strip()}") from None
+                         f"{first_error(log.read_text(errors='replace'), str(e))}") from None
     finally:
         os.close(saved)
 

@@ -111,8 +111,7 @@ def pip_report(version: str, index: str | None = None) -> tuple:
                                 f"{tmp}/report.json", *wheels.pip_args(python, index),
                                 f"torch=={version}"], capture_output=True, text=True)
             if r.returncode != 0 or not Path(tmp, "report.json").is_file():
-                last = next((l for l in reversed(r.stderr.splitlines())
-                             if l.startswith("ERROR:")), last)
+                last = wheels.pip_error(r.stderr, last)
                 continue
             item = json.loads(Path(tmp, "report.json").read_text())["install"][0]
         name = urllib.parse.unquote(item["download_info"]["url"].rsplit("/", 1)[-1])
@@ -272,7 +271,7 @@ def cpu_part(version: str, dest: Path) -> dict:
                                 str(runtime), *wheels.pip_args("", deps=True), req],
                                capture_output=True, text=True)
             if r.returncode != 0:
-                raise BackendError(f"pip could not fetch {req}: {first_error(r.stderr)}")
+                raise BackendError(f"pip could not fetch {req}: {wheels.pip_error(r.stderr, 'no wheel')}")
             for w in sorted(runtime.glob("*.whl")):
                 for name, member in _members(w).items():
                     if name in missing:

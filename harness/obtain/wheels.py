@@ -59,6 +59,11 @@ def line_of(version: str) -> str:
     return ".".join(parts[:2]) + ".*" if len(parts) > 2 else version
 
 
+def pip_error(stderr: str, none: str) -> str:
+    """pip's last `ERROR:` line (the one naming what it could not find), else `none`."""
+    return next((l for l in reversed(stderr.splitlines()) if l.startswith("ERROR:")), none)
+
+
 def _say(text: str) -> None:
     print(f"fetch: {text}", file=sys.stderr, flush=True)
 
@@ -82,8 +87,7 @@ def download(package: str, version: str, work: Path, index: str | None = None) -
                     got = work / wheels[0].name
                     os.replace(wheels[0], got)
                     return got
-                last = next((l for l in reversed(r.stderr.splitlines())
-                             if l.startswith("ERROR:")), last)
+                last = pip_error(r.stderr, last)
     where = f" from {index}" if index else ""
     raise BackendError(f"pip could not fetch {package}=={version} (nor {line_of(version)}) "
                        f"for Python {', '.join(python_tags())} on "
