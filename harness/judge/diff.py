@@ -19,7 +19,7 @@ from harness.judge import sweep
 from harness.judge.sweep import Class, Site
 from harness.run import matrix
 from harness.run.outcome import Outcome
-from harness.run.runner import NOTHING, run as run_all
+from harness.run.runner import NOTHING, run as run_all, servers
 
 GOOD = frozenset({Class.SURFACED, Class.CLEAN})  # the failure was reported, or did no harm
 BAD = frozenset({Class.LOST, Class.DROPPED, Class.ALTERED, Class.HANG, Class.CRASH})
@@ -190,10 +190,16 @@ CONFIRM = 4  # runs more of each side of a site whose class changed
 
 
 def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
-        progress=None, results=None, confirm: int = CONFIRM) -> Diff:
+        progress=None, results=None, confirm: int = CONFIRM, pool=None) -> Diff:
     """Every group's census on both sides in one batch, then every site of every group
-    failed in turn in a second batch (jobs at a time, through the fork servers), then
-    each side of every site whose class changed `confirm` times more (judged())."""
+    failed in turn in a second batch (jobs at a time, through the fork servers: `pool`'s,
+    left running, or the diff's own, the same for every batch), then each side of every
+    site whose class changed `confirm` times more (judged())."""
+    with servers(pool) as pool:
+        return _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool)
+
+
+def _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool) -> Diff:
     base = {}  # (group index, side index) -> the scenario a site's run derives from
     for gi, g in enumerate(groups):  # compiles each tree's module the first time
         for si, side in enumerate(sides):
@@ -201,7 +207,8 @@ def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
             base[(gi, si)] = sc
     t0 = time.monotonic()
     keys = list(base)
-    clean = run_all([sweep.census(base[k]) for k in keys], preload, jobs=jobs, expect=expect)
+    clean = run_all([sweep.census(base[k]) for k in keys], preload, jobs=jobs, expect=expect,
+                    pool=pool)
     t1 = time.monotonic()
     plans, reference, where = [], {}, {}
     for g in groups:
@@ -223,7 +230,7 @@ def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
               f"({', '.join(f'{g.key} {g.sites}' for g in groups if any(g.sites))})",
               file=sys.stderr, flush=True)
     runs = run_all([sc for _, sc in plans], preload, jobs=jobs, progress=progress,
-                   results=results, expect=expect)
+                   results=results, expect=expect, pool=pool)
     t2 = time.monotonic()
     found = defaultdict(list)
     for (k, sc), r in zip(plans, runs):
@@ -238,7 +245,7 @@ def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
              for p in pairs if p.change in (Change.REGRESSION, Change.FIX, Change.CHANGED)
              for _ in range(confirm) for si, s in enumerate(p.sites)]  # the same load on both
     reruns = run_all([sc for _, _, sc, _ in again], preload, jobs=jobs, progress=progress,
-                     expect=expect) if again else []
+                     expect=expect, pool=pool) if again else []
     for (p, si, _, k), r in zip(again, reruns):
         p.seen[si].append(sweep.classify(r, reference[k]))
     for p in {id(p): p for p, *_ in again}.values():

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 from harness import errnos
 from harness.run.outcome import Outcome
-from harness.run.runner import NOTHING, run as run_all
+from harness.run.runner import NOTHING, run as run_all, servers
 from harness.run.spec import FOREVER
 
 FRAMES = 4
@@ -84,10 +84,18 @@ def reproducer(sc) -> str:
 
 
 def sweep(base_scenarios, preload: str, jobs: int = 2, progress=None, limit=None,
-          results=None, expect=NOTHING) -> dict:
+          results=None, expect=NOTHING, pool=None) -> dict:
     """build -> (number of sites, [Site]) for each scenario (one per build); `limit`
-    fails only the first sites; `expect` is the case's word on the runs (runner.Expect)."""
-    clean = run_all([census(sc) for sc in base_scenarios], preload, jobs=jobs, expect=expect)
+    fails only the first sites; `expect` is the case's word on the runs (runner.Expect).
+    The censuses and the sites run through the same fork servers (`pool`'s, left
+    running, or the sweep's own)."""
+    with servers(pool) as pool:
+        return _sweep(base_scenarios, preload, jobs, progress, limit, results, expect, pool)
+
+
+def _sweep(base_scenarios, preload, jobs, progress, limit, results, expect, pool) -> dict:
+    clean = run_all([census(sc) for sc in base_scenarios], preload, jobs=jobs, expect=expect,
+                    pool=pool)
     plans, counts, reference, where = [], {}, {}, {}
     censuses = {sc.build: r for sc, r in zip(base_scenarios, clean)}
     for sc, r in zip(base_scenarios, clean):
@@ -99,7 +107,7 @@ def sweep(base_scenarios, preload: str, jobs: int = 2, progress=None, limit=None
         plans += [replace(census(sc), fault=replace(sc.fault, skip=i, count=1))
                   for i in range(n if limit is None else min(n, limit))]
     runs = run_all(plans, preload, jobs=jobs, progress=progress, results=results,
-                   expect=expect)
+                   expect=expect, pool=pool)
     out = {b: Found(n, [], censuses[b]) for b, n in counts.items()}
     for sc, r in zip(plans, runs):
         i = sc.fault.skip

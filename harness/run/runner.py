@@ -6,6 +6,7 @@ whole group (SIGTERM, then SIGKILL) and becomes HANG, a signal becomes CRASH, an
 rest of the matrix goes on. A CRASH or HANG can leave its artifacts (harness/run/artifacts.py).
 """
 
+import contextlib
 import json
 import os
 import signal
@@ -201,22 +202,29 @@ def progress(r: Result) -> None:
           flush=True)
 
 
+@contextlib.contextmanager
+def servers(pool=None):
+    """The fork servers of a batch of runs (harness/run/forkclient.py): `pool`, left
+    running, or a Pool of the batch's own, shut down at its end."""
+    own, pool = pool is None, pool or forkclient.Pool()
+    try:
+        yield pool
+    finally:
+        if own:
+            pool.close()
+
+
 def run(scenarios: list, preload: str | None, jobs: int = 1, progress=None,
         results=None, expect: Expect = NOTHING, pool=None) -> list:
     """Run every scenario (jobs at a time) with fork servers of its own, shut down at
     the end (or those of `pool`, left running); results in the scenarios' order."""
-    own, pool = pool is None, pool or forkclient.Pool()
-    for sc in scenarios:  # every server imports its module at once, in parallel
-        pool.server(sc, _env(sc, preload))
-
     def one(sc):
-        r = run_one(sc, preload, results, pool, expect)
+        r = run_one(sc, preload, results, servers_, expect)
         if progress:
             progress(r)
         return r
-    try:
+    with servers(pool) as servers_:
+        for sc in scenarios:  # every server imports its module at once, in parallel
+            servers_.server(sc, _env(sc, preload))
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool_threads:
             return list(pool_threads.map(one, scenarios))
-    finally:
-        if own:
-            pool.close()
