@@ -5,10 +5,13 @@ ONNX Runtime has no site."""
 import pytest
 
 from cases import pr24760 as expected
-from harness.run import matrix
+from harness.run import forkclient, matrix
 from harness.judge import sweep
 from harness.run.outcome import Outcome, functions
 from cases.pr24760 import EXPECT
+
+# the process-wide fork servers the single runs use (run_one): each module imported once
+SERVERS = forkclient.DEFAULT
 
 
 def run_sweep(tree, preload, backend, filt="dnn_processing"):
@@ -17,7 +20,7 @@ def run_sweep(tree, preload, backend, filt="dnn_processing"):
         pytest.skip(f"tree built without {backend} (run: make test BACKENDS=all)")
     trees = [tree("before"), tree("after")]
     scs = matrix.scenarios(trees, backend, filt, ["pthread_create=EAGAIN"], route="sweep")
-    return sweep.sweep(scs, preload, jobs=2, expect=EXPECT)
+    return sweep.sweep(scs, preload, jobs=2, expect=EXPECT, pool=SERVERS)
 
 
 @pytest.mark.parametrize("backend, filt, caller", [
@@ -99,7 +102,8 @@ def test_malloc_sweep_classifies_every_site(tree, preload):
     scs = matrix.scenarios(trees, "onnx", "dnn_processing", ["malloc=1*return(ENOMEM)"],
                            route="sweep")
     total, first = expected.SWEEP_FIRST[("onnx", "dnn_processing", "malloc")]
-    found = sweep.sweep(scs, preload, jobs=2, limit=len(first), expect=EXPECT)
+    found = sweep.sweep(scs, preload, jobs=2, limit=len(first), expect=EXPECT,
+                        pool=SERVERS)
     count, sites = found["after"]
     assert count == total
     assert [(s.cls.value, functions(s.where)[0]) for s in sites] == list(first)
@@ -139,7 +143,7 @@ def test_pre_processing_result_is_ignored(tree, preload, build):
     scs = matrix.scenarios([tree(build)], "onnx", "dnn_processing",
                            ["wrap:ff_proc_from_frame_to_dnn=1*return(AVERROR(ENOMEM))"],
                            route="sweep")
-    count, sites = sweep.sweep(scs, preload, jobs=2, expect=EXPECT)[build]
+    count, sites = sweep.sweep(scs, preload, jobs=2, expect=EXPECT, pool=SERVERS)[build]
     want, _ = expected.SWEEP[("onnx", "dnn_processing", "wrap:ff_proc_from_frame_to_dnn")]
     assert count == sweep.FRAMES, "one pre-processing call per frame"
     assert [s.cls.value for s in sites] == [want] * count
