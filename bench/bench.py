@@ -158,7 +158,9 @@ def p2_warm_matrix() -> list:
                                  "--jobs", "2"]))
     t0 = time.monotonic()
     r = subprocess.run(["make", "test"], cwd=ROOT, capture_output=True, text=True)  # its BACKENDS
-    make_s, summary = time.monotonic() - t0, (r.stdout.strip().splitlines() or [""])[-1]
+    make_s = time.monotonic() - t0
+    summary = next((l for l in reversed(r.stdout.splitlines()) if " passed" in l or " failed" in l),
+                   (r.stdout.strip().splitlines() or [""])[-1])
     return [figure("P2a", "warm PR table (ONNX, before+after), pytest -n 2", pytest_s, " s", 5,
                    detail=f"{shlex.join(PR_TABLE[1:])}: median of 3, start-up included"),
             figure("P2b", "warm PR table, harness run --jobs 2", run_s, " s", 5,
