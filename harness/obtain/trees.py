@@ -136,13 +136,22 @@ WARNING = re.compile(r"^(?P<file>[^:\s]+):\d+:(\d+:)? warning: ")
 TARGET = re.compile(r"^(CC|CXX|AS|HOSTCC)\t(?P<obj>\S+)")
 
 
+def _first(src: Path) -> list:
+    """The enabled DNN backends' objects, C++ first: the slowest to compile (LibTorch's
+    headers), named before `all` so make starts them first and no core is left alone
+    with one of them at the end."""
+    sources = [b.source for b in probe.facts(src).backends.values() if b.enabled and b.source]
+    return [f"libavfilter/dnn/{Path(s).stem}.o"
+            for s in sorted(sources, key=lambda s: not s.endswith(".cpp"))]
+
+
 def _make(name: str, src: Path, log: Path) -> tuple[int, dict]:
     """Run make, a line of progress at its first object and every 50: (objects, warnings by object)."""
-    jobs = str(os.cpu_count() or 2)
+    cmd = ["make", f"-j{os.cpu_count() or 2}", "-Otarget", *_first(src), "all"]
     warnings, current, count = {}, None, 0
     with open(log, "a") as f:
-        f.write(f"$ make -j{jobs} -Otarget\n")
-        with _group(["make", f"-j{jobs}", "-Otarget"], src, subprocess.PIPE) as p:
+        f.write(f"$ {' '.join(cmd)}\n")
+        with _group(cmd, src, subprocess.PIPE) as p:
             for line in p.stdout:
                 f.write(line)
                 m = TARGET.match(line)
