@@ -37,8 +37,11 @@ deps: ## check (and as root install) the C build tools
 build: venv deps ## build (or find cached) base, before and after with $(BACKENDS) backends
 	$(HARNESS) build --backend $(BACKENDS)
 
+# the variants build side by side: one's configure and links use the core the other leaves idle
 sanitizers: venv deps ## build (or find cached) the ASan and TSan variants of base and before (ASan only with BACKENDS=default)
-	$(foreach s,$(SANITIZERS),$(HARNESS) build --sanitizer $(s) &&) true
+	@pids=; for s in $(SANITIZERS); do echo "$(HARNESS) build --sanitizer $$s"; \
+		$(HARNESS) build --sanitizer $$s & pids="$$pids $$!"; done; \
+		rc=0; for p in $$pids; do wait $$p || rc=$$?; done; exit $$rc
 
 run: build ## run the PR #24760 table, before and after, on every backend built
 	$(HARNESS) table --backend $(BACKENDS) --jobs $(JOBS)
