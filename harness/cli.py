@@ -140,14 +140,21 @@ def cmd_table(args) -> int:
                 notes.append(f"{title}: {key}: not built (backends: {', '.join(sorted(have))})")
             else:
                 timeout = min(args.timeout, case.FRAME_TIMEOUT) if route == "frame" else args.timeout
-                groups.append((f"{title}: {key}", matrix.scenarios(
-                    trees, backend, filt, faults, timeout=timeout, route=route)))
-    results = runner.run([sc for _, scs in groups for sc in scs], matrix.preload_library(),
-                         jobs=args.jobs, results=args.results or None, expect=case.EXPECT)
-    by_id = {r.scenario.id: r for r in results}
-    text = "\n".join([report.markdown([by_id[sc.id] for sc in scs], title)
-                      for title, scs in groups] + [f"- {n}" for n in notes])
-    print(text)
+                groups.append((f"{title}: {key}", backend, filt, faults, timeout, route))
+    # each table is printed as soon as its rows ran, the first (ONNX Runtime's) before the
+    # others' models are even made (LibTorch's is compiled: about a minute, cold)
+    preload, results, tables = matrix.preload_library(), [], []
+    with runner.servers() as pool:
+        for title, backend, filt, faults, timeout, route in groups:
+            scs = matrix.scenarios(trees, backend, filt, faults, timeout=timeout, route=route)
+            rs = runner.run(scs, preload, jobs=args.jobs, results=args.results or None,
+                            expect=case.EXPECT, pool=pool)
+            results += rs
+            tables.append(report.markdown(rs, title))
+            print(tables[-1], flush=True)
+    if notes:
+        print("\n".join(f"- {n}" for n in notes))
+    text = "\n".join(tables + [f"- {n}" for n in notes])
     _write_reports(args, results, text + "\n")
     return judged_status(results, args.measure)
 
