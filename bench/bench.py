@@ -129,8 +129,9 @@ def p1_cold_build(quick=False) -> list:
         if rc != 0 or "table" not in seen:
             raise RuntimeError(f"cold make exited {rc} (see {log}): {tail(log)}")
         log_t = RESULTS / "bench-cold-make-test.log"
-        test_s, _, test_rc = timed_make("test", cache, log_t, {})
-        summary = tail(log_t, 1)
+        test_s, seen_t, test_rc = timed_make("test", cache, log_t, {
+            "suite": r"-m pytest ", "summary": r" (passed|failed)"})
+        summary = pytest_summary(log_t.read_text(errors="replace"))
     return [figure("P1", names["P1"][0], seen["built"] / base_s, "x", 1.3,
                    detail=f"make's build step (venv and deps checks, three trees) "
                           f"{seen['built']:.1f} s, `harness build --tree base` alone "
@@ -140,8 +141,10 @@ def p1_cold_build(quick=False) -> list:
                           f"{', '.join(SHARED)} (no wheel fetched; .venv exists): first "
                           f"table line at {seen['table']:.1f} s, make done at {make_s:.1f} s"),
             figure("P6", names["P6"][0], test_s, " s", 300,
-                   detail=f"`make test` right after that `make`, same scratch cache; exit "
-                          f"status {test_rc}: {summary.strip('= ')}")]
+                   detail=f"`make test` right after that `make`, same scratch cache: the "
+                          f"sanitizer variants until {seen_t.get('suite', 0):.0f} s, then the "
+                          f"suite (the trees it derives built the first time); exit status "
+                          f"{test_rc}: {summary.strip('= ')}")]
 
 
 def make_backends() -> str:
@@ -151,6 +154,12 @@ def make_backends() -> str:
     return m[1] if m else os.environ.get("BACKENDS") or (default[1] if default else "?")
 
 
+def pytest_summary(out: str) -> str:
+    """pytest's last line ("743 passed, 1 skipped in ..."), else the output's last line."""
+    lines = out.strip().splitlines() or [""]
+    return next((l for l in reversed(lines) if re.search(r"\d+ (passed|failed)", l)), lines[-1])
+
+
 def p2_warm_matrix() -> list:
     wall([PY, *PR_TABLE])  # warm-up: modules, models, the page cache
     pytest_s = median(lambda: wall([PY, *PR_TABLE]))
@@ -158,9 +167,7 @@ def p2_warm_matrix() -> list:
                                  "--jobs", "2"]))
     t0 = time.monotonic()
     r = subprocess.run(["make", "test"], cwd=ROOT, capture_output=True, text=True)  # its BACKENDS
-    make_s = time.monotonic() - t0
-    summary = next((l for l in reversed(r.stdout.splitlines()) if " passed" in l or " failed" in l),
-                   (r.stdout.strip().splitlines() or [""])[-1])
+    make_s, summary = time.monotonic() - t0, pytest_summary(r.stdout)
     return [figure("P2a", "warm PR table (ONNX, before+after), pytest -n 2", pytest_s, " s", 5,
                    detail=f"{shlex.join(PR_TABLE[1:])}: median of 3, start-up included"),
             figure("P2b", "warm PR table, harness run --jobs 2", run_s, " s", 5,
