@@ -1,5 +1,7 @@
 """Bring your own tree: before and after built from two refs of the user's own FFmpeg
-clone, without our patches, give the same sources and the same PR table."""
+clone, without our patches, give the same sources and the same PR table. Configured as
+the suite's trees are (FFDNN_BACKENDS), they are twins of before and after: copies of
+their objects (harness/obtain/trees.py find_twin), not a second cold build."""
 
 import subprocess
 
@@ -9,6 +11,7 @@ from harness.run import matrix, runner
 from harness.run.outcome import Outcome
 from harness.obtain.trees import Plan
 from cases.pr24760 import EXPECT
+from tests.conftest import BACKENDS
 
 pytestmark = [pytest.mark.trees, pytest.mark.onnx]
 
@@ -19,7 +22,7 @@ def byo(tree, tmp_path_factory):
     after = tree("after")
     repo = tmp_path_factory.mktemp("user") / "ffmpeg"
     subprocess.run(["git", "clone", "-q", "--shared", str(after.src), str(repo)], check=True)
-    plan = Plan("default", repo=repo, refs={"before": "HEAD~1", "after": "HEAD"})
+    plan = Plan(BACKENDS, repo=repo, refs={"before": "HEAD~1", "after": "HEAD"})
     return plan, {n: plan.get(n) for n in plan.names}, tree
 
 
@@ -30,9 +33,15 @@ def test_same_sources_as_the_series(byo, name):
     assert built[name].stamp["source_tree"] == tree(name).stamp["source_tree"]
 
 
-def test_after_reuses_before_objects(byo):
-    _, built, _ = byo
-    assert built["after"].stamp["objects_compiled"] == 1
+@pytest.mark.parametrize("name", ["before", "after"])
+def test_twin_of_the_series_tree(byo, name):
+    """The same sources and configuration as the series' tree: its objects, copied,
+    none compiled again, and its warning lines."""
+    _, built, tree = byo
+    mine, series = built[name].stamp, tree(name).stamp
+    assert mine["twin"] == {"entry": tree(name).path.name, "key": series["key"]}
+    assert mine["key"] != series["key"] and mine["objects_compiled"] == 0
+    assert mine["warnings"] == series["warnings"]
 
 
 @pytest.mark.parametrize("name, fault, code", [("before", "pthread_create=EINVAL", 22),

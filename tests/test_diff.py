@@ -18,6 +18,7 @@ from harness.judge.diff import Change
 from harness.judge.sweep import Class
 from harness.paths import PROJECT
 from tests import screenshot
+from tests.conftest import BACKENDS
 
 # The verdict rule, as issue 16 states it: "a site that goes from SURFACED or CLEAN to
 # LOST, DROPPED, ALTERED, HANG or CRASH is a regression; one that goes the other way is a
@@ -239,7 +240,7 @@ def test_git_refs(tree, tmp_path):
                     str(patch)], check=True, env={**os.environ, **GIT_ID})
     out = tmp_path / "d.json"
     r = harness("--git-dir", str(repo), "--from-ref", "HEAD~2", "--to-ref", "HEAD",
-                "--backend", "default", *ONE_FAMILY, "--json", str(out))
+                "--backend", BACKENDS, *ONE_FAMILY, "--json", str(out))
     no_traceback(r)
     assert r.returncode == 1, r.stdout + r.stderr[-1500:]
     d = json.loads(out.read_text())

@@ -2,6 +2,7 @@
 exactly patch 9, every source file on disk is the committed one, and stamps check."""
 
 import dataclasses
+import json
 import re
 import subprocess
 
@@ -72,11 +73,14 @@ def test_stamp_warnings_are_the_build_logs(tree, name):
     own, plus its parent's for the objects it did not compile again."""
     t = tree(name)
     compiled, own = log_warnings(t)
-    assert compiled, "the build log names the objects it compiled"
-    inherited = []
-    if LAYOUT.parent(name):
-        parent = tree(LAYOUT.parent(name)).stamp["warnings"]
-        inherited = [line for obj, ls in parent.items() if obj not in compiled for line in ls]
+    donor = {}
+    if "twin" in t.stamp:  # a copy of the objects of a tree built before it
+        donor = json.loads((t.path.parent / t.stamp["twin"]["entry"] / "stamp.json")
+                           .read_text())["warnings"]
+    elif LAYOUT.parent(name):
+        donor = tree(LAYOUT.parent(name)).stamp["warnings"]
+    assert compiled or "twin" in t.stamp, "the build log names the objects it compiled"
+    inherited = [line for obj, ls in donor.items() if obj not in compiled for line in ls]
     assert warnclaims.lines(t.stamp) == sorted(own + inherited)
     assert t.stamp["warning_count"] == len(own) + len(inherited)
 
@@ -148,3 +152,53 @@ def test_derived_tree_is_built_once_and_keyed_by_its_change(tmp_path, monkeypatc
                                    "second", "prog")
     assert other.path != undone.path and makes.read_text().count("built") == 3
     assert (src / "a.c").read_text() == "two\n", "the parent is never touched"
+
+
+@pytest.mark.unit
+def test_a_twin_is_the_same_sources_configured_the_same_way(tmp_path, monkeypatch):
+    """find_twin: a whole tree of the cache with the same sources, configure flags,
+    compiler, backends and sanitizer; not a derived one (one target built), not a
+    partial one, not one configured otherwise. _adopt: its files and objects under the
+    new tree's own git history."""
+    monkeypatch.setenv("FFDNN_CACHE", str(tmp_path / "cache"))
+    entries = tmp_path / "cache" / "trees"
+
+    def entry(name, **over):
+        src = entries / name / "src"
+        (src / "libavfilter").mkdir(parents=True)
+        (src / "a.c").write_text("int a;\n")
+        git(src, "init", "-q")
+        git(src, "add", "-A")
+        git(src, "commit", "-q", "-m", f"{name}'s own history")
+        (src / "libavfilter" / "libavfilter.a").write_text("objects of " + name)
+        stamp = {"tree": name, "recipe": trees.RECIPE, "sanitizer": None,
+                 "configure": ["--disable-everything"], "compiler": "cc 1", "backends": [],
+                 "runtime_dirs": [], "key": name * 4, "warnings": {}, "source": {},
+                 "series": [], "series_sha256": trees.digest([]), "head": "",
+                 "source_tree": git(src, "rev-parse", "HEAD^{tree}").strip(), **over}
+        (entries / name / "stamp.json").write_text(json.dumps(stamp))
+        return stamp
+
+    want = {k: v for k, v in entry("a-derived", derived={"target": "ffmpeg"}).items()
+            if k in trees.TWIN_FIELDS}
+    entry("b-other-flags", configure=["--disable-everything", "--enable-gpl"])
+    entry("c-partial")
+    (entries / "c-partial" / "src" / "libavfilter" / "libavfilter.a").unlink()
+    assert trees.find_twin(want) is None
+    entry("d-whole")
+    twin = trees.find_twin(want)
+    assert twin.name == "d-whole"
+    assert trees.find_twin({**want, "compiler": "cc 2"}) is None
+    assert trees.find_twin({**want, "source_tree": "0" * 40}) is None
+
+    mine = tmp_path / "new" / "src"
+    mine.mkdir(parents=True)
+    (mine / "a.c").write_text("int a;\n")
+    git(mine, "init", "-q")
+    git(mine, "add", "-A")
+    git(mine, "commit", "-q", "-m", "a clone's ref")
+    trees._adopt(twin, mine)
+    assert (mine / "libavfilter" / "libavfilter.a").read_text() == "objects of d-whole"
+    assert git(mine, "log", "--format=%s").strip() == "a clone's ref"
+    assert git(mine, "status", "--porcelain", "--untracked-files=no").strip() == ""
+    assert (twin.src / ".git").is_dir(), "the twin is never touched"

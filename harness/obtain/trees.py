@@ -4,7 +4,9 @@ after): FFmpeg trees built from a pinned release plus a series, or from refs of 
 Each tree is a cache entry `<cache>/trees/<name>-<key>/` holding the source as a git
 repository (the series applied with `git am`), built in place, and a stamp.json.
 A child tree starts as a copy of its parent's entry, objects included, so applying
-a patch recompiles only the files it touches.
+a patch recompiles only the files it touches. A tree whose sources and configuration
+are those of a tree already built (a clone's ref that is the series' before, a
+`--patch` that makes what another ref made) is a copy of that tree's objects: its twin.
 """
 
 import contextlib
@@ -28,14 +30,24 @@ from harness.paths import atomic_dir, atomic_file, cache_root, digest, file_sha2
 RECIPE = 1  # bump when the way a tree is built changes
 FILTERS = ("buffer,buffersink,format,scale,null,fps,trim,setpts,showinfo,testsrc,testsrc2,"
            "mandelbrot,dnn_processing,dnn_detect,dnn_classify,derain,sr")
-CONFIGURE = (
+COMMON = (
     "--disable-everything", "--disable-doc", "--disable-ffplay", "--disable-ffprobe",
     "--enable-pic", "--disable-x86asm", "--disable-autodetect",
     f"--enable-filter={FILTERS}", "--enable-indev=lavfi",
-    # the ffmpeg program's unchanged-output checks: md5 of frames, a cached clip in nut
+)
+# the ffmpeg program's unchanged-output checks: md5 of frames, a cached clip in nut
+CONFIGURE = COMMON + (
     "--enable-decoder=rawvideo,mpeg4,wrapped_avframe", "--enable-encoder=rawvideo,wrapped_avframe,mpeg4",
     "--enable-demuxer=rawvideo,nut", "--enable-muxer=md5,framemd5,null,rawvideo,nut",
     "--enable-protocol=file,pipe",
+)
+# A sanitizer variant only runs its claims' lavfi input through the filters into an MD5
+# (harness/judge/sanitizer.py): no clip to read, so no mpeg4 and no nut, which leaves
+# out about 45 of libavcodec's objects, a fifth of the compile and its slowest
+# (qpeldsp, motion_est, the MPEG-4 coders).
+SANITIZER_CONFIGURE = COMMON + (
+    "--enable-protocol=file,pipe", "--enable-decoder=rawvideo,wrapped_avframe",
+    "--enable-encoder=rawvideo,wrapped_avframe", "--enable-muxer=md5,framemd5,null",
 )
 # Sanitizer variants: FFmpeg's own configure toolchains, for the trees the layout names
 # (its sanitizer_trees), each with the one backend set its claim needs (harness/judge/sanitizer.py).
@@ -231,6 +243,45 @@ def _total_warnings(parent: dict, own: dict) -> dict:
     return {k: v for k, v in sorted(merged.items()) if v}
 
 
+TWIN_FIELDS = ("recipe", "sanitizer", "configure", "compiler", "backends", "source_tree")
+
+
+def find_twin(want: dict):
+    """A built tree of the cache whose TWIN_FIELDS are `want`'s: the same sources,
+    configured and compiled the same way, so the same objects. Trees with one change
+    made for a test (harness/obtain/derived.py) build one target only: never twins."""
+    want = json.loads(json.dumps(want))  # as a stamp reads back
+    for stamp_file in sorted((cache_root() / "trees").glob("*/stamp.json")):
+        try:
+            stamp = json.loads(stamp_file.read_text())
+        except (OSError, ValueError):
+            continue
+        if "derived" in stamp or any(stamp.get(f) != want[f] for f in TWIN_FIELDS):
+            continue
+        tree = Tree(stamp["tree"], stamp_file.parent, stamp)
+        try:
+            check_stamp(tree)
+        except StampError:
+            continue
+        return tree
+    return None
+
+
+def _adopt(twin: Tree, src: Path) -> None:
+    """Make `src` (its own git history, the twin's sources) the twin's build: the
+    twin's files, objects and configuration, under `src`'s own .git."""
+    own_git = src.parent / "own.git"
+    (src / ".git").rename(own_git)
+    shutil.rmtree(src)
+    subprocess.run(["cp", "-a", str(twin.src), str(src)], check=True)
+    shutil.rmtree(src / ".git")
+    own_git.rename(src / ".git")
+    git(src, "update-index", "-q", "--refresh", check=False)
+    if git(src, "status", "--porcelain", "--untracked-files=no").stdout.strip():
+        raise BuildError(f"{twin.path}: its sources are not what its stamp says "
+                         "(remove the entry to build it again)")
+
+
 class Plan:
     """How to get each tree for one backend set: the trees of `layout` (a case's: the
     release plus its series, harness/obtain/layout.py), or (bring your own tree) a chain
@@ -318,7 +369,7 @@ class Plan:
         return self._installed
 
     def configure_args(self) -> list:
-        args = list(CONFIGURE)
+        args = list(SANITIZER_CONFIGURE if self.sanitizer else CONFIGURE)
         cflags, ldflags, libs = [], [], []
         for b in self.installed():
             args += b.configure
@@ -453,6 +504,15 @@ class Plan:
             else:
                 self._fresh_source(name, src, origin)
                 series, skipped = [], []
+            twin = find_twin({"recipe": RECIPE, "sanitizer": self.sanitizer,
+                              "configure": self.configure_args(), "compiler": compiler(),
+                              "backends": [b.stamp() for b in self.installed()],
+                              "source_tree": git(src, "rev-parse", "HEAD^{tree}").stdout.strip()})
+            if twin:
+                _say(label, "copy", f"objects of {twin.name} ({twin.path.name}): the same "
+                     "sources, configured the same way")
+                _adopt(twin, src)
+            elif not parent:
                 t = time.monotonic()
                 _configure(label, src, self.configure_args(),
                            ":".join(b.pkg_config_path for b in self.installed()
@@ -461,12 +521,15 @@ class Plan:
             t = time.monotonic()
             count, own = _make(label, src, log)
             times["compile"] = round(time.monotonic() - t, 1)
-            warnings = _total_warnings(parent.stamp["warnings"] if parent else {}, own)
+            donor = twin or parent  # whose objects these are, and their warnings
+            warnings = _total_warnings(donor.stamp["warnings"] if donor else {}, own)
             stamp = {
                 "tree": name, "key": self.key(name), "recipe": RECIPE,
                 "sanitizer": self.sanitizer,
                 "source": {**origin, **({"repo": str(self.repo)} if self.repo else {})},
                 "parent": parent.stamp["key"] if parent else None,
+                **({"twin": {"entry": twin.path.name, "key": twin.stamp["key"]}}
+                   if twin else {}),
                 "series": series, "series_sha256": digest(series),
                 **({"skipped": skipped} if skipped else {}),
                 "configure": self.configure_args(), "compiler": compiler(),
