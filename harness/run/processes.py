@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 QUIET = 2.0   # seconds a process that should have ended must sit idle to be judged hung
-SYNC_QUIET = 0.5  # the same where only the caller's thread runs tasks (a synchronous backend)
+SYNC_QUIET = 0.5  # the same where tasks run only on the caller's thread or on threads FFmpeg starts
 IDLE = 0.05   # of one CPU: what "idle" may use (a loop that polls with a sleep)
 
 

@@ -67,17 +67,20 @@ def _judge(sc: Scenario, data: dict, exp, hung: bool = False):
 
 
 NOTHING = Expect(lambda sc: None, lambda sc: False)  # measure only
-STUCK = 3.0  # idle seconds before EOF that make a sweep's run on a synchronous backend hung
+STUCK = 3.0  # idle seconds before EOF that make a sweep's run on such a backend hung
 
 
 def _quiet(sc: Scenario, expect: Expect) -> float | None:
     """How long a run must sit idle after EOF to be judged hung, None when idleness
     proves nothing (then its timeout decides). SYNC_QUIET when every backend of its graph
-    runs each task on the caller's thread (the tree's source says so, harness/run/worker.py
-    synchronous()): once that thread only polls, no other thread can complete a task.
-    QUIET for any other run the case says hangs."""
-    from harness.run.worker import synchronous
-    if synchronous(sc):
+    runs each task on the caller's thread, or on a thread FFmpeg's own
+    ff_dnn_start_inference_async() starts for it (the tree's source says so,
+    harness/run/worker.py synchronous(), async_threads()): a task at work keeps a thread
+    of the process running, so once none runs and the caller only polls, no task is
+    coming to an end. QUIET for any other run the case says hangs (a backend runtime's
+    own threads, as OpenVINO's, may wait for its own reasons)."""
+    from harness.run.worker import async_threads, synchronous
+    if synchronous(sc) or async_threads(sc):
         return SYNC_QUIET
     return QUIET if expect.hangs(sc) else None
 
@@ -87,8 +90,8 @@ def _wait(w, sc: Scenario, out: str, expect: Expect) -> str | None:
     seconds during which it neither ended nor used more than IDLE of a CPU: from its
     checkpoint (taken just before EOF); and QUIET seconds from its start (before EOF too,
     as LibTorch's next frame waiting for a request forever) for a run the case says
-    hangs; STUCK seconds from its start for a sweep's run on a synchronous backend, where
-    the worker never waits for a frame longer than 2 s (so longer is a graph stuck inside
+    hangs; STUCK seconds from its start for a sweep's run on a backend SYNC_QUIET holds
+    for, where the worker never waits for a frame longer than 2 s (so longer is a graph stuck inside
     a call, as a request queue waited on that is never filled)."""
     quiet = _quiet(sc, expect)
     if quiet is None:
