@@ -10,6 +10,7 @@ import pytest
 
 from harness.errors import HarnessError
 from harness.paths import PROJECT, atomic_dir, atomic_file, cache_root
+from tests.conftest import BACKENDS
 
 
 # the two atomic writers: a cache entry that is a directory, one that is a file
@@ -75,12 +76,14 @@ def _harness(*args, env):
 
 @pytest.fixture
 def scratch_cache(tmp_path, tree):
-    """A cache of its own that shares the real cache's source and backends (read-only use)."""
-    tree("base")  # the real cache has what we link to
+    """A cache of its own that shares the real cache's source, backends and base tree
+    (read-only use): a build of before there is a real one, from a copy of base."""
+    base = tree("base")  # the real cache has what we link to
     cache = tmp_path / "cache"
-    cache.mkdir()
+    (cache / "trees").mkdir(parents=True)
     for part in ("src", "backends", "apt"):
         os.symlink(cache_root() / part, cache / part)
+    os.symlink(base.path, cache / "trees" / base.path.name)
     return cache
 
 
@@ -95,24 +98,26 @@ def test_missing_compiler(scratch_cache):
 
 @pytest.mark.trees
 def test_interrupted_build_leaves_no_entry(scratch_cache):
+    """Ctrl-C while make compiles before (a copy of base, the series applied): exit 130,
+    one error line, no entry but base's, no process left at work in the cache."""
     env = {**os.environ, "FFDNN_CACHE": str(scratch_cache)}
-    p = _harness("build", "--tree", "base", "--backend", "default", env=env)
+    p = _harness("build", "--tree", "before", "--backend", BACKENDS, env=env)
     seen = []
     for line in p.stderr:  # progress is on stderr; interrupt while make runs, at its first object
         seen.append(line.rstrip())
-        if "[base] compile: 1 object" in line:
+        if "[before] compile: 1 object" in line:
             break
     else:
         p.wait()
-        pytest.fail(f"never saw '[base] compile: 1 object' (exit {p.returncode}); the "
+        pytest.fail(f"never saw '[before] compile: 1 object' (exit {p.returncode}); the "
                     f"build said: {seen[-5:]}")
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=120)
     assert p.returncode == 130
     assert err.strip().splitlines()[-1] == "error: interrupted; nothing half-built was kept"
     assert out == "", "nothing on stdout: a build that did not finish reports no tree"
-    trees = scratch_cache / "trees"
-    assert not trees.exists() or list(trees.iterdir()) == []
+    assert [p.name for p in (scratch_cache / "trees").iterdir()] == \
+        [p.name for p in (scratch_cache / "trees").glob("base-*")], "only base, linked"
     assert _working_in(scratch_cache) == [], "make and its compilers were stopped"
 
 
