@@ -6,8 +6,10 @@ generated clip, as the PR did over puppies.ogv.
 """
 
 import hashlib
+import os
 import re
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import models
@@ -130,13 +132,17 @@ def plan_rows(backends) -> tuple[list, list]:
     return identity, clip_rows
 
 
-def run_rows(trees, identity: list, clip_rows: list, clip_path) -> None:
-    for row in identity:
-        for t in trees:
-            row.runs[t.name] = identity_md5(t, row.chain)
-    for row in clip_rows:
-        for t in trees:
-            row.runs[t.name] = showinfo_md5(t, clip_path, row.chain)
+def run_rows(trees, identity: list, clip_rows: list, clip_path, jobs: int = 0) -> None:
+    """Each row's program on each tree, `jobs` at a time (0: one a core): every run is
+    a process of its own, and about half of one is loading the backends' libraries."""
+    work = [(row, t, lambda row=row, t=t: identity_md5(t, row.chain)) for row in identity
+            for t in trees]
+    work += [(row, t, lambda row=row, t=t: showinfo_md5(t, clip_path, row.chain))
+             for row in clip_rows for t in trees]
+    with ThreadPoolExecutor(jobs or os.cpu_count() or 2) as pool:
+        done = [(row, t, pool.submit(run)) for row, t, run in work]
+    for row, t, future in done:  # in the rows' and trees' order, whatever ended first
+        row.runs[t.name] = future.result()
 
 
 def problems(identity: list, clip_rows: list) -> list:
