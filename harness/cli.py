@@ -1,6 +1,7 @@
 """python -m harness: sub-commands, and the one place exceptions become exit statuses."""
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
@@ -48,14 +49,28 @@ def _write_reports(args, results, markdown: str) -> None:
 
 
 def cmd_build(args) -> int:
-    from harness.obtain.trees import build_all
+    from harness.compile import ffi_build
     if args.sanitizer:  # a variant's backend set is the one its claim needs
         from harness.judge import sanitizer
         plan = sanitizer.plan(args.sanitizer, _case(args).LAYOUT, source_file=args.source,
                               repo=args.git_dir)
     else:
         plan = _plan(args, names=(args.tree,) if args.tree else None)
-    built = build_all(plan, args.tree and [args.tree])
+    # each tree's cffi module compiles while the next tree builds (a variant runs only its
+    # ffmpeg_g: no module)
+    built, modules = [], []
+    try:
+        for name in ([args.tree] if args.tree else plan.names):
+            built.append(plan.get(name))
+            if not args.sanitizer:
+                modules.append(ffi_build.start(built[-1]))
+        for process in modules:
+            ffi_build.finish(process)
+    finally:  # a build that failed or was interrupted: the compiles end too, cleaning up
+        for process in modules:
+            if process and process.poll() is None:
+                process.send_signal(signal.SIGINT)
+                process.wait()
     for tree in built:
         s = tree.stamp
         print(f"{tree.name}: {tree.path} ({s['warning_count']} warning lines, "

@@ -122,3 +122,34 @@ def test_bare_run_after_make_builds_nothing_and_prints_only_the_report(tmp_path)
     assert r.stdout == md.read_text(), "stdout is the report, nothing else"
     assert r.stdout.lstrip().startswith(("#", "|", "**")), r.stdout[:200]
     assert "FAIL" in r.stdout
+
+
+@pytest.mark.trees
+def test_build_leaves_each_tree_with_its_module(tree, tmp_path):
+    """`harness build` compiles each tree's cffi module (in a process of its own, while
+    the next tree builds), so the first run after it compiles nothing."""
+    from harness.compile import ffi_build
+    from harness.paths import cache_root
+    from tests.conftest import BACKENDS
+    base = tree("base")
+    cache = tmp_path / "cache"
+    (cache / "trees").mkdir(parents=True)
+    for part in ("src", "backends", "apt", "packages", "models"):
+        os.symlink(cache_root() / part, cache / part)
+    os.symlink(base.path, cache / "trees" / base.path.name)
+    r = harness("build", "--backend", BACKENDS, "--tree", "base",
+                env={**os.environ, "FFDNN_CACHE": str(cache)})
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "[base] module: compiling _ffdnn (preload)" in r.stderr
+    assert (cache / "ext" / ffi_build.ext_path(base, "preload").name / "stamp.json").is_file()
+
+
+@pytest.mark.unit
+def test_a_module_that_fails_in_its_own_process_is_one_error(tmp_path):
+    from harness.compile import ffi_build
+    from harness.errors import BuildError
+    from harness.obtain.trees import Tree
+    gone = Tree("gone", tmp_path / "gone", {"key": "0" * 64})
+    with pytest.raises(BuildError, match=r"gone/stamp.json") as e:
+        ffi_build.finish(ffi_build.start(gone))
+    assert "\n" not in str(e.value)

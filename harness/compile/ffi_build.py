@@ -6,16 +6,17 @@ import importlib.util
 import json
 import os
 import shlex
+import subprocess
 import sys
 import types
 from pathlib import Path
 
 from harness.compile import injector_build as injectors
 from harness.compile._cffi_src import MODULES
-from harness.errors import BuildError, StampError, first_error
+from harness.errors import BuildError, HarnessError, StampError, first_error
 from harness.obtain import probe
 from harness.paths import atomic_dir, cache_root, digest
-from harness.obtain.trees import check_stamp
+from harness.obtain.trees import Tree, check_stamp
 
 MODULE_NAME = "_ffdnn"
 VARIANTS = ("preload", "wrap")
@@ -148,6 +149,25 @@ def build(tree, variant: str = "preload") -> Path:
     return final
 
 
+def start(tree, variant: str = "preload"):
+    """build() in a process of its own (it redirects its process's stderr while the
+    compiler runs), so the compile overlaps what this process does next, as the next
+    tree's build: the process, or None when the module is in the cache."""
+    if (ext_path(tree, variant) / "stamp.json").is_file():
+        return None
+    return subprocess.Popen([sys.executable, "-m", __name__, tree.name, str(tree.path), variant],
+                            stdout=subprocess.PIPE, text=True)
+
+
+def finish(process) -> None:
+    """Wait for start()'s process; its error, if any, as this process's BuildError."""
+    if process is None:
+        return
+    out, _ = process.communicate()
+    if process.returncode != 0:
+        raise BuildError(out.strip() or f"cffi module compile exited {process.returncode}")
+
+
 def load(tree, variant: str = "preload"):
     """Import the module for `tree` in this process; check its stamp."""
     check_stamp(tree)
@@ -162,3 +182,12 @@ def load(tree, variant: str = "preload"):
     if got != expected_stamp(tree, variant):
         raise StampError(f"{so}: stamp {got} does not match build {expected_stamp(tree, variant)}")
     return mod.ffi, conditional_lib(mod.lib, conditional_names())
+
+
+if __name__ == "__main__":  # start()'s process: NAME TREE_DIR VARIANT; an error on stdout
+    name, path, variant = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
+    try:
+        build(Tree(name, path, json.loads((path / "stamp.json").read_text())), variant)
+    except (HarnessError, OSError, ValueError) as e:
+        print(e)
+        sys.exit(2)

@@ -546,6 +546,3 @@ class Plan:
         _say(label, "done", f"{stamp['seconds']['total']} s, {count} objects, "
              f"{stamp['warning_count']} warning lines -> {final}")
 
-
-def build_all(plan: Plan, names=None) -> list:
-    return [plan.get(n) for n in (names or plan.names)]
