@@ -139,7 +139,11 @@ int fi_core_create(fi_create_fn real, void *caller, pthread_t *thread,
     return err;
 }
 
-int fi_pthread_create_track_caller(const char *substr)
+/* Set one of the caller strings (the target, the tracked) to substr, NULL or "" for
+ * none, under the lock; `nonempty`, when given, says whether it is set. Probes with an
+ * address inside this object first: if dladdr() cannot name it, it cannot name any
+ * caller either. */
+static int set_caller(char *dst, const char *substr, atomic_int *nonempty)
 {
     Dl_info info;
 
@@ -147,12 +151,18 @@ int fi_pthread_create_track_caller(const char *substr)
         return -1;
     if (pthread_mutex_lock(&fi_lock))
         return -1;
-    fi_track[0] = '\0';
+    dst[0] = '\0';
     if (substr)
-        strncat(fi_track, substr, FI_TARGET_MAX - 1);
-    atomic_store(&fi_tracking, fi_track[0] != '\0');
+        strncat(dst, substr, FI_TARGET_MAX - 1);
+    if (nonempty)
+        atomic_store(nonempty, dst[0] != '\0');
     pthread_mutex_unlock(&fi_lock);
     return 0;
+}
+
+int fi_pthread_create_track_caller(const char *substr)
+{
+    return set_caller(fi_track, substr, &fi_tracking);
 }
 
 unsigned long fi_pthread_create_running(void)
@@ -185,19 +195,7 @@ void fi_pthread_create_disarm(void)
 
 int fi_pthread_create_target_caller(const char *substr)
 {
-    Dl_info info;
-
-    /* Probe with an address inside this object: if dladdr() cannot name
-     * it, it cannot name any caller either. */
-    if (substr && substr[0] && !dladdr(&fi_window, &info))
-        return -1;
-    if (pthread_mutex_lock(&fi_lock))
-        return -1;
-    fi_target[0] = '\0';
-    if (substr)
-        strncat(fi_target, substr, FI_TARGET_MAX - 1);
-    pthread_mutex_unlock(&fi_lock);
-    return 0;
+    return set_caller(fi_target, substr, NULL);
 }
 
 int fi_pthread_create_site(unsigned n, void **frames, int max)
