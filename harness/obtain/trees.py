@@ -52,8 +52,8 @@ SANITIZER_CONFIGURE = COMMON + (
 # Sanitizer variants: FFmpeg's own configure toolchains, for the trees the layout names
 # (its sanitizer_trees), each with the one backend set its claim needs (harness/judge/sanitizer.py).
 # ASan is built recoverable (halt_on_error=0 at run time) so that one run shows every
-# path that overflows, not only the first. Both at -O1, as the sanitizers' own documents
-# advise, not FFmpeg's -O3: the same reports (commit 1's 30 overflows on both paths,
+# path that overflows, not only the first. Both at -O1 (the sanitizers' documents ask for
+# -O1 or higher), not FFmpeg's -O3: the same reports (commit 1's 30 overflows on both paths,
 # commit 2's race at the same lines), the two bases compiled in 163 s side by side
 # where -O3 took 214-224 s.
 SANITIZERS = {"asan": ("--toolchain=gcc-asan", "--extra-cflags=-fsanitize-recover=address",
