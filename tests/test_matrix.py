@@ -27,10 +27,7 @@ def _param(build, backend, filt, spec, route="flush"):
     return pytest.param(build, backend, filt, spec, route,
                         id=scenario_id(build, backend, filt, faults.parse(spec), route),
                         marks=[getattr(pytest.mark, build), getattr(pytest.mark, MARK[backend]),
-                               getattr(pytest.mark, filt),
-                               # one xdist worker a tree (--dist loadgroup): one fork
-                               # server each, not one a tree in every worker
-                               pytest.mark.xdist_group(build)])
+                               getattr(pytest.mark, filt)])
 
 
 def _params():
