@@ -7,14 +7,15 @@ import pytest
 
 from cases import pr24760 as expected
 from harness.judge import callers
-from harness.run import chains as graphs
+from harness.run import chains as graphs, forkclient
 
 pytestmark = [pytest.mark.before, pytest.mark.after]
 
 
 @pytest.fixture(scope="module")
 def censuses(tree, preload):
-    return callers.run([tree("before"), tree("after")], preload, jobs=2, expect=expected.EXPECT)
+    return callers.run([tree("before"), tree("after")], preload, jobs=2, expect=expected.EXPECT,
+                       pool=forkclient.DEFAULT)  # the process-wide servers, as test_sweep's
 
 
 def test_every_built_pair_is_counted(censuses, tree):

@@ -26,14 +26,15 @@ def pairs(have: set) -> list:
     return [k for k in graphs.GRAPHS if graphs.needs(*k) <= have]
 
 
-def run(trees, preload: str, jobs: int = 2, expect=NOTHING) -> list:
-    """One census run per tree and pair: [Census]."""
+def run(trees, preload: str, jobs: int = 2, expect=NOTHING, pool=None) -> list:
+    """One census run per tree and pair: [Census]; through `pool`'s fork servers, left
+    running, when given (runner.run)."""
     have = {b["name"] for b in trees[0].stamp["backends"]}
     scs = [sweep.census(sc) for backend, filt in pairs(have)
            for sc in matrix.scenarios(trees, backend, filt, ["pthread_create=EAGAIN"],
                                       route="sweep")]
     out = []
-    for sc, r in zip(scs, run_all(scs, preload, jobs=jobs, expect=expect)):
+    for sc, r in zip(scs, run_all(scs, preload, jobs=jobs, expect=expect, pool=pool)):
         c = Census(sc.build, sc.backend, sc.filter, r)
         if r.outcome in (Outcome.PASS, Outcome.MEASURED):
             c.calls = r.data.get("counters", {}).get("eligible", 0)
