@@ -7,6 +7,7 @@ import subprocess
 
 import pytest
 
+from harness.compile import ffi_build
 from harness.run import matrix, runner
 from harness.run.outcome import Outcome
 from harness.obtain.trees import Plan
@@ -36,12 +37,14 @@ def test_same_sources_as_the_series(byo, name):
 @pytest.mark.parametrize("name", ["before", "after"])
 def test_twin_of_the_series_tree(byo, name):
     """The same sources and configuration as the series' tree: its objects, copied,
-    none compiled again, and its warning lines."""
+    none compiled again, its warning lines and its cffi module."""
     _, built, tree = byo
     mine, series = built[name].stamp, tree(name).stamp
     assert mine["twin"] == {"entry": tree(name).path.name, "key": series["key"]}
     assert mine["key"] != series["key"] and mine["objects_compiled"] == 0
     assert mine["warnings"] == series["warnings"]
+    assert ffi_build.ext_path(built[name], "preload") == ffi_build.ext_path(tree(name), "preload"), \
+        "the series tree's cffi module"
 
 
 @pytest.mark.parametrize("name, fault, code", [("before", "pthread_create=EINVAL", 22),

@@ -162,7 +162,7 @@ def test_derived_tree_is_built_once_and_keyed_by_its_change(tmp_path, monkeypatc
 def test_a_twin_is_the_same_sources_configured_the_same_way(tmp_path, monkeypatch):
     """find_twin: a whole tree of the cache with the same sources, configure flags,
     compiler, backends and sanitizer; not a derived one (one target built), not a
-    partial one, not one configured otherwise. _adopt: its files and objects under the
+    partial one, not one configured otherwise, not a twin itself. _adopt: its files and objects under the
     new tree's own git history."""
     monkeypatch.setenv("FFDNN_CACHE", str(tmp_path / "cache"))
     entries = tmp_path / "cache" / "trees"
@@ -188,6 +188,7 @@ def test_a_twin_is_the_same_sources_configured_the_same_way(tmp_path, monkeypatc
     entry("b-other-flags", configure=["--disable-everything", "--enable-gpl"])
     entry("c-partial")
     (entries / "c-partial" / "src" / "libavfilter" / "libavfilter.a").unlink()
+    entry("c-a-twin", twin={"entry": "d-whole", "key": "d-whole" * 4})  # only originals
     assert trees.find_twin(want) is None
     entry("d-whole")
     twin = trees.find_twin(want)

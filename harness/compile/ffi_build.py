@@ -99,12 +99,22 @@ def _compile(ffi, tmp: Path, name: str) -> None:
         os.close(saved)
 
 
+def _objects(tree) -> tuple[str, str]:
+    """Whose objects the tree's libraries are, (its entry's name, its key): its own, or
+    those of the tree it is a twin of (harness/obtain/trees.py find_twin), whose module
+    it shares."""
+    twin = tree.stamp.get("twin")
+    if twin:
+        return twin["entry"], twin["key"]
+    return f"{tree.name}-{tree.stamp['key'][:16]}", tree.stamp["key"]
+
+
 def ext_path(tree, variant: str) -> Path:
-    return cache_root() / "ext" / f"{tree.name}-{tree.stamp['key'][:16]}-{variant}-{cdef_hash()}"
+    return cache_root() / "ext" / f"{_objects(tree)[0]}-{variant}-{cdef_hash()}"
 
 
 def expected_stamp(tree, variant: str) -> str:
-    return f"{tree.stamp['key']}:{variant}:{cdef_hash()}"
+    return f"{_objects(tree)[1]}:{variant}:{cdef_hash()}"
 
 
 def build(tree, variant: str = "preload") -> Path:

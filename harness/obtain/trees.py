@@ -252,15 +252,17 @@ TWIN_FIELDS = ("recipe", "sanitizer", "configure", "compiler", "backends", "sour
 
 def find_twin(want: dict):
     """A built tree of the cache whose TWIN_FIELDS are `want`'s: the same sources,
-    configured and compiled the same way, so the same objects. Trees with one change
-    made for a test (harness/obtain/derived.py) build one target only: never twins."""
+    configured and compiled the same way, so the same objects (and the same cffi
+    module). Trees with one change made for a test (harness/obtain/derived.py) build one
+    target only, and a twin is a copy: neither is ever a twin."""
     want = json.loads(json.dumps(want))  # as a stamp reads back
     for stamp_file in sorted((cache_root() / "trees").glob("*/stamp.json")):
         try:
             stamp = json.loads(stamp_file.read_text())
         except (OSError, ValueError):
             continue
-        if "derived" in stamp or any(stamp.get(f) != want[f] for f in TWIN_FIELDS):
+        if "derived" in stamp or "twin" in stamp \
+                or any(stamp.get(f) != want[f] for f in TWIN_FIELDS):
             continue
         tree = Tree(stamp["tree"], stamp_file.parent, stamp)
         try:
