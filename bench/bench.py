@@ -411,7 +411,7 @@ STEPS = ((p5_noop_make, ("P5",)), (p2_warm_matrix, ("P2a", "P2b", "P2c")),
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true",
-                    help="skip the cold figures (P1, P6, P7: scratch caches, about 20 min)")
+                    help="skip the cold figures (P1, P6, P7: scratch caches, about 15 min)")
     ap.add_argument("--json", metavar="FILE", help="where to write (default results/bench.json)")
     ap.add_argument("--compare", metavar="OLD.json", help="print the changes against a run")
     ap.add_argument("--only", metavar="P3,P4c", help="only the steps that measure these "
