@@ -67,7 +67,7 @@ def _judge(sc: Scenario, data: dict, exp, hung: bool = False):
 
 
 NOTHING = Expect(lambda sc: None, lambda sc: False)  # measure only
-STUCK = 3.0  # idle seconds before EOF that make a sweep's run on such a backend hung
+STUCK = 3.0  # idle seconds before EOF that make a sweep's run hung where SYNC_QUIET holds (_quiet)
 
 
 def _quiet(sc: Scenario, expect: Expect) -> float | None:
@@ -91,8 +91,8 @@ def _wait(w, sc: Scenario, out: str, expect: Expect) -> str | None:
     checkpoint (taken just before EOF); and QUIET seconds from its start (before EOF too,
     as LibTorch's next frame waiting for a request forever) for a run the case says
     hangs; STUCK seconds from its start for a sweep's run on a backend SYNC_QUIET holds
-    for, where the worker never waits for a frame longer than 2 s (so longer is a graph stuck inside
-    a call, as a request queue waited on that is never filled)."""
+    for, where the worker never waits for a frame longer than 2 s (so longer is a graph
+    stuck inside a call, as a request queue waited on that is never filled)."""
     quiet = _quiet(sc, expect)
     if quiet is None:
         return None if w.wait(sc.timeout) else f"killed after its {sc.timeout:g} s timeout"
