@@ -48,6 +48,21 @@ def need_tree(trees, name):
     return found[name]
 
 
+@pytest.fixture
+def scratch_cache(tmp_path, tree):
+    """A cache of its own that shares the real cache's downloads, models and base tree
+    (read-only use): a build of base there finds it, a build of before is a real one,
+    from a copy of base."""
+    from harness.paths import cache_root
+    base = tree("base")  # the real cache has what we link to
+    cache = tmp_path / "cache"
+    (cache / "trees").mkdir(parents=True)
+    for part in ("src", "backends", "apt", "packages", "models"):
+        os.symlink(cache_root() / part, cache / part)
+    os.symlink(base.path, cache / "trees" / base.path.name)
+    return cache
+
+
 @pytest.fixture(scope="session")
 def tree(trees):
     """tree('after') -> the built Tree, or skip naming what is missing."""

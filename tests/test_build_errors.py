@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from harness.errors import HarnessError
-from harness.paths import PROJECT, atomic_dir, atomic_file, cache_root
+from harness.paths import PROJECT, atomic_dir, atomic_file
 from tests.conftest import BACKENDS
 
 
@@ -72,19 +72,6 @@ def _harness(*args, env):
     return subprocess.Popen([sys.executable, "-m", "harness", *args], cwd=PROJECT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-
-
-@pytest.fixture
-def scratch_cache(tmp_path, tree):
-    """A cache of its own that shares the real cache's source, backends and base tree
-    (read-only use): a build of before there is a real one, from a copy of base."""
-    base = tree("base")  # the real cache has what we link to
-    cache = tmp_path / "cache"
-    (cache / "trees").mkdir(parents=True)
-    for part in ("src", "backends", "apt"):
-        os.symlink(cache_root() / part, cache / part)
-    os.symlink(base.path, cache / "trees" / base.path.name)
-    return cache
 
 
 @pytest.mark.trees

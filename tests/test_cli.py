@@ -125,23 +125,17 @@ def test_bare_run_after_make_builds_nothing_and_prints_only_the_report(tmp_path)
 
 
 @pytest.mark.trees
-def test_build_leaves_each_tree_with_its_module(tree, tmp_path):
+def test_build_leaves_each_tree_with_its_module(tree, scratch_cache):
     """`harness build` compiles each tree's cffi module (in a process of its own, while
     the next tree builds), so the first run after it compiles nothing."""
     from harness.compile import ffi_build
-    from harness.paths import cache_root
     from tests.conftest import BACKENDS
-    base = tree("base")
-    cache = tmp_path / "cache"
-    (cache / "trees").mkdir(parents=True)
-    for part in ("src", "backends", "apt", "packages", "models"):
-        os.symlink(cache_root() / part, cache / part)
-    os.symlink(base.path, cache / "trees" / base.path.name)
     r = harness("build", "--backend", BACKENDS, "--tree", "base",
-                env={**os.environ, "FFDNN_CACHE": str(cache)})
+                env={**os.environ, "FFDNN_CACHE": str(scratch_cache)})
     assert r.returncode == 0, r.stderr[-2000:]
     assert "[base] module: compiling _ffdnn (preload)" in r.stderr
-    assert (cache / "ext" / ffi_build.ext_path(base, "preload").name / "stamp.json").is_file()
+    ext = ffi_build.ext_path(tree("base"), "preload").name
+    assert (scratch_cache / "ext" / ext / "stamp.json").is_file()
 
 
 @pytest.mark.unit
