@@ -18,16 +18,16 @@ BACKENDS = "tf,onnx"
 FILTERS = "dnn_processing"
 FAULTS = ("pthread_create", "wrap:ff_proc_from_frame_to_dnn")
 
-# family on a backend/filter pair -> {(class on after, class on after + followups): sites}
+# family on a backend/filter pair and route -> {(class on after, class on after + followups): sites}
 DIFF = {
     # 0001: "execute_model_tf() jumped to err with ret still 0 when
     # ff_dnn_start_inference_async() failed ... flush_frame() waited for it at EOF forever"
-    "tf / dnn_processing / pthread_create": {("HANG", "SURFACED"): 4},
+    "tf / dnn_processing / frames / pthread_create": {("HANG", "SURFACED"): 4},
     # 0002: "no backend looked at the result of ff_proc_from_frame_to_dnn() ... the frame
     # came out altered, with no error"
-    "tf / dnn_processing / wrap:ff_proc_from_frame_to_dnn": {("ALTERED", "SURFACED"): 4},
-    "onnx / dnn_processing / wrap:ff_proc_from_frame_to_dnn": {("ALTERED", "SURFACED"): 4},
+    "tf / dnn_processing / frames / wrap:ff_proc_from_frame_to_dnn": {("ALTERED", "SURFACED"): 4},
+    "onnx / dnn_processing / frames / wrap:ff_proc_from_frame_to_dnn": {("ALTERED", "SURFACED"): 4},
     # ONNX Runtime starts no thread: no site in either tree ("ONNX Runtime and OpenVINO do
     # not use it.")
-    "onnx / dnn_processing / pthread_create": {},
+    "onnx / dnn_processing / frames / pthread_create": {},
 }

@@ -185,6 +185,7 @@ def cmd_sweep(args) -> int:
     plan = _plan(args, need, _tree_names(args))
     trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
     fault = sweep_fault(args.fault)
+    routes = sweep.route_names(args.route)
     have = {b["name"] for b in trees[0].stamp["backends"]}
     found, bad = {}, []
 
@@ -196,19 +197,24 @@ def cmd_sweep(args) -> int:
                 why = why or "not in the built trees"
                 print(f"- {backend} / {filt}: skipped: {why}")
                 continue
-            scs = matrix.scenarios(trees, backend, filt, [fault], route="sweep")
-            key = backend if filt == "dnn_processing" else f"{backend}/{filt}"
-            found[key] = sweep.sweep(scs, matrix.preload_library(), args.jobs, runner.progress,
-                                     args.limit, results=args.results or None,
-                                     expect=case.EXPECT)
-            print(sweep.markdown(found[key], f"{backend} / {filt}: every site of "
-                                 f"`{scs[0].fault.spec}` failed in turn"))
-            # the case's SWEEP_SITES (each call's class) or SWEEP (one class for every
-            # site, None for a family with no site)
-            family = (backend, filt, scs[0].fault.site)
-            want = getattr(case, "SWEEP_SITES", {}).get(family,
-                                                        case.SWEEP.get(family, (...,))[0])
-            bad += [f"{backend} / {filt}: {p}" for p in sweep.problems(found[key], want)]
+            for route in routes:
+                name = sweep.ROUTE_NAMES[route]
+                scs = matrix.scenarios(trees, backend, filt, [fault], route=route)
+                key = backend if filt == "dnn_processing" else f"{backend}/{filt}"
+                key += "" if name == "frames" else f"/{name}"
+                found[key] = sweep.sweep(scs, matrix.preload_library(), args.jobs,
+                                         runner.progress, args.limit,
+                                         results=args.results or None, expect=case.EXPECT)
+                print(sweep.markdown(found[key], f"{backend} / {filt} / {name} route: every "
+                                     f"site of `{scs[0].fault.spec}` failed in turn"))
+                # the case's SWEEP_SITES (each call's class) or SWEEP (one class for every
+                # site, None for a family with no site); the frames route is keyed
+                # (backend, filter, family), another route adds its name
+                family = (backend, filt, scs[0].fault.site) + (() if name == "frames" else (name,))
+                want = getattr(case, "SWEEP_SITES", {}).get(family,
+                                                            case.SWEEP.get(family, (...,))[0])
+                bad += [f"{backend} / {filt} / {name}: {p}"
+                        for p in sweep.problems(found[key], want)]
     if args.json:
         Path(args.json).write_text(json.dumps({
             be: {b: {"sites": n, "runs": [{"call": s.index + 1, "class": s.cls.value,
@@ -363,6 +369,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--fault", default="pthread_create",
                    help="the family, with the failing term: pthread_create, malloc, "
                         "wrap:<ff_symbol>, or e.g. 'malloc=1*return(ENOMEM),caller=_ffdnn.'")
+    p.add_argument("--route", metavar="LIST", default="frames",
+                   help="frames (the fault armed before the first frame: the backend's own "
+                        "code throughout), flush (armed once the frames came out: the PR's "
+                        "stand-in flush at EOF), or both, comma-separated (default frames)")
     p.add_argument("--limit", type=int, help="fail only the first N sites of each build")
     p.add_argument("--jobs", "-j", type=int, default=2)
     p.add_argument("--json", metavar="FILE")

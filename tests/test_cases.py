@@ -28,7 +28,7 @@ def test_cases_by_name():
 def test_followups_case_names_its_patches():
     series = (followups.SERIES / "series").read_text().split()
     assert len(series) == 4 and all((followups.SERIES / n).is_file() for n in series)
-    assert all(k.count(" / ") == 2 for k in followups.DIFF)
+    assert all(k.count(" / ") == 3 for k in followups.DIFF)
 
 
 class _Site:
@@ -42,12 +42,12 @@ def test_against_a_case():
     pairs = [diff.Pair(g, "p", i, [_Site("HANG"), _Site("SURFACED")], diff.Change.FIX)
              for i in range(4)]
     d = diff.Diff([], [g], pairs, {}, 0)
-    key = "tf / dnn_processing / pthread_create"
+    key = "tf / dnn_processing / frames / pthread_create"
     assert diff.against(d, {key: {("HANG", "SURFACED"): 4}}) == []
     assert diff.against(d, {key: {("HANG", "SURFACED"): 3}}) == [
         f"{key}: got 4 HANG -> SURFACED, the case says 3 HANG -> SURFACED"]
-    assert diff.against(d, {"onnx / dnn_processing / malloc": {}}) == [
-        "onnx / dnn_processing / malloc: not run"]
+    assert diff.against(d, {"onnx / dnn_processing / frames / malloc": {}}) == [
+        "onnx / dnn_processing / frames / malloc: not run"]
 
 
 @pytest.mark.after

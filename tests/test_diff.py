@@ -64,7 +64,7 @@ diff --git a/libavfilter/dnn/dnn_backend_onnx.c b/libavfilter/dnn/dnn_backend_on
 2.39.5
 
 """
-ONE_FAMILY = ("--backend-name", "onnx", "--filter", "dnn_processing",
+ONE_FAMILY = ("--backend-name", "onnx", "--filter", "dnn_processing", "--route", "frames",
               "--fault", "wrap:ff_proc_from_dnn_to_frame", "--confirm", "1")
 POST_PROC = "infer_completion_callback (dnn_backend_onnx.c) < execute_model_onnx"
 
@@ -108,7 +108,9 @@ def test_verdict_after_reruns(a, b, want):
 
 
 def site(where, cls, index=0):
-    return SimpleNamespace(where=where, cls=Class(cls), index=index, command=f"run {index}")
+    result = SimpleNamespace(outcome=SimpleNamespace(value="MEASURED"), reason="", seconds=0.1)
+    return SimpleNamespace(where=where, cls=Class(cls), index=index, command=f"run {index}",
+                           result=result)
 
 
 @pytest.mark.unit
@@ -160,7 +162,8 @@ def test_series_trees_fix(tree, tmp_path):
         [("ALTERED", "SURFACED", "fix")] * 4
     assert all(s["place"].startswith(POST_PROC) for s in d["sites"])
     assert r.stdout.startswith("## Fault sweep diff: base -> before")
-    assert "**PASS**: 4 sites: 0 regressions, 4 fixes" in r.stdout
+    assert "**PASS**: judged 4 / blind 0 / total 4 sites; through the change: judged 4 / " \
+        "blind 0 / total 4: 0 regressions, 4 fixes" in r.stdout
 
 
 @pytest.fixture(scope="module")
@@ -265,3 +268,104 @@ def test_patch_that_does_not_apply(tree, tmp_path):
     assert "patch stale.patch does not apply: libavfilter/dnn/dnn_backend_onnx.c" in errors[0]
     assert r.stdout == "" and "Traceback" not in r.stderr
     assert not list(after.path.parent.glob("after+stale-*")), "nothing half-built is kept"
+
+
+# What a change touches, read from a unified diff (the series' own patches are real ones):
+# patch -> (paths, (file, function) pairs). Hunk headers name the enclosing function.
+TOUCHES = {
+    "0009": (("libavfilter/dnn/dnn_backend_common.c",),
+             {("dnn_backend_common.c", "ff_dnn_start_inference_async")}),
+    "0007": (("libavfilter/vf_dnn_classify.c", "libavfilter/vf_dnn_detect.c",
+              "libavfilter/vf_dnn_processing.c"),
+             {("vf_dnn_classify.c", "dnn_classify_flush_frame"),
+              ("vf_dnn_detect.c", "dnn_detect_flush_frame"),
+              ("vf_dnn_processing.c", "flush_frame")}),
+}
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("number", TOUCHES)
+def test_what_a_patch_touches(number):
+    from harness.judge import touched
+    from harness.paths import PATCHES
+    (patch,) = PATCHES.glob(f"{number}-*.patch")
+    t = touched.parse(patch.read_text())
+    assert (t.paths, set(t.functions)) == TOUCHES[number]
+
+
+@pytest.mark.unit
+def test_a_stack_through_the_change():
+    """By (file, function): a static function of the same name in another file is not
+    the change's; a file the change touches marks a stack that runs through it."""
+    from harness.judge.touched import Touched
+    t = Touched(("libavfilter/vf_dnn_processing.c",),
+                frozenset({("vf_dnn_processing.c", "flush_frame")}))
+    assert t.mark("ff_x (dnn_backend_common.c:1) < flush_frame (vf_dnn_processing.c:259)") \
+        == "function"
+    assert t.mark("flush_frame (vf_dnn_detect.c:12)") == ""
+    assert t.mark("activate (vf_dnn_processing.c:300)") == "file"
+    assert t.mark("") == ""
+
+
+def _diff(classes, touched=("function",) * 8, known=True, paths=("x.c",)):
+    """A Diff of one group whose sites have these (from, to) classes; each site touched
+    as `touched` says."""
+    from harness.judge.touched import Touched
+    g = diff.Group("tf", "dnn_processing", "pthread_create=1*return(EAGAIN)", "pthread_create",
+                   [len(classes)] * 2, ["", ""])
+    pairs = []
+    for i, (a, b) in enumerate(classes):
+        sites = [site("f (x.c:1)", a, i) if a else None, site("f (x.c:1)", b, i) if b else None]
+        pairs.append(diff.Pair(g, "f (x.c)", i, sites, diff.change(*(s and s.cls for s in sites)),
+                               [[s.cls] if s else [] for s in sites], touched[i]))
+    sides = [diff.Side(n, SimpleNamespace(stamp={"source": {}, "key": n, "series": []},
+                                          name=n, path=f"/{n}")) for n in "ab"]
+    return diff.Diff(sides, [g], pairs, {"census": 0, "sites": 0, "confirm": 0, "total": 1}, 0,
+                     touched=Touched(paths if known else (), known=known))
+
+
+# (sites' classes, each site touched?, what the change could be read as) -> exit status,
+# as issue 24 says: a change whose touched sites are all blind is not a PASS, with a
+# status of its own (distinct from 1, a regression, and 2, bad input).
+VERDICTS = [
+    ([("HANG", "HANG")] * 4, ("function",) * 4, True, diff.BLIND),
+    ([("HANG", "HANG"), ("CRASH", "HANG"), ("HANG", "CRASH")], ("function",) * 3, True,
+     diff.BLIND),
+    ([("HANG", "HANG"), ("SURFACED", "SURFACED")], ("function", ""), True, diff.BLIND),
+    ([("HANG", "HANG"), ("SURFACED", "SURFACED")], ("function", "file"), True, diff.PASS),
+    ([("HANG", "HANG"), ("SURFACED", "LOST")], ("function", "function"), True, diff.FAIL),
+    ([("SURFACED", "SURFACED")], ("",), True, diff.BLIND),  # nothing runs through it
+    ([("SURFACED", "SURFACED")], ("",), False, diff.PASS),  # unknown: any judged site
+    ([("HANG", "HANG")], ("",), False, diff.BLIND),
+    ([("HANG", "SURFACED")], ("function",), True, diff.PASS),  # a fix is seen
+    ([(None, "HANG"), ("HANG", None)], ("function",) * 2, True, diff.BLIND),
+    ([("SURFACED", "ERROR")], ("function",), True, diff.FAIL),
+]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("classes, touched, known, want", VERDICTS,
+                         ids=[f"{i}-{w}" for i, (*_, w) in enumerate(VERDICTS)])
+def test_blind_verdict(classes, touched, known, want):
+    d = _diff(classes, touched, known)
+    assert d.exit_status == want
+    t = d.tally()
+    blind = sum(set(c for c in pair if c) <= {"HANG", "CRASH"} for pair in classes)
+    assert (t["blind"], t["total"]) == (blind, len(classes))
+    word = diffreport.verdict_line(d).split("**")[1]
+    assert word == {diff.PASS: "PASS", diff.FAIL: "FAIL", diff.BLIND: "BLIND"}[want]
+
+
+@pytest.mark.unit
+def test_blind_counts_in_every_report():
+    """Markdown, JSON and the page carry the same judged / blind / total counts."""
+    from harness.judge import diff_html
+    from harness.judge.touched import Touched
+    d = _diff([("HANG", "HANG")] * 3 + [("SURFACED", "LOST")], ("function",) * 4)
+    j = diffreport.to_json(d)
+    assert j["counts"]["blind"] == 3 and j["counts"]["judged"] == 1 and j["counts"]["total"] == 4
+    assert j["blind"] == [{"route": "frames", "family": "pthread_create", "blind": 3, "sites": 4}]
+    assert [s["blind"] for s in j["sites"]] == [True, True, True, False]
+    line = "judged 1 / blind 3 / total 4 sites"
+    assert line in diffreport.markdown(d) and line in diff_html.page(d)
+    assert isinstance(d.touched, Touched)

@@ -17,12 +17,22 @@ from dataclasses import dataclass, field, replace
 
 from harness.judge import sweep
 from harness.judge.sweep import Class, Site
+from harness.judge.touched import UNKNOWN, Touched
 from harness.run import matrix
 from harness.run.outcome import Outcome
 from harness.run.runner import NOTHING, run as run_all, servers
 
 GOOD = frozenset({Class.SURFACED, Class.CLEAN})  # the failure was reported, or did no harm
 BAD = frozenset({Class.LOST, Class.DROPPED, Class.ALTERED, Class.HANG, Class.CRASH})
+# a run that ends so shows nothing of what the code after the failed call does: a site
+# that ends so in both trees is blind to the change
+BLINDING = frozenset({Class.HANG, Class.CRASH})
+
+# The diff's exit statuses (2 is bad input, as for every command)
+PASS = 0    # no regression, and some site the change's code runs in was judged
+FAIL = 1    # a regression, or a site or census that could not run (ERROR)
+BLIND = 3   # no regression, but no site the change's code runs in could show it: every
+            # such site hung or crashed in both trees, or no site ran through the change
 
 
 class Change(str, enum.Enum):
@@ -103,17 +113,19 @@ class Side:
 
 @dataclass
 class Group:
-    """One family on one backend/filter pair: the census of each side."""
+    """One family on one backend/filter pair and one route of the sweep: the census of
+    each side."""
     backend: str
     filter: str
     fault: str                                  # the spec each site's run arms
     family: str                                 # pthread_create, malloc, wrap:<symbol>
     sites: list = field(default_factory=list)   # per side: number of calls, None if no census
     errors: list = field(default_factory=list)  # per side: why the census did not run, or ""
+    route: str = "frames"                       # the sweep's route (harness/judge/sweep.ROUTES)
 
     @property
     def key(self) -> str:
-        return f"{self.backend} / {self.filter} / {self.family}"
+        return f"{self.backend} / {self.filter} / {self.route} / {self.family}"
 
 
 @dataclass
@@ -124,6 +136,19 @@ class Pair:
     sites: list               # per side: the Site, or None
     change: Change
     seen: list = field(default_factory=list)  # per side: its class in every run (reruns too)
+    touched: str = ""  # its stack runs through a "function" or only a "file" the change touches
+
+    @property
+    def blind(self) -> bool:
+        """Every run of the site, in each tree that makes the call, hung or crashed: what
+        the code after the failed call does cannot show."""
+        seen = [c for cs in self.seen for c in cs]
+        return bool(seen) and set(seen) <= BLINDING
+
+    @property
+    def judged(self) -> bool:
+        """Neither blind nor left unjudged (ERROR, FLAKY)."""
+        return not self.blind and self.change not in (Change.ERROR, Change.FLAKY)
 
     @property
     def where(self) -> str:
@@ -140,6 +165,7 @@ class Diff:
     runs: int                 # scenarios run, censuses included
     hang_seconds: float = 0.0  # the sites' runs that hung: their seconds, summed over jobs
     ended: tuple = (0, 0.0)   # the sites' runs that did not hang: how many, their seconds
+    touched: Touched = UNKNOWN  # what the change touches (harness/judge/touched.py)
 
     def count(self) -> Counter:
         return Counter(p.change for p in self.pairs)
@@ -149,21 +175,49 @@ class Diff:
         return [f"{g.key}: {self.sides[i].label}: census {e}" for g in self.groups
                 for i, e in enumerate(g.errors) if e]
 
+    def tally(self) -> dict:
+        """judged / blind / not judged / total sites, and the same of the sites whose
+        stack runs through the change (touched)."""
+        def of(pairs):
+            return {"judged": sum(p.judged for p in pairs), "blind": sum(p.blind for p in pairs),
+                    "not_judged": sum(not p.judged and not p.blind for p in pairs),
+                    "total": len(pairs)}
+        return {**of(self.pairs), "touched": of([p for p in self.pairs if p.touched])}
+
+    def blind_groups(self) -> list:
+        """(route, family, blind sites, sites) for every route and family with a blind site."""
+        out = {}
+        for p in self.pairs:
+            k = (p.group.route, p.group.family)
+            n = out.setdefault(k, [0, 0])
+            n[0] += p.blind
+            n[1] += 1
+        return [(r, f, b, n) for (r, f), (b, n) in out.items() if b]
+
     @property
     def exit_status(self) -> int:
-        """1 on any regression, or on anything that could not be judged (a census or
-        a site that could not run); 0 otherwise."""
+        """FAIL on any regression, or on anything that could not be judged (a census or
+        a site that could not run); else BLIND when no site whose stack runs through the
+        change was judged (or, when the change could not be read, no site at all); else
+        PASS."""
         c = self.count()
-        return 1 if c[Change.REGRESSION] or c[Change.ERROR] or self.census_errors else 0
+        if c[Change.REGRESSION] or c[Change.ERROR] or self.census_errors:
+            return FAIL
+        t = self.tally()
+        seen = t["touched"]["judged"] if self.touched.known else t["judged"]
+        return PASS if seen else BLIND
 
 
-def plan_groups(pairs: list, families: list) -> list:
-    """One Group per (backend, filter) pair and family spec, in that order."""
+def plan_groups(pairs: list, families: list, routes=("sweep",)) -> list:
+    """One Group per (backend, filter) pair, route (the worker's: sweep.ROUTES) and family
+    spec, in that order."""
     from harness.run import faults
     out = []
     for backend, filt in pairs:
-        for spec in families:
-            out.append(Group(backend, filt, spec, faults.parse(spec).site))
+        for route in routes:
+            for spec in families:
+                out.append(Group(backend, filt, spec, faults.parse(spec).site,
+                                 route=sweep.ROUTE_NAMES[route]))
     return out
 
 
@@ -190,20 +244,27 @@ CONFIRM = 4  # runs more of each side of a site whose class changed
 
 
 def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
-        progress=None, results=None, confirm: int = CONFIRM, pool=None) -> Diff:
+        progress=None, results=None, confirm: int = CONFIRM, pool=None,
+        touched: Touched = UNKNOWN) -> Diff:
     """Every group's census on both sides in one batch, then every site of every group
     failed in turn in a second batch (jobs at a time, through the fork servers: `pool`'s,
     left running, or the diff's own, the same for every batch), then each side of every
-    site whose class changed `confirm` times more (judged())."""
+    site whose class changed `confirm` times more (judged()). `touched`: what the change
+    touches, which marks the sites whose stacks run through it."""
     with servers(pool) as pool:
-        return _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool)
+        d = _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool)
+    d.touched = touched
+    for p in d.pairs:
+        p.touched = touched.mark(" < ".join(s.where for s in p.sites if s is not None))
+    return d
 
 
 def _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool) -> Diff:
     base = {}  # (group index, side index) -> the scenario a site's run derives from
     for gi, g in enumerate(groups):  # compiles each tree's module the first time
         for si, side in enumerate(sides):
-            (sc,) = matrix.scenarios([side.tree], g.backend, g.filter, [g.fault], route="sweep")
+            (sc,) = matrix.scenarios([side.tree], g.backend, g.filter, [g.fault],
+                                     route=sweep.ROUTES[g.route])
             base[(gi, si)] = sc
     t0 = time.monotonic()
     keys = list(base)

@@ -7,7 +7,7 @@ fixed. Hovering a cell shows where the call is made and its command."""
 from html import escape
 
 from harness.judge.diff import Change
-from harness.judge.diffreport import timing, verdict_line
+from harness.judge.diffreport import blind_lines, timing, verdict_line
 
 COLUMNS = 48  # sites per grid block; a wider family continues in the next block
 COLOURS = {  # class -> (background, text); letters keep the grid readable without colour
@@ -27,7 +27,8 @@ CSS = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #1b1f24; }
 h1 { font-size: 20px; margin: 0 0 6px; } h2 { font-size: 15px; margin: 22px 0 6px; }
 .verdict { font-size: 15px; margin: 6px 0 12px; } .pass b { color: #2f9e5b; }
-.fail b { color: #c0392b; }
+.fail b { color: #c0392b; } .blind b { color: #b9770e; }
+.grid a.t { box-shadow: inset 0 -3px 0 #1b1f24; }
 .legend span { display: inline-block; padding: 1px 6px; margin: 0 4px 4px 0;
   border-radius: 3px; font-size: 12px; }
 .grid { display: grid; gap: 2px; align-items: center; justify-content: start;
@@ -60,8 +61,11 @@ def _cell(n: int, site, label: str, p) -> str:
     if site is None:
         return f'<div class="none" title="{escape(label)}: no such call"></div>'
     bg, fg = COLOURS[site.cls.value]
-    tip = f"{label}: {site.cls.value}\n{p.where}\n{site.command}"
-    return (f'<a class="c" href="#s{n}" style="background:{bg};color:{fg}" '
+    touched = f"\nthe change's {p.touched} is on its stack" if p.touched else ""
+    blind = "\nblind: HANG or CRASH in both trees" if p.blind else ""
+    tip = f"{label}: {site.cls.value}\n{p.where}{touched}{blind}\n{site.command}"
+    css = "c t" if p.touched else "c"
+    return (f'<a class="{css}" href="#s{n}" style="background:{bg};color:{fg}" '
             f'title="{escape(tip)}">{LETTER[site.cls.value]}</a>')
 
 
@@ -92,7 +96,9 @@ def _rows(d, numbered) -> list:
                            for i, s in enumerate(p.sites) if s is not None)
         sym, css = MARK[p.change]
         nth = f" #{p.nth + 1}" if p.nth else ""
-        out.append(f'<tr id="s{n}"><td>{n}</td><td class="{css}">{sym} {p.change.value}</td>'
+        notes = (" (blind)" if p.blind else "") + (f" (touched {p.touched})" if p.touched else "")
+        out.append(f'<tr id="s{n}"><td>{n}</td><td class="{css}">{sym} {p.change.value}'
+                   f"{notes}</td><td>{escape(p.group.route)}</td>"
                    f"<td><code>{escape(p.where)}</code>{nth}</td><td>{cls[0] or '—'}</td>"
                    f"<td>{cls[1] or '—'}</td><td>{cmds}</td></tr>")
     return out
@@ -107,7 +113,9 @@ def page(d) -> str:
             '<div class="legend">' + "".join(_k(c) for c in COLOURS) +
             '<span class="reg">&#9660; regression</span><span class="fix">&#9650; fix'
             '</span><span class="chg">&#8226; changed ~ flaky</span><span class="only">&#9702; '
-            "in one tree only</span></div>"]
+            "in one tree only</span><span>underlined: its stack runs through the change"
+            "</span></div>"]
+    body += [f"<p>{escape(line.replace('`', ''))}</p>" for line in blind_lines(d)]
     body += [f"<p class='empty'>{escape(e)}</p>" for e in d.census_errors]
     numbered = list(enumerate(d.pairs, 1))
     empty = []
@@ -124,7 +132,7 @@ def page(d) -> str:
                     ", ".join(escape(k) for k in empty) + "</p>")
     changed = [(n, p) for n, p in numbered if p.change is not Change.SAME]
     body += ["<h2>Sites and their reproducers</h2>",
-             "<table><tr><th>#</th><th>change</th><th>where</th>"
+             "<table><tr><th>#</th><th>change</th><th>route</th><th>where</th>"
              f"<th>{a}</th><th>{b}</th><th>reproduce</th></tr>"]
     body += _rows(d, changed + [(n, p) for n, p in numbered if p.change is Change.SAME])
     body.append("</table>")

@@ -8,7 +8,6 @@ built from its objects (harness/obtain/patched.py).
 """
 
 import contextlib
-import os
 import sys
 from pathlib import Path
 
@@ -32,6 +31,11 @@ def add_arguments(p) -> None:
                    help="families, comma-separated or repeated: pthread_create, malloc, "
                         "wrap (every wrapped helper) or wrap:<ff_symbol>, or a spec "
                         "(default: every family)")
+    p.add_argument("--route", metavar="LIST", default="frames,flush",
+                   help="the sweep's routes: frames (each family's calls from the first "
+                        "frame on, the backend's own code throughout) and flush (its calls "
+                        "from EOF on, the PR's stand-in flush starting an inference thread "
+                        "through ff_dnn_start_inference_async()); default both")
     p.add_argument("--backend-name", dest="backend_name", metavar="LIST",
                    help="backends the filter uses (default: every one both trees have)")
     p.add_argument("--filter", metavar="LIST", help="filters (default: every one with a graph)")
@@ -43,9 +47,12 @@ def add_arguments(p) -> None:
                    help="runs more of both sides of a site whose class changed; a site "
                         f"unsteady in both trees is flaky, not judged (default {CONFIRM})")
     p.add_argument("--jobs", "-j", type=int, default=2)
-    p.add_argument("--backend", default=os.environ.get("FFDNN_BACKENDS", "default"),
-                   help="backends the trees are configured with (as for build)")
+    p.add_argument("--backend", default=None,
+                   help="backends the trees are configured with (as for build; default: "
+                        "FFDNN_BACKENDS, else the built set that covers the diff)")
     p.add_argument("--source", metavar="TARBALL", help="FFmpeg release tarball (as for build)")
+    p.add_argument("--release", metavar="VERSION",
+                   help="another FFmpeg release's trees (as for build)")
 
 
 def families(texts) -> list:
@@ -72,33 +79,37 @@ def families(texts) -> list:
 def _trees(args, layout):
     """The plan (the trees of `layout`, a case's, or of --git-dir's refs) and the two tree
     names, from the options; bad combinations are bad input."""
+    from harness.obtain.builtsets import backend_set
     from harness.obtain.patched import PatchedPlan
     from harness.obtain.trees import Plan
+    from harness.run import chains as graphs
+    check_combinations(args)
+    need = set()
+    for b in (args.backend_name.split(",") if args.backend_name else ()):
+        filters = args.filter.split(",") if args.filter else graphs.FILTERS
+        need |= set().union(*(graphs.needs(b, f) for f in filters if (b, f) in graphs.GRAPHS)) \
+            or {b}
+    known = [n for n in (args.from_tree, args.to_tree) if n in layout.names]
+    backend = backend_set(args.backend, need, tuple(known) or layout.names[-2:], layout)
     if args.git_dir:
-        if args.from_tree or args.to_tree:
-            raise HarnessError("with --git-dir, name refs of your clone: --from-ref/--to-ref")
-        if not Path(args.git_dir, ".git").exists() and not Path(args.git_dir, "HEAD").is_file():
-            raise HarnessError(f"{args.git_dir}: not a git clone")
         a = args.from_ref or "HEAD~1"
         b = args.to_ref or (a if args.patch else "HEAD")
         refs = {"before": a} if (args.patch and b == a) else {"before": a, "after": b}
-        kw = dict(source_file=args.source, repo=args.git_dir, refs=refs)
+        kw = dict(source_file=args.source, repo=args.git_dir, refs=refs, release=args.release)
         names, labels = ["before", "after" if "after" in refs else "before"], [a, b]
     else:
-        if args.from_ref or args.to_ref:
-            raise HarnessError("--from-ref/--to-ref name refs of a clone: give --git-dir")
         a = args.from_tree or "before"
         b = args.to_tree or (a if args.patch else "after")
-        kw = dict(source_file=args.source)
+        kw = dict(source_file=args.source, release=args.release)
         names, labels = [a, b], [a, b]
     if args.patch:  # on a tree of the plan, not a built tree's path
-        plan = PatchedPlan(args.backend, layout, on=names[1], patches=args.patch, **kw)
+        plan = PatchedPlan(backend, layout, on=names[1], patches=args.patch, **kw)
         names[1] = plan.patched
         ps = plan.user_patches
         labels[1] += f"+{ps[0].name}" if len(ps) == 1 else f"+{len(ps)} patches"
 
     else:
-        plan = Plan(args.backend, layout, **kw)
+        plan = Plan(backend, layout, **kw)
     return plan, names, labels
 
 
@@ -151,6 +162,38 @@ def _from_case(args, case):
     return claims
 
 
+def check_combinations(args) -> None:
+    """Options that do not go together, and a --git-dir that is not a clone."""
+    if args.git_dir:
+        if args.from_tree or args.to_tree:
+            raise HarnessError("with --git-dir, name refs of your clone: --from-ref/--to-ref")
+        if not Path(args.git_dir, ".git").exists() and not Path(args.git_dir, "HEAD").is_file():
+            raise HarnessError(f"{args.git_dir}: not a git clone")
+    elif args.from_ref or args.to_ref:
+        raise HarnessError("--from-ref/--to-ref name refs of a clone: give --git-dir")
+
+
+def same_refs(args) -> str | None:
+    """With --git-dir and no --patch: a line saying the two refs have the same sources
+    (the same ref twice, or refs whose trees are equal), None when they differ. A ref
+    that does not resolve is bad input."""
+    import subprocess
+    if not args.git_dir or args.patch:
+        return None
+    refs = [args.from_ref or "HEAD~1", args.to_ref or "HEAD"]
+    ids = []
+    for ref in refs:
+        r = subprocess.run(["git", "-C", args.git_dir, "rev-parse", "--verify", "-q",
+                            f"{ref}^{{tree}}"], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise HarnessError(f"{args.git_dir}: no such ref '{ref}'")
+        ids.append(r.stdout.strip())
+    if ids[0] != ids[1]:
+        return None
+    return (f"{refs[0]} and {refs[1]} have the same sources (tree {ids[0][:12]}): "
+            "no change to diff")
+
+
 def _writable(paths) -> None:
     for p in paths:
         if p and not Path(p).expanduser().resolve().parent.is_dir():
@@ -161,32 +204,53 @@ def cmd(args) -> int:
     import json
 
     from harness import caseload
-    from harness.judge import diff, diff_html, diffreport
+    from harness.judge import diff, diff_html, diffreport, sweep, touched
     from harness.run import matrix, runner
     case = caseload.load(args.case)
     claims = _from_case(args, case)
     _writable([args.json, args.markdown, args.html])
     specs = families(args.fault)
+    routes = sweep.route_names(args.route)
     check_names(args)
+    check_combinations(args)
+    same = same_refs(args)
+    if same:
+        print(f"diff: {same}")
+        return 0
 
     with contextlib.redirect_stdout(sys.stderr):  # builds say what they do: progress
         two = sides(args, case.LAYOUT)
-        groups = diff.plan_groups(pairs(args, [s.tree for s in two]), specs)
-        print(f"diff: {two[0].label} -> {two[1].label}: {len(groups)} families x pairs",
-              flush=True)
+        if touched.same_source(two[0].tree, two[1].tree):
+            print(f"diff: {two[0].label} and {two[1].label} have the same sources: "
+                  "no change to diff", file=sys.__stdout__, flush=True)
+            return 0
+        change = touched.between(two[0].tree, two[1].tree)
+        groups = diff.plan_groups(pairs(args, [s.tree for s in two]), specs, routes)
+        print(f"diff: {two[0].label} -> {two[1].label}: {len(groups)} families x pairs x "
+              f"routes; the change touches {len(change.paths)} files, "
+              f"{len(change.functions)} functions", flush=True)
         d = diff.run(two, groups, matrix.preload_library(), args.jobs, case.EXPECT, runner.progress,
-                     results=args.results or None, confirm=max(0, args.confirm))
+                     results=args.results or None, confirm=max(0, args.confirm),
+                     touched=change)
+    wrong = diff.against(d, claims) if claims is not None else []
+    status = diff.FAIL if wrong else d.exit_status
     text = diffreport.markdown(d)
+    if claims is not None:  # the case's claim is the verdict: said where the report is read
+        text += "\n" + "\n".join([f"Case {args.case}: " + ("as it says." if not wrong else
+                                   f"not as it says (exit {status}):")]
+                                  + [f"- {w}" for w in wrong]) + "\n"
     print(text)
     if args.markdown:
         Path(args.markdown).write_text(text)
     if args.json:
-        Path(args.json).write_text(json.dumps(diffreport.to_json(d), indent=1) + "\n")
+        Path(args.json).write_text(json.dumps(
+            {**diffreport.to_json(d), "exit_status": status,
+             **({"case": {"name": args.case, "wrong": wrong}} if claims is not None else {})},
+            indent=1) + "\n")
     if args.html:
         Path(args.html).write_text(diff_html.page(d))
-    wrong = diff.against(d, claims) if claims is not None else []
     for w in wrong:
         print(f"- not as case {args.case} says: {w}", file=sys.stderr)
     print(f"diff: {d.runs} runs in {d.seconds['total']:.1f} s ({diffreport.rate(d):.2f} runs/s), "
-          f"exit {d.exit_status}", file=sys.stderr)
-    return 1 if wrong else d.exit_status
+          f"exit {status}", file=sys.stderr)
+    return status

@@ -4,9 +4,28 @@ verdict, every site that changed and the command that reruns it, and the JSON (w
 
 from collections import Counter
 
+from harness.judge import diff
 from harness.judge.diff import Change, Diff, Pair, Side
 
-SCHEMA = 1
+SCHEMA = 2
+WORDS = {diff.PASS: "PASS", diff.FAIL: "FAIL", diff.BLIND: "BLIND"}
+
+
+def seen_line(d: Diff) -> str:
+    """judged / blind / total, of every site and of those the change's code runs in."""
+    t = d.tally()
+    out = f"judged {t['judged']} / blind {t['blind']} / total {t['total']} sites"
+    if t["not_judged"]:
+        out += f" ({t['not_judged']} not judged: ERROR or flaky)"
+    if not d.touched.known:
+        return out + "; what the change touches could not be read"
+    k = t["touched"]
+    if not d.touched.paths:
+        return out + "; the trees' sources are the same"
+    if not k["total"]:
+        return out + "; no site's stack runs through the change"
+    return (out + f"; through the change: judged {k['judged']} / blind {k['blind']} / "
+            f"total {k['total']}")
 
 
 def verdict_line(d: Diff) -> str:
@@ -21,8 +40,26 @@ def verdict_line(d: Diff) -> str:
         parts.append(f"{c[Change.ONLY_FROM]} only in {a}, {c[Change.ONLY_TO]} only in {b}")
     if c[Change.ERROR] or d.census_errors:
         parts.append(f"{c[Change.ERROR] + len(d.census_errors)} not judged (ERROR)")
-    word = "FAIL" if d.exit_status else "PASS"
-    return f"**{word}**: {len(d.pairs)} sites: " + ", ".join(parts)
+    word = WORDS[d.exit_status]
+    return f"**{word}**: {seen_line(d)}: " + ", ".join(parts)
+
+
+def blind_lines(d: Diff) -> list:
+    """Why a BLIND verdict is one, and the blind sites per route and family."""
+    out = []
+    if d.exit_status == diff.BLIND:
+        t = d.tally()["touched"]
+        why = (f"every one of the {t['total']} sites whose stack runs through the change "
+               "hung or crashed in both trees" if t["total"] else
+               "no site's stack runs through the change" if d.touched.known else
+               "no site was judged")
+        out.append(f"Not a pass: {why}, so what the change does there was not seen "
+                   f"(exit {diff.BLIND}).")
+    groups = d.blind_groups()
+    if groups:
+        out.append("Blind (HANG or CRASH in both trees): " + ", ".join(
+            f"{route} / `{family}` {b} of {n}" for route, family, b, n in groups) + ".")
+    return out
 
 
 def _cls(s, seen) -> str:
@@ -36,14 +73,17 @@ def _row(p: Pair) -> str:
     a, b = p.sites
     repro = (b or a).command
     nth = f" #{p.nth + 1}" if p.nth else ""
-    return (f"| {p.group.backend} / {p.group.filter} | `{p.group.family}` | `{p.where}`{nth} "
-            f"| {_cls(a, p.seen[0])} | {_cls(b, p.seen[1])} | `{repro}` |")
+    mark = {"function": " (touched)", "file": " (touched file)"}.get(p.touched, "")
+    return (f"| {p.group.backend} / {p.group.filter} | {p.group.route} | `{p.group.family}` "
+            f"| `{p.where}`{nth}{mark} | {_cls(a, p.seen[0])} | {_cls(b, p.seen[1])} "
+            f"| `{repro}` |")
 
 
 SECTIONS = ((Change.REGRESSION, "Regressions"), (Change.ERROR, "Not judged (ERROR)"),
             (Change.FIX, "Fixes"), (Change.FLAKY, "Flaky (not judged)"),
             (Change.CHANGED, "Changed otherwise"),
             (Change.ONLY_FROM, "Only in {a}"), (Change.ONLY_TO, "Only in {b}"))
+HEADER = "| backend / filter | route | family | where | {a} | {b} | reproduce |"
 
 
 def markdown(d: Diff) -> str:
@@ -56,6 +96,13 @@ def markdown(d: Diff) -> str:
         lines += [f"{b}: " + ("the patch " if len(mine) == 1 else "the patches ")
                   + ", ".join(f"`{p}`" for p in mine), ""]
     lines += [verdict_line(d), ""]
+    lines += [f"- {line}" for line in blind_lines(d)]
+    if d.touched.known and d.touched.paths:
+        fn = ", ".join(f"`{f}`" for f in d.touched.names()) or "none"
+        lines.append(f"- The change touches {len(d.touched.paths)} file"
+                     f"{'s' * (len(d.touched.paths) != 1)} "
+                     f"({', '.join(f'`{x}`' for x in d.touched.paths[:8])}"
+                     f"{', ...' if len(d.touched.paths) > 8 else ''}); functions: {fn}.")
     for e in d.census_errors:
         lines.append(f"- {e}")
     for ch, title in SECTIONS:
@@ -63,11 +110,14 @@ def markdown(d: Diff) -> str:
         if not rows:
             continue
         lines += ["", f"### {title.format(a=a, b=b)} ({len(rows)})", "",
-                  f"| backend / filter | family | where | {a} | {b} | reproduce |",
-                  "|---|---|---|---|---|---|"] + [_row(p) for p in rows]
+                  HEADER.format(a=a, b=b), "|---|---|---|---|---|---|---|"] + [_row(p) for p in rows]
+    blind = [p for p in d.pairs if p.blind and p.touched]
+    if blind:
+        lines += ["", f"### Blind sites through the change ({len(blind)})", "",
+                  HEADER.format(a=a, b=b), "|---|---|---|---|---|---|---|"] + [_row(p) for p in blind]
     lines += ["", "### Every family", "",
-              f"| backend / filter | family | sites {a} | sites {b} | {a} | {b} |",
-              "|---|---|---|---|---|---|"]
+              f"| backend / filter | route | family | sites {a} | sites {b} | {a} | {b} | blind |",
+              "|---|---|---|---|---|---|---|---|"]
     none = [g.key for g in d.groups if g.sites == [0, 0]]  # said once, below the table
     for g in d.groups:
         if g.sites == [0, 0]:
@@ -77,8 +127,8 @@ def markdown(d: Diff) -> str:
             p.sites[i].cls.value for p in mine if p.sites[i] is not None).items())) or "—"
             for i in (0, 1)]
         counts = ["—" if n is None else str(n) for n in g.sites]
-        lines.append(f"| {g.backend} / {g.filter} | `{g.family}` | {counts[0]} | {counts[1]} "
-                     f"| {tally[0]} | {tally[1]} |")
+        lines.append(f"| {g.backend} / {g.filter} | {g.route} | `{g.family}` | {counts[0]} "
+                     f"| {counts[1]} | {tally[0]} | {tally[1]} | {sum(p.blind for p in mine)} |")
     if none:
         lines += ["", "No calls in either tree: " + ", ".join(f"`{k}`" for k in none) + "."]
     lines += ["", timing(d), ""]
@@ -111,15 +161,21 @@ def to_json(d: Diff) -> dict:
     return {
         "schema": SCHEMA,
         "from": _side_json(d.sides[0]), "to": _side_json(d.sides[1]),
-        "exit_status": d.exit_status,
+        "exit_status": d.exit_status, "word": WORDS[d.exit_status],
         "verdict": {ch.value: c[ch] for ch in Change},
+        "counts": d.tally(),
+        "blind": [{"route": r, "family": f, "blind": b, "sites": n}
+                  for r, f, b, n in d.blind_groups()],
+        "touched": d.touched.to_json(),
         "census_errors": d.census_errors,
-        "groups": [{"backend": g.backend, "filter": g.filter, "family": g.family,
+        "groups": [{"backend": g.backend, "filter": g.filter, "route": g.route,
+                    "family": g.family,
                     "fault": g.fault, "sites": {"from": g.sites[0], "to": g.sites[1]},
                     "errors": {"from": g.errors[0], "to": g.errors[1]}} for g in d.groups],
         "sites": [{"backend": p.group.backend, "filter": p.group.filter,
-                   "family": p.group.family, "place": p.place, "nth": p.nth,
-                   "change": p.change.value,
+                   "route": p.group.route, "family": p.group.family, "place": p.place,
+                   "nth": p.nth, "change": p.change.value, "blind": p.blind,
+                   "judged": p.judged, "touched": p.touched,
                    "seen": {"from": [c.value for c in p.seen[0]],
                             "to": [c.value for c in p.seen[1]]},
                    "from": _site_json(p.sites[0]),

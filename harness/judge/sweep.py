@@ -10,12 +10,31 @@ import shlex
 from dataclasses import dataclass, replace
 
 from harness import errnos
+from harness.errors import HarnessError
 from harness.run.outcome import Outcome
 from harness.run.runner import NOTHING, run as run_all, servers
 from harness.run.spec import FOREVER
 
 FRAMES = 4
 TIMEOUT = 10.0
+# The routes a sweep runs, by the name a report gives them -> the worker's route
+# (harness/run/worker.py): "frames" arms the window before the first frame, so every call
+# of the backend's own code is a site, its own flush at EOF included; "flush" arms it
+# once the frames came out clean and replaces the backend's flush with the PR's stand-in,
+# which starts an inference thread through ff_dnn_start_inference_async() at EOF, as
+# dnn_flush_th() -> execute_model_th() does for a partial batch.
+ROUTES = {"frames": "sweep", "flush": "flush"}
+ROUTE_NAMES = {v: k for k, v in ROUTES.items()}
+
+
+def route_names(text: str | None) -> list:
+    """`frames,flush` -> the worker's routes, in that order; bad names are bad input."""
+    names = [t.strip() for t in (text or ",".join(ROUTES)).split(",") if t.strip()]
+    bad = [n for n in names if n not in ROUTES]
+    if bad or not names:
+        raise HarnessError(f"unknown sweep route '{bad[0] if bad else text}' "
+                           f"(known: {', '.join(ROUTES)})")
+    return [ROUTES[n] for n in dict.fromkeys(names)]
 
 
 class Class(str, enum.Enum):
@@ -51,9 +70,11 @@ class Found(tuple):
 
 def census(scenario) -> object:
     """A clean run with the injector armed but letting every call through: its
-    eligible counter is the number of sites."""
+    eligible counter is the number of sites. The scenario's route is the sweep's
+    ("sweep", armed from the first frame, or "flush", armed at EOF: ROUTES)."""
+    route = scenario.route if scenario.route in ROUTE_NAMES else "sweep"
     return replace(scenario, fault=replace(scenario.fault, skip=FOREVER, count=1),
-                   route="sweep", frames=FRAMES, timeout=TIMEOUT)
+                   route=route, frames=FRAMES, timeout=TIMEOUT)
 
 
 def classify(r, clean_frames=None) -> Class:
@@ -69,7 +90,7 @@ def classify(r, clean_frames=None) -> Class:
     if any(c > 0 for c in codes):
         return Class.LOST
     frames = [f["md5"] for f in d.get("frames", [])]
-    if len(frames) < FRAMES:
+    if len(frames) < getattr(r.scenario, "frames", FRAMES):
         return Class.DROPPED
     if clean_frames is not None and frames != clean_frames:
         return Class.ALTERED
@@ -78,7 +99,7 @@ def classify(r, clean_frames=None) -> Class:
 
 def reproducer(sc) -> str:
     return shlex.join(["python", "-m", "harness", "run", "--build", sc.tree,
-                       "--backend-name", sc.backend, "--filter", sc.filter, "--route", "sweep",
+                       "--backend-name", sc.backend, "--filter", sc.filter, "--route", sc.route,
                        "--fault", sc.fault.spec, "--frames", str(sc.frames),
                        "--timeout", f"{sc.timeout:g}", "--measure"])
 

@@ -24,6 +24,7 @@ from harness.compile import ffi_build
 from harness.errors import HarnessError
 from harness.run.filtergraph import Graph
 from harness.run.scenario import HEIGHT, WIDTH, Scenario
+from harness.run.spec import FOREVER
 from harness.obtain import probe
 from harness.obtain.trees import Tree, check_stamp
 
@@ -242,11 +243,13 @@ def snapshot(ffi, lib, sc: Scenario, result: dict, start: int, before: dict) -> 
     result["activate_first_error"] = failed[0] if failed else None
     result["flush_calls"] = lib.ffdnn_flush_calls()
     result["log"] = ffi.string(lib.ffdnn_log_text()).decode(errors="replace")
-    if sc.route == "sweep" and sc.fault.kind != "none":  # where the calls came from
-        result["sites"] = sites.sites(ffi, lib, sc.fault, result["counters"].get("eligible", 0))
-    elif result["counters"].get("failures"):  # the PR's routes: which call was failed
+    if not families.arms(sc.fault):
+        return
+    if result["counters"].get("failures") and sc.route != "sweep":  # which call was failed
         result["failed_call"] = sc.fault.skip + 1
-        result["sites"] = sites.sites(ffi, lib, sc.fault, result["counters"]["eligible"])
+    if sc.route == "sweep" or result["counters"].get("failures") or sc.fault.skip == FOREVER:
+        # where the calls came from: a sweep's every run, a failing run, a census
+        result["sites"] = sites.sites(ffi, lib, sc.fault, result["counters"].get("eligible", 0))
 
 
 def execute(scenario: str, out: str) -> int:

@@ -1,0 +1,163 @@
+"""The diff as a regression gate (issue 24): a revert of #24760 made on purpose is caught
+on the route #24760 fixes (the flush at EOF) on every backend built; the series' trees in
+order show #24702 losing the error there and #24760 surfacing it again; and a change
+whose every site hangs in both trees is said to be blind, with an exit status of its own."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from harness.judge import diff
+from harness.obtain.trees import GIT_ID
+from harness.paths import PROJECT
+from harness.run import chains as graphs
+
+# What the gate must see, per route, for `pthread_create` failed at each of its sites.
+# "flush": the PR's own route, the stand-in flush starting an inference thread at EOF
+# ("before the fix `activate()` returned 11, 22 and 1 and the sink returned only
+# `AVERROR_EOF`"; after it, AVERROR_EXTERNAL for EAGAIN): SURFACED on after, LOST with
+# #24760 reverted. "frames": the backends' own starts; TensorFlow's and LibTorch's hang in
+# both trees (cases/pr24760.py SWEEP), OpenVINO's dnn_classify through TensorFlow's boxes
+# too, and ONNX Runtime and OpenVINO start no thread ("ONNX Runtime and OpenVINO do not
+# use it."): blind, or no site.
+REVERT = {
+    "flush": ("SURFACED", "LOST", "regression"),
+    "frames": ("HANG", "HANG", "same"),
+}
+# base -> before -> after on the flush route: #24702's commit 7 returns ff_dnn_flush()'s
+# result at EOF, so base's -1 (AVERROR(EPERM), "base returns -1 (AVERROR(EPERM)) at EOF,
+# before returns 11") becomes the positive errno the graph drops; #24760 makes it AVERROR.
+CHAIN = {
+    ("base", "before"): ("SURFACED", "LOST", "regression", diff.FAIL),
+    ("before", "after"): ("LOST", "SURFACED", "fix", diff.PASS),
+}
+
+
+def harness(*args):
+    return subprocess.run([sys.executable, "-m", "harness", "diff", *args], cwd=PROJECT,
+                          capture_output=True, text=True)
+
+
+def pairs(tree) -> list:
+    have = {b["name"] for b in tree.stamp["backends"]}
+    return sorted((b, f) for (b, f) in graphs.GRAPHS if graphs.needs(b, f) <= have)
+
+
+@pytest.fixture(scope="module")
+def revert_patch(tree, tmp_path_factory):
+    """`git revert` of #24760 (after's last commit, patch 9) as a patch file."""
+    after = tree("after")
+    d = tmp_path_factory.mktemp("revert")
+    repo = d / "ffmpeg"
+    subprocess.run(["git", "clone", "-q", "--shared", str(after.src), str(repo)], check=True)
+    env = {**os.environ, **GIT_ID}
+    subject = subprocess.run(["git", "-C", str(repo), "log", "-1", "--format=%s"],
+                             capture_output=True, text=True, check=True).stdout
+    assert subject.startswith("avfilter/dnn: return AVERROR codes when an async thread")
+    subprocess.run(["git", "-C", str(repo), "revert", "--no-edit", "HEAD"], check=True,
+                   env=env, capture_output=True)
+    out = subprocess.run(["git", "-C", str(repo), "format-patch", "-1", "-o", str(d)],
+                         capture_output=True, text=True, check=True, env=env)
+    return out.stdout.strip()
+
+
+@pytest.mark.after
+def test_revert_of_24760_is_caught(tree, revert_patch, tmp_path):
+    """Exit 1, a LOST regression on the flush route of every backend and filter built;
+    the frames route's thread starts blind (HANG in both trees), said, and marked as
+    running through the change (ff_dnn_start_inference_async, the function #24760 edits)."""
+    after = tree("after")
+    out = tmp_path / "d.json"
+    r = harness("--from", "after", "--patch", revert_patch, "--fault", "pthread_create",
+                "--confirm", "1", "--json", str(out))
+    assert r.returncode == diff.FAIL, r.stdout + r.stderr[-2000:]
+    d = json.loads(out.read_text())
+    assert d["exit_status"] == diff.FAIL and d["word"] == "FAIL"
+    assert d["touched"]["functions"] == ["ff_dnn_start_inference_async (dnn_backend_common.c)"]
+    flush = [s for s in d["sites"] if s["route"] == "flush"]
+    assert sorted((s["backend"], s["filter"]) for s in flush) == pairs(after)
+    for s in flush:
+        assert (s["from"]["class"], s["to"]["class"], s["change"]) == REVERT["flush"], s
+        assert s["touched"] == "function" and not s["blind"]
+    frames = [s for s in d["sites"] if s["route"] == "frames"]
+    assert frames, "TensorFlow's or LibTorch's own starts are swept"
+    for s in frames:
+        assert (s["from"]["class"], s["to"]["class"], s["change"]) == REVERT["frames"], s
+        assert s["blind"] and s["touched"] == "function"
+    assert d["counts"]["blind"] == len(frames) and d["counts"]["judged"] == len(flush)
+    assert f"judged {len(flush)} / blind {len(frames)} / total {len(flush) + len(frames)}" \
+        in r.stdout
+
+
+@pytest.mark.before
+@pytest.mark.after
+@pytest.mark.parametrize("a, b", CHAIN, ids=[f"{a}-{b}" for a, b in CHAIN])
+def test_series_in_order(tree, tmp_path, a, b):
+    """base -> before -> after on the PR's route, every backend and filter built."""
+    tree(a), tree(b)
+    out = tmp_path / "d.json"
+    r = harness("--from", a, "--to", b, "--fault", "pthread_create", "--route", "flush",
+                "--confirm", "1", "--json", str(out))
+    *classes, status = CHAIN[(a, b)]
+    assert r.returncode == status, r.stdout + r.stderr[-2000:]
+    d = json.loads(out.read_text())
+    assert sorted((s["backend"], s["filter"]) for s in d["sites"]) == pairs(tree(b))
+    assert {(s["from"]["class"], s["to"]["class"], s["change"]) for s in d["sites"]} == \
+        {tuple(classes)}
+
+
+# A change to execute_model_tf() that changes nothing it does (a comment), so every
+# TensorFlow thread-start site runs through it and hangs in both trees.
+COMMENT = """\
+From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001
+From: ffdnn <ffdnn@localhost>
+Date: Sat, 1 Jan 2000 00:00:00 +0000
+Subject: [PATCH] avfilter/dnn_backend_tf: a comment in execute_model_tf()
+
+A change the gate cannot see behind its hangs (tests/test_gate.py).
+---
+ libavfilter/dnn/dnn_backend_tf.c | 1 +
+ 1 file changed, 1 insertion(+)
+
+diff --git a/libavfilter/dnn/dnn_backend_tf.c b/libavfilter/dnn/dnn_backend_tf.c
+--- a/libavfilter/dnn/dnn_backend_tf.c
++++ b/libavfilter/dnn/dnn_backend_tf.c
+@@ -778,6 +778,7 @@ static int execute_model_tf(TFRequestItem *request, Queue *lltask_queue)
+         goto err;
+     }
+ 
++    // one thread per task in async mode
+     if (task->async) {
+         if (ff_dnn_start_inference_async(ctx, &request->exec_module) != 0) {
+             goto err;
+--\x20
+2.39.5
+
+"""
+
+
+@pytest.mark.after
+@pytest.mark.tensorflow
+def test_all_touched_sites_blind(tree, tmp_path):
+    """Every site that runs through the change hangs in both trees: not a PASS, exit
+    BLIND, and the report says why."""
+    after = tree("after")
+    if "tf" not in {b["name"] for b in after.stamp["backends"]}:
+        pytest.skip("tree built without tf (run: make test BACKENDS=all)")
+    patch = tmp_path / "comment.patch"
+    patch.write_text(COMMENT)
+    out = tmp_path / "d.json"
+    r = harness("--from", "after", "--patch", str(patch), "--backend-name", "tf",
+                "--filter", "dnn_processing", "--route", "frames", "--fault", "pthread_create",
+                "--confirm", "1", "--json", str(out))
+    assert r.returncode == diff.BLIND, r.stdout + r.stderr[-2000:]
+    d = json.loads(out.read_text())
+    assert d["word"] == "BLIND" and d["exit_status"] == diff.BLIND
+    assert d["touched"]["functions"] == ["execute_model_tf (dnn_backend_tf.c)"]
+    assert d["counts"]["touched"] == {"judged": 0, "blind": 4, "not_judged": 0, "total": 4}
+    assert "**BLIND**: judged 0 / blind 4 / total 4 sites" in r.stdout
+    assert "Not a pass: every one of the 4 sites whose stack runs through the change hung " \
+        "or crashed in both trees" in r.stdout
