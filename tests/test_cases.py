@@ -27,7 +27,7 @@ def test_cases_by_name():
 @pytest.mark.unit
 def test_followups_case_names_its_patches():
     series = (followups.SERIES / "series").read_text().split()
-    assert len(series) == 4 and all((followups.SERIES / n).is_file() for n in series)
+    assert len(series) == 5 and all((followups.SERIES / n).is_file() for n in series)
     assert all(k.count(" / ") == 3 for k in followups.DIFF)
 
 
@@ -54,16 +54,17 @@ def test_against_a_case():
 @pytest.mark.tensorflow
 @pytest.mark.onnx
 def test_followups_fix_what_the_case_says(trees):
-    """The follow-up case's verdict as a test: after -> after + the four patches fixes the
-    TensorFlow thread-start hangs and the pre-processing sites, and regresses nothing."""
+    """The follow-up case's verdict as a test: after -> after + the five patches fixes the
+    TensorFlow and LibTorch thread-start hangs and the pre-processing sites, and regresses
+    nothing."""
     tree = need_tree(trees, "after")
-    if not {"tf", "onnx"} <= {b["name"] for b in tree.stamp["backends"]}:
-        pytest.skip("trees built without tf and onnx (run: make test BACKENDS=all)")
+    if not {"tf", "onnx", "torch"} <= {b["name"] for b in tree.stamp["backends"]}:
+        pytest.skip("trees built without tf, onnx and torch (run: make test BACKENDS=all)")
     r = subprocess.run([sys.executable, "-m", "harness", "diff", "--case", "followups",
                         "--confirm", "1", "--backend", "all"], cwd=PROJECT,
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-3000:]
-    assert "12 fixes" in r.stdout and "0 regressions" in r.stdout, r.stdout
+    assert "20 fixes" in r.stdout and "0 regressions" in r.stdout, r.stdout
 
 
 @pytest.mark.unit

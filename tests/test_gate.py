@@ -83,7 +83,8 @@ def test_revert_of_24760_is_caught(tree, revert_patch, tmp_path):
         assert (s["from"]["class"], s["to"]["class"], s["change"]) == REVERT["flush"], s
         assert s["touched"] == "function" and not s["blind"]
     frames = [s for s in d["sites"] if s["route"] == "frames"]
-    assert frames, "TensorFlow's or LibTorch's own starts are swept"
+    own = {"tf", "torch"} & {b for b, _ in pairs(after)}
+    assert bool(frames) == bool(own), "TensorFlow's and LibTorch's own starts are swept"
     for s in frames:
         assert (s["from"]["class"], s["to"]["class"], s["change"]) == REVERT["frames"], s
         assert s["blind"] and s["touched"] == "function"
@@ -161,3 +162,56 @@ def test_all_touched_sites_blind(tree, tmp_path):
     assert "**BLIND**: judged 0 / blind 4 / total 4 sites" in r.stdout
     assert "Not a pass: every one of the 4 sites whose stack runs through the change hung " \
         "or crashed in both trees" in r.stdout
+
+
+# With the fifth follow-up (builds/patches/followups/0005), LibTorch's own thread starts
+# surface their error through the task, so a revert of #24760 shows on LibTorch's real
+# frame route too: the positive errno is no error to ff_dnn_complete_lltask(), the task
+# completes as a success and its frame comes out unwritten (ALTERED). TensorFlow's 0001
+# also returns the error from execute_model, which dnn_processing turns into AVERROR(EIO)
+# whatever its sign: there the revert shows on the flush route only.
+REVERT_ON_FOLLOWUPS = {
+    ("torch", "frames"): ("SURFACED", "ALTERED", "regression"),
+    ("torch", "flush"): ("SURFACED", "LOST", "regression"),
+    ("tf", "frames"): ("SURFACED", "SURFACED", "same"),
+    ("tf", "flush"): ("SURFACED", "LOST", "regression"),
+}
+
+
+@pytest.mark.after
+@pytest.mark.torch
+@pytest.mark.tensorflow
+@pytest.mark.trees
+def test_revert_on_followups_caught_on_libtorch_frames(tree, tmp_path):
+    """after + the five follow-ups, and that with #24760 reverted, as two refs of a clone
+    (bring your own tree: the first is the follow-ups case's tree again, its objects
+    copied; the second compiles one object)."""
+    from cases import followups
+    from harness.obtain.patched import PatchedPlan
+    from tests.conftest import BACKENDS
+    after = tree("after")
+    if not {"tf", "torch"} <= {b["name"] for b in after.stamp["backends"]}:
+        pytest.skip("trees built without tf and torch (run: make test BACKENDS=all)")
+    series = [followups.SERIES / n for n in (followups.SERIES / "series").read_text().split()]
+    plan = PatchedPlan(BACKENDS, followups.LAYOUT, on="after", patches=series)
+    fixed = plan.get(plan.patched)
+    repo = tmp_path / "ffmpeg"
+    subprocess.run(["git", "clone", "-q", "--shared", str(fixed.src), str(repo)], check=True)
+    env = {**os.environ, **GIT_ID}
+    pr = subprocess.run(["git", "-C", str(repo), "log", "--format=%H",
+                         "--grep=return AVERROR codes when an async thread cannot start"],
+                        capture_output=True, text=True, check=True).stdout.split()
+    assert len(pr) == 1, "#24760 is one commit under the follow-ups"
+    subprocess.run(["git", "-C", str(repo), "revert", "--no-edit", pr[0]], check=True, env=env,
+                   capture_output=True)
+    out = tmp_path / "d.json"
+    r = harness("--git-dir", str(repo), "--from-ref", "HEAD~1", "--to-ref", "HEAD",
+                "--backend", BACKENDS, "--backend-name", "torch,tf", "--filter", "dnn_processing",
+                "--fault", "pthread_create", "--confirm", "1", "--json", str(out))
+    assert r.returncode == diff.FAIL, r.stdout + r.stderr[-2000:]
+    d = json.loads(out.read_text())
+    got = {}
+    for s in d["sites"]:
+        got.setdefault((s["backend"], s["route"]), set()).add(
+            (s["from"]["class"], s["to"]["class"], s["change"]))
+    assert got == {k: {v} for k, v in REVERT_ON_FOLLOWUPS.items()}
