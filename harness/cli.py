@@ -313,8 +313,10 @@ def add_build_options(p) -> None:
                         "left out and named")
     p.add_argument("--git-dir", metavar="DIR",
                    help="bring your own tree: an FFmpeg git clone; builds before/after from refs")
-    p.add_argument("--before-ref", default="HEAD~1", help="with --git-dir: the 'before' ref")
-    p.add_argument("--after-ref", default="HEAD", help="with --git-dir: the 'after' ref")
+    p.add_argument("--before-ref", "--from-ref", dest="before_ref", default="HEAD~1",
+                   help="with --git-dir: the 'before' ref (--from-ref, as diff says it)")
+    p.add_argument("--after-ref", "--to-ref", dest="after_ref", default="HEAD",
+                   help="with --git-dir: the 'after' ref (--to-ref, as diff says it)")
 
 
 def parser() -> argparse.ArgumentParser:

@@ -358,6 +358,38 @@ def test_pr_refs_job_builds_the_pull_requests_refs(workflow):
     assert checkout["with"]["fetch-depth"] == 0, "both refs need the history"
 
 
+def test_pr_refs_job_judges_the_pull_request(workflow):
+    """The FFmpeg-side job is the regression gate for any pull request (issue 24): it diffs
+    base -> head, fails on a regression (1) and lets a blind diff (3) through only as
+    such; #24760's tables run only when the pull request's diff is #24760's patch."""
+    job = load(workflow)["jobs"]["pr-refs"]
+    ap = cli.parser()
+    gate = table = None
+    for step in job["steps"]:
+        for words in commands(substitute(step.get("run", ""), {})):
+            args = after(words, "-m", "harness")
+            if args is None:
+                continue
+            ns = ap.parse_args(args)
+            if ns.command == "diff":
+                gate = (step, ns)
+            elif ns.command in ("run", "table"):
+                table = (step, ns)
+    assert gate, "the job runs the diff"
+    step, ns = gate
+    assert ns.git_dir == "." and ns.from_ref == ns.to_ref == PLACEHOLDER
+    assert re.search(r"--from-ref \$\{\{ (github|forge)\.event\.pull_request\.base\.sha",
+                     step["run"]) and re.search(
+        r"--to-ref \$\{\{ (github|forge)\.event\.pull_request\.head\.sha", step["run"])
+    assert ns.json and ns.markdown and ns.html, "the reports are uploaded"
+    assert "[ $status = 0 ] || [ $status = 3 ]" in step["run"], "1 fails the job, 3 is said"
+    assert "GITHUB_STEP_SUMMARY" in step["run"]
+    assert table, "the case's tables are still there for #24760 itself"
+    step, _ = table
+    assert step is not gate[0] and "git patch-id" in step["run"] and "exit 0" in step["run"], \
+        "the tables run only for the case's own patch"
+
+
 def test_commands_splitter():
     got = commands("mkdir -p results\n.venv/bin/python -m harness run --json a.json "
                    "> results/t.md || status=$?\nmake -C .ffdnn venv deps && echo ok\n")
