@@ -16,6 +16,13 @@
  * returning err without touching *memptr (posix_memalign). free() is never
  * failed or counted. An allocation made from inside the injector is never
  * failed. The counters are cumulative since load; take deltas.
+ *
+ * Poison: while armed, a block an eligible malloc() or posix_memalign()
+ * call returns is filled with a pattern whose 4-byte words all differ from
+ * their neighbours (bytes 0xa5, every fourth the word's index), so that
+ * what the caller reads before it writes is the same in every run. calloc()
+ * zeroes by contract; the tail realloc() adds is left as the C library
+ * returns it.
  */
 #ifndef FI_MALLOC_H
 #define FI_MALLOC_H

@@ -203,28 +203,48 @@ static int caller_matches(uintptr_t pc)
 }
 
 /* Count the call and decide its fate: 0 = call through, otherwise the
- * error number to fail with. */
-static int fi_decide(void *caller)
+ * error number to fail with. *eligible: the call counted in the window
+ * (armed, and its caller targeted). */
+static int fi_decide(void *caller, int *eligible)
 {
     int err;
 
+    *eligible = 0;
     if (fi_busy)  /* the injector's own allocations (the unwinder's, at arm) */
         return 0;
     atomic_fetch_add_explicit(&fi_window.calls, 1, memory_order_relaxed);
     if (!atomic_load_explicit(&fi_window.armed, memory_order_acquire) ||
         !caller_matches((uintptr_t)caller))
         return 0;
+    *eligible = 1;
     fi_busy++;
     err = fi_window_take_locked(&fi_lock, &fi_window);
     fi_busy--;
     return err;
 }
 
+/*
+ * Fill an eligible block that goes through with a pattern whose 4-byte
+ * words all differ from their neighbours (0xa5a5a5 and the word's index),
+ * as a debugging allocator poisons new memory: what the code under test
+ * reads before it writes is then the same in every run, and two fields it
+ * never set never compare equal. Without it their values are whatever the
+ * block held when it was freed, which depends on what else ran.
+ */
+static void poison(void *block, size_t size)
+{
+    unsigned char *p = block;
+
+    for (size_t i = 0; p && i < size; i++)
+        p[i] = (i & 3) == 0 ? (unsigned char)(i >> 2) : 0xa5;
+}
+
 /* ---- the interposed functions ---- */
 
 void *malloc(size_t size)
 {
-    int err = fi_decide(__builtin_return_address(0));
+    int eligible, err = fi_decide(__builtin_return_address(0), &eligible);
+    void *out;
 
     if (err) {
         errno = err;
@@ -232,12 +252,15 @@ void *malloc(size_t size)
     }
     if (!have_real())
         return arena_alloc(size, 0);
-    return real.malloc(size);
+    out = real.malloc(size);
+    if (eligible)
+        poison(out, size);
+    return out;
 }
 
 void *calloc(size_t nmemb, size_t size)
 {
-    int err = fi_decide(__builtin_return_address(0));
+    int eligible, err = fi_decide(__builtin_return_address(0), &eligible);
 
     if (err) {
         errno = err;
@@ -255,7 +278,7 @@ void *calloc(size_t nmemb, size_t size)
 
 void *realloc(void *ptr, size_t size)
 {
-    int err = fi_decide(__builtin_return_address(0));
+    int eligible, err = fi_decide(__builtin_return_address(0), &eligible);
     void *out;
 
     if (err) {
@@ -277,7 +300,7 @@ void *realloc(void *ptr, size_t size)
 
 int posix_memalign(void **memptr, size_t alignment, size_t size)
 {
-    int err = fi_decide(__builtin_return_address(0));
+    int eligible, err = fi_decide(__builtin_return_address(0), &eligible);
 
     if (err)
         return err;
@@ -288,7 +311,10 @@ int posix_memalign(void **memptr, size_t alignment, size_t size)
             return ENOMEM;
         return 0;
     }
-    return real.posix_memalign(memptr, alignment, size);
+    err = real.posix_memalign(memptr, alignment, size);
+    if (!err && eligible)
+        poison(*memptr, size);
+    return err;
 }
 
 void free(void *ptr)

@@ -64,7 +64,8 @@ def test_followups_fix_what_the_case_says(trees):
                         "--confirm", "1", "--backend", "all"], cwd=PROJECT,
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-3000:]
-    assert "20 fixes" in r.stdout and "0 regressions" in r.stdout, r.stdout
+    assert "75 fixes" in r.stdout and "0 regressions" in r.stdout, r.stdout
+    assert "flaky" not in r.stdout, "the malloc sites are steady (the injector poisons)"
 
 
 @pytest.mark.unit

@@ -32,7 +32,7 @@ def add_arguments(p) -> None:
                    help="families, comma-separated or repeated: pthread_create, malloc, "
                         "wrap (every wrapped helper) or wrap:<ff_symbol>, or a spec "
                         "(default: every family)")
-    p.add_argument("--route", metavar="LIST", default="frames,flush",
+    p.add_argument("--route", metavar="LIST",
                    help="the sweep's routes: frames (each family's calls from the first "
                         "frame on, the backend's own code throughout) and flush (its calls "
                         "from EOF on, the PR's stand-in flush starting an inference thread "
@@ -149,18 +149,43 @@ def pairs(args, trees) -> list:
 
 
 def _from_case(args, case):
-    """A case that claims a diff (DIFF) gives its trees, patches, families and pairs where
-    the command line names none; then its DIFF is what the diff is judged against."""
+    """A case that claims a diff (DIFF) gives its trees and patches where the command line
+    names none; then its DIFF is what the diff is judged against, and its groups are
+    what runs (narrowed by --fault, --backend-name, --filter and --route)."""
     claims = getattr(case, "DIFF", None)
     if claims is None or args.from_tree or args.to_tree or args.git_dir or args.patch:
         return None
     series = case.SERIES / "series"
     args.from_tree = case.ON
     args.patch = [str(case.SERIES / n) for n in series.read_text().split()]
-    args.fault = args.fault or [",".join(case.FAULTS)]
-    args.backend_name = args.backend_name or case.BACKENDS
-    args.filter = args.filter or case.FILTERS
     return claims
+
+
+def case_groups(args, claims: dict, trees) -> list:
+    """The groups a case's DIFF names ("backend / filter / route / family"), those the
+    options keep; a group whose pair the trees cannot run is left out (the verdict then
+    says "not run")."""
+    from harness.judge import diff, sweep
+    from harness.run import chains as graphs
+    have = set.intersection(*({b["name"] for b in t.stamp["backends"]} for t in trees))
+    keep = {"backend": args.backend_name, "filter": args.filter, "route": args.route,
+            "family": ",".join(args.fault or ())}
+    out = []
+    for key in claims:
+        backend, filt, route, family = key.split(" / ")
+        values = {"backend": backend, "filter": filt, "route": route, "family": family}
+        if any(v and values[k] not in v.split(",") for k, v in keep.items()):
+            continue
+        if (backend, filt) in graphs.GRAPHS and graphs.needs(backend, filt) <= have:
+            out.append(diff.Group(backend, filt, families([family])[0], family, route=route))
+    return out
+
+
+def narrowed(args, claims: dict) -> dict:
+    """The case's claims the options keep."""
+    keep = (args.backend_name, args.filter, args.route, ",".join(args.fault or ()))
+    return {k: v for k, v in claims.items()
+            if all(not opt or part in opt.split(",") for part, opt in zip(k.split(" / "), keep))}
 
 
 def check_combinations(args) -> None:
@@ -226,7 +251,11 @@ def cmd(args) -> int:
                   "no change to diff", file=sys.__stdout__, flush=True)
             return 0
         change = touched.between(two[0].tree, two[1].tree)
-        groups = diff.plan_groups(pairs(args, [s.tree for s in two]), specs, routes)
+        if claims is not None:
+            claims = narrowed(args, claims)
+            groups = case_groups(args, claims, [s.tree for s in two])
+        else:
+            groups = diff.plan_groups(pairs(args, [s.tree for s in two]), specs, routes)
         print(f"diff: {two[0].label} -> {two[1].label}: {len(groups)} families x pairs x "
               f"routes; the change touches {len(change.paths)} files, "
               f"{len(change.functions)} functions", flush=True)

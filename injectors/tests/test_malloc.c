@@ -37,6 +37,19 @@ static void report(const char *name, int ok, const char *what, int err)
     printf("%s %s: %s %s\n", ok ? "ok" : "FAIL", name, what, err_name(err));
 }
 
+/* The injector's poison: bytes 0xa5, every fourth the 4-byte word's index. */
+static int poisoned(const void *block, size_t size)
+{
+    const unsigned char *p = block;
+
+    for (size_t i = 0; i < size; i++)
+        if (p[i] != ((i & 3) == 0 ? (unsigned char)(i >> 2) : 0xa5))
+            return 0;
+    return 1;
+}
+
+static int last_poisoned;   /* the last block check_malloc() got was poisoned */
+
 /* want_fail: the call must return NULL with errno ENOMEM; otherwise a
  * usable block. */
 static void check_malloc(const char *name, int want_fail)
@@ -45,6 +58,7 @@ static void check_malloc(const char *name, int want_fail)
 
     errno = 0;
     p = malloc(64);
+    last_poisoned = p && poisoned(p, 64);
     if (p)
         memset(p, 0x5a, 64);
     report(name, want_fail ? !p && errno == ENOMEM : p != NULL, p ? "ptr" : "NULL",
@@ -81,6 +95,7 @@ static int run(const FITestAPI *fi, const char *self)
     check_malloc("unarmed malloc 2", 0);
     check_value("arm ENOMEM skip 1 count 1", fi->arm(ENOMEM, 1, 1), 0);
     check_malloc("armed malloc 1", 0);
+    check_value("armed malloc 1 let through, poisoned", last_poisoned, 1);
     check_malloc("armed malloc 2", 1);
     check_malloc("armed malloc 3", 0);
     check_value("calls", fi->calls() - calls, 5);
@@ -108,8 +123,10 @@ static int run(const FITestAPI *fi, const char *self)
     ret = posix_memalign(&block, 64, 128);
     report("posix_memalign, count exhausted",
            !ret && block != (void *)1 && !((size_t)block & 63), "returns", ret);
-    if (!ret)
+    if (!ret) {
+        check_value("posix_memalign let through, poisoned", poisoned(block, 128), 1);
         free(block);
+    }
     check_value("arm EAGAIN skip 0 count 1", fi->arm(EAGAIN, 0, 1), 0);
     ret = posix_memalign(&block, 64, 128);
     report("posix_memalign returns the armed error", ret == EAGAIN, "returns", ret);
