@@ -67,8 +67,8 @@ def test_sweep_judges_every_site(tree, monkeypatch, capsys):
     monkeypatch.setitem(expected.SWEEP, key, ("CLEAN", "a wrong table"))
     assert cli.main(argv) == 1
     err = capsys.readouterr().err
-    assert "- onnx / dnn_processing: after call 1: ALTERED, expected CLEAN" in err
-    assert "- onnx / dnn_processing: after call 2: ALTERED, expected CLEAN" in err
+    assert "- onnx / dnn_processing / frames: after call 1: ALTERED, expected CLEAN" in err
+    assert "- onnx / dnn_processing / frames: after call 2: ALTERED, expected CLEAN" in err
 
 
 @pytest.mark.after
