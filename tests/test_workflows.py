@@ -280,7 +280,7 @@ def test_every_test_is_run_by_some_job(workflow):
     (or none), and the combinations the suite uses, is selected by some pytest run; a
     `unit` or `injectors` one by a job that builds no FFmpeg tree."""
     runs = pytest_selections(workflow)
-    combos = [set()] + [{m} for m in registered_markers()] + [
+    combos = [set()] + [{m} for m in registered_markers() - OPT_IN] + [
         {"unit", "sanitizer"}, {"sanitizer", "commit1", "onnx"},
         {"sanitizer", "commit2", "tensorflow"}, {"dnn_classify", "openvino", "after"}]
     for markers in combos:
@@ -289,6 +289,23 @@ def test_every_test_is_run_by_some_job(workflow):
     for markers in ({"unit"}, {"injectors"}):
         assert any(selects(expr, markers) and not builds for _, expr, builds in runs), \
             f"no job without an FFmpeg build runs the {markers} tests"
+
+
+# opt-in markers: deselected by pyproject.toml's addopts, run by `make release`, never by CI
+OPT_IN = {"other_release"}
+
+
+def test_every_selection_keeps_the_opt_in_tests_out(workflow):
+    """A `-m` on the command line replaces pyproject.toml's `-m 'not other_release'`, so
+    each pytest run of a job says `not other_release` itself; else every shard also
+    collects the 8.1.2 tests, which build trees of their own."""
+    runs = pytest_selections(workflow)
+    assert runs
+    for job, expr, _ in runs:
+        for marker in OPT_IN:
+            for other in [set()] + [{m} for m in registered_markers()]:
+                assert not selects(expr, other | {marker}), \
+                    f"{job}: -m {expr!r} selects the opt-in {marker} tests"
 
 
 def test_shards_cover_every_backend(workflow):
