@@ -7,10 +7,13 @@ the parent's key and the patches' sha256, so the same patches on the same tree a
 built once.
 """
 
+import os
 import re
+import subprocess
+import tempfile
 from pathlib import Path
 
-from harness.errors import HarnessError
+from harness.errors import HarnessError, first_error
 from harness.obtain.trees import Plan
 
 
@@ -22,15 +25,48 @@ def tree_name(on: str, patches: list) -> str:
     return f"{on}+{len(patches)}-patches"
 
 
+def check_file(p: str) -> Path:
+    """A patch file the user names: there, not empty, text, and a diff; else bad input."""
+    path = Path(p).expanduser()
+    if not path.exists():
+        raise HarnessError(f"--patch {p}: patch file not found")
+    if not path.is_file():
+        raise HarnessError(f"--patch {p}: not a regular file")
+    data = path.read_bytes()
+    if not data.strip():
+        raise HarnessError(f"--patch {p}: an empty file")
+    if b"\0" in data:
+        raise HarnessError(f"--patch {p}: a binary file, not a patch")
+    if not re.search(rb"^(diff --git |--- )", data, re.M) or not re.search(rb"^@@ ", data, re.M):
+        raise HarnessError(f"--patch {p}: not a patch (no diff in it)")
+    return path.resolve()
+
+
 def patch_files(paths: list) -> list:
-    """The user's patch files, resolved; a missing one is bad input."""
-    out = []
-    for p in paths:
-        path = Path(p).expanduser().resolve()
-        if not path.is_file():
-            raise HarnessError(f"{p}: patch file not found")
-        out.append(path)
-    return out
+    """The user's patch files, resolved; a missing, empty or binary one is bad input."""
+    return [check_file(p) for p in paths]
+
+
+def check_applies(src: Path, patches: list, on: str) -> None:
+    """`git apply --check` of the patches in turn against the source of a built tree, in
+    a temporary index and object directory (nothing is written to the tree's entry), so
+    a patch that does not apply is refused before the tree is copied."""
+    env = {**os.environ}
+    with tempfile.TemporaryDirectory(prefix="ffdnn-apply-") as tmp:
+        env.update(GIT_INDEX_FILE=str(Path(tmp) / "index"),
+                   GIT_OBJECT_DIRECTORY=str(Path(tmp) / "objects"),
+                   GIT_ALTERNATE_OBJECT_DIRECTORIES=str(src / ".git" / "objects"))
+        (Path(tmp) / "objects").mkdir()
+        git = ["git", "-C", str(src)]
+        r = subprocess.run(git + ["read-tree", "HEAD"], env=env, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise HarnessError(f"{src}: cannot read its source ({first_error(r.stderr)})")
+        for p in patches:
+            r = subprocess.run(git + ["apply", "--cached", str(Path(p).resolve())], env=env,
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                raise HarnessError(f"--patch {p}: does not apply to {on} "
+                                   f"({first_error(r.stderr)})")
 
 
 class PatchedPlan(Plan):
@@ -56,6 +92,19 @@ class PatchedPlan(Plan):
 
     def patches(self, name: str) -> list:
         return list(self.user_patches) if name == self.patched else super().patches(name)
+
+    def get(self, name: str, build=True):
+        """The patched tree: its patches are checked against the tree they go on
+        (built first when it is not) before that tree is copied."""
+        if name == self.patched and build and not (self.path(name) / "stamp.json").is_file():
+            check_applies(super().get(self.on).src, self.user_patches, self.on)
+        return super().get(name, build)
+
+    def check_if_built(self) -> None:
+        """check_applies() now when the tree the patches go on is in the cache."""
+        if (self.path(self.on) / "stamp.json").is_file() and \
+                not (self.path(self.patched) / "stamp.json").is_file():
+            check_applies(super().get(self.on, build=False).src, self.user_patches, self.on)
 
     def _origin(self, name: str) -> dict:
         """Not `git`: the build applies self.patches() with `git am` (Plan._change_source)."""
