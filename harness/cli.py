@@ -5,8 +5,19 @@ import signal
 import sys
 from pathlib import Path
 
+from harness import inputs
 from harness.compile.families import sweep_fault
 from harness.errors import HarnessError
+
+
+class UsageError(HarnessError):
+    """The parser refused the command line: one line, the usage stays under --help."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        command = self.prog.removeprefix("python -m harness").strip()
+        raise UsageError(f"{command + ': ' if command else ''}{message} (see --help)")
 
 
 def _case(args):
@@ -38,14 +49,22 @@ def _tree_names(args) -> tuple:
     return tuple(b for b in args.build.split(",") if b in names) or ("before", "after")
 
 
+def write_file(option: str, path: str, text: str) -> None:
+    """A report file (checked writable before the command ran, harness/inputs.py)."""
+    try:
+        Path(path).write_text(text)
+    except OSError as e:
+        raise HarnessError(f"{option} {path}: cannot be written ({e.strerror})") from None
+
+
 def _write_reports(args, results, markdown: str) -> None:
     from harness.judge import report
     if getattr(args, "json", None):
-        Path(args.json).write_text(report.to_json(results))
+        write_file("--json", args.json, report.to_json(results))
     if getattr(args, "junit", None):
-        Path(args.junit).write_text(report.junit(results))
+        write_file("--junit", args.junit, report.junit(results))
     if getattr(args, "markdown", None):
-        Path(args.markdown).write_text(markdown)
+        write_file("--markdown", args.markdown, markdown)
 
 
 def cmd_build(args) -> int:
@@ -216,7 +235,7 @@ def cmd_sweep(args) -> int:
                 bad += [f"{backend} / {filt} / {name}: {p}"
                         for p in sweep.problems(found[key], want)]
     if args.json:
-        Path(args.json).write_text(json.dumps({
+        write_file("--json", args.json, json.dumps({
             be: {b: {"sites": n, "runs": [{"call": s.index + 1, "class": s.cls.value,
                                             "where": s.where, "reproduce": s.command,
                                             **s.result.to_dict()}
@@ -269,7 +288,7 @@ def cmd_claims(args) -> int:
     rows = claims.rows(ctx)
     print(claims.markdown(rows))
     if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1))
+        write_file("--json", args.json, json.dumps(rows, indent=1))
     bad = [r for r in rows if not claims.as_expected(r)]
     for r in bad:
         what = "not judged" if claims.skipped(r) else "unexpected verdict"
@@ -279,8 +298,10 @@ def cmd_claims(args) -> int:
 
 def add_report_options(p) -> None:
     """What a command that runs scenarios takes: parallelism, timeout, report files."""
-    p.add_argument("--jobs", "-j", type=int, default=2, help="scenarios at a time")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per scenario")
+    p.add_argument("--jobs", "-j", type=inputs.jobs, default=2, help="scenarios at a time "
+                   f"(1 to {inputs.max_jobs()})")
+    p.add_argument("--timeout", type=inputs.seconds, default=60.0,
+                   help="seconds per scenario (above 0, finite)")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
     p.add_argument("--junit", metavar="FILE", help="write the results as JUnit XML")
     p.add_argument("--measure", action="store_true",
@@ -320,7 +341,7 @@ def add_build_options(p) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m harness", description=__doc__)
+    ap = Parser(prog="python -m harness", description=__doc__)
     sub = ap.add_subparsers(dest="command", required=True)
     p = sub.add_parser("build", help="build (or find in the cache) the base/before/after trees")
     p.add_argument("--tree", help="only this tree (and its parents)")
@@ -351,7 +372,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--expect", default="", choices=("", "before", "after"),
                    help="judge every build against this build's expectations")
     p.add_argument("--injector", default="preload", choices=("preload", "wrap"))
-    p.add_argument("--frames", type=int, default=2, help="frames pushed (default 2, as the PR)")
+    p.add_argument("--frames", type=inputs.frames, default=2,
+                   help=f"frames pushed (default 2, as the PR; 1 to {inputs.MAX_FRAMES})")
     add_report_options(p)
     add_build_options(p)
     p.set_defaults(func=cmd_run)
@@ -375,8 +397,10 @@ def parser() -> argparse.ArgumentParser:
                    help="frames (the fault armed before the first frame: the backend's own "
                         "code throughout), flush (armed once the frames came out: the PR's "
                         "stand-in flush at EOF), or both, comma-separated (default frames)")
-    p.add_argument("--limit", type=int, help="fail only the first N sites of each build")
-    p.add_argument("--jobs", "-j", type=int, default=2)
+    p.add_argument("--limit", type=inputs.limit,
+                   help="fail only the first N sites of each build (N at least 1)")
+    p.add_argument("--jobs", "-j", type=inputs.jobs, default=2,
+                   help=f"runs at a time (1 to {inputs.max_jobs()})")
     p.add_argument("--json", metavar="FILE")
     add_results_option(p)
     add_build_options(p)
@@ -391,7 +415,7 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(func=diffcmd.cmd)
 
     p = sub.add_parser("claims", help="#24702's claims (commits 1-8), base against before")
-    p.add_argument("--commit", type=int, action="append", metavar="N",
+    p.add_argument("--commit", type=inputs.commit, action="append", metavar="N",
                    help="only this commit's claims; repeatable")
     p.add_argument("--json", metavar="FILE", help="write the rows as JSON")
     add_build_options(p)
@@ -406,8 +430,10 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    args = parser().parse_args(argv)
+    from harness import precheck
     try:
+        args = parser().parse_args(argv)
+        precheck.check(args)  # every option, before any work
         return args.func(args)
     except HarnessError as e:
         print(f"error: {e}", file=sys.stderr)

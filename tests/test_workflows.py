@@ -11,6 +11,7 @@ import pytest
 
 from harness.obtain import backends
 from harness import cli
+from harness.errors import HarnessError
 
 yaml = pytest.importorskip("yaml")
 
@@ -214,7 +215,7 @@ def test_harness_commands_parse(workflow):
             continue
         try:
             ns = ap.parse_args(args)
-        except SystemExit:
+        except (SystemExit, HarnessError):
             pytest.fail(f"{job} / {step}: python -m harness {shlex.join(args)}: not accepted "
                         "by harness.cli.parser()")
         seen.add(ns.command)

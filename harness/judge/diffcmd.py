@@ -11,6 +11,7 @@ import contextlib
 import sys
 from pathlib import Path
 
+from harness import inputs
 from harness.errors import HarnessError
 
 CONFIRM = 4  # as harness.judge.diff.CONFIRM, without importing the runner for --help
@@ -44,10 +45,11 @@ def add_arguments(p) -> None:
     p.add_argument("--markdown", metavar="FILE", help="write the report as markdown")
     p.add_argument("--html", metavar="FILE", help="write a self-contained page: the grid of "
                                                   "sites by tree, coloured by class")
-    p.add_argument("--confirm", type=int, default=CONFIRM, metavar="N",
+    p.add_argument("--confirm", type=inputs.confirm, default=CONFIRM, metavar="N",
                    help="runs more of both sides of a site whose class changed; a site "
                         f"unsteady in both trees is flaky, not judged (default {CONFIRM})")
-    p.add_argument("--jobs", "-j", type=int, default=2)
+    p.add_argument("--jobs", "-j", type=inputs.jobs, default=2,
+                   help=f"runs at a time (1 to {inputs.max_jobs()})")
     p.add_argument("--backend", default=None,
                    help="backends the trees are configured with (as for build; default: "
                         "FFDNN_BACKENDS, else the built set that covers the diff)")
@@ -118,6 +120,8 @@ def sides(args, layout) -> list:
     from harness.judge.diff import Side
     from harness.run import matrix
     plan, names, labels = _trees(args, layout)
+    if args.patch:  # refused before any tree is copied, when the tree they go on is built
+        plan.check_if_built()
     trees = [matrix.resolve_tree(n, plan) for n in names]
     if labels[0] == labels[1]:
         labels = [f"{labels[0]} (from)", f"{labels[1]} (to)"]
@@ -193,8 +197,7 @@ def check_combinations(args) -> None:
     if args.git_dir:
         if args.from_tree or args.to_tree:
             raise HarnessError("with --git-dir, name refs of your clone: --from-ref/--to-ref")
-        if not Path(args.git_dir, ".git").exists() and not Path(args.git_dir, "HEAD").is_file():
-            raise HarnessError(f"{args.git_dir}: not a git clone")
+        inputs.git_dir(args.git_dir)
     elif args.from_ref or args.to_ref:
         raise HarnessError("--from-ref/--to-ref name refs of a clone: give --git-dir")
 
@@ -220,12 +223,6 @@ def same_refs(args) -> str | None:
             "no change to diff")
 
 
-def _writable(paths) -> None:
-    for p in paths:
-        if p and not Path(p).expanduser().resolve().parent.is_dir():
-            raise HarnessError(f"{p}: no such directory to write to")
-
-
 def cmd(args) -> int:
     import json
 
@@ -234,7 +231,8 @@ def cmd(args) -> int:
     from harness.run import matrix, runner
     case = caseload.load(args.case)
     claims = _from_case(args, case)
-    _writable([args.json, args.markdown, args.html])
+    for option in ("json", "markdown", "html"):
+        inputs.output_file(f"--{option}", getattr(args, option))
     specs = families(args.fault)
     routes = sweep.route_names(args.route)
     check_names(args)
@@ -270,15 +268,16 @@ def cmd(args) -> int:
                                    f"not as it says (exit {status}):")]
                                   + [f"- {w}" for w in wrong]) + "\n"
     print(text)
+    from harness.cli import write_file
     if args.markdown:
-        Path(args.markdown).write_text(text)
+        write_file("--markdown", args.markdown, text)
     if args.json:
-        Path(args.json).write_text(json.dumps(
+        write_file("--json", args.json, json.dumps(
             {**diffreport.to_json(d), "exit_status": status,
              **({"case": {"name": args.case, "wrong": wrong}} if claims is not None else {})},
             indent=1) + "\n")
     if args.html:
-        Path(args.html).write_text(diff_html.page(d))
+        write_file("--html", args.html, diff_html.page(d))
     for w in wrong:
         print(f"- not as case {args.case} says: {w}", file=sys.stderr)
     print(f"diff: {d.runs} runs in {d.seconds['total']:.1f} s ({diffreport.rate(d):.2f} runs/s), "
