@@ -206,34 +206,38 @@ def cmd_sweep(args) -> int:
     fault = sweep_fault(args.fault)
     routes = sweep.route_names(args.route)
     have = {b["name"] for b in trees[0].stamp["backends"]}
-    found, bad = {}, []
-
+    found, bad, pairs, skipped = {}, [], [], []
     for backend in args.backend_name.split(","):
         for filt in args.filter.split(","):
             why = graphs.not_on_trees(trees, backend, filt)
             if why or (backend, filt) not in graphs.GRAPHS \
                     or not graphs.needs(backend, filt) <= have:
-                why = why or "not in the built trees"
-                print(f"- {backend} / {filt}: skipped: {why}")
-                continue
-            for route in routes:
-                name = sweep.ROUTE_NAMES[route]
-                scs = matrix.scenarios(trees, backend, filt, [fault], route=route)
-                key = backend if filt == "dnn_processing" else f"{backend}/{filt}"
-                key += "" if name == "frames" else f"/{name}"
-                found[key] = sweep.sweep(scs, matrix.preload_library(), args.jobs,
-                                         runner.progress, args.limit,
-                                         results=args.results or None, expect=case.EXPECT)
-                print(sweep.markdown(found[key], f"{backend} / {filt} / {name} route: every "
-                                     f"site of `{scs[0].fault.spec}` failed in turn"))
-                # the case's SWEEP_SITES (each call's class) or SWEEP (one class for every
-                # site, None for a family with no site); the frames route is keyed
-                # (backend, filter, family), another route adds its name
-                family = (backend, filt, scs[0].fault.site) + (() if name == "frames" else (name,))
-                want = getattr(case, "SWEEP_SITES", {}).get(family,
-                                                            case.SWEEP.get(family, (...,))[0])
-                bad += [f"{backend} / {filt} / {name}: {p}"
-                        for p in sweep.problems(found[key], want)]
+                skipped.append(f"{backend} / {filt}: skipped: {why or 'not in the built trees'}")
+            else:
+                pairs.append((backend, filt))
+    if not pairs:  # nothing to sweep is bad input, not a sweep that found nothing
+        raise HarnessError(f"nothing to sweep: {'; '.join(skipped)}")
+    for line in skipped:
+        print(f"- {line}")
+    for backend, filt in pairs:
+        for route in routes:
+            name = sweep.ROUTE_NAMES[route]
+            scs = matrix.scenarios(trees, backend, filt, [fault], route=route)
+            key = backend if filt == "dnn_processing" else f"{backend}/{filt}"
+            key += "" if name == "frames" else f"/{name}"
+            found[key] = sweep.sweep(scs, matrix.preload_library(), args.jobs,
+                                     runner.progress, args.limit,
+                                     results=args.results or None, expect=case.EXPECT)
+            print(sweep.markdown(found[key], f"{backend} / {filt} / {name} route: every "
+                                 f"site of `{scs[0].fault.spec}` failed in turn"))
+            # the case's SWEEP_SITES (each call's class) or SWEEP (one class for every
+            # site, None for a family with no site); the frames route is keyed
+            # (backend, filter, family), another route adds its name
+            family = (backend, filt, scs[0].fault.site) + (() if name == "frames" else (name,))
+            want = getattr(case, "SWEEP_SITES", {}).get(family,
+                                                        case.SWEEP.get(family, (...,))[0])
+            bad += [f"{backend} / {filt} / {name}: {p}"
+                    for p in sweep.problems(found[key], want)]
     if args.json:
         write_file("--json", args.json, json.dumps({
             be: {b: {"sites": n, "runs": [{"call": s.index + 1, "class": s.cls.value,
