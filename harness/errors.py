@@ -23,6 +23,16 @@ class StampError(HarnessError):
     """A cached build does not match what the harness expects."""
 
 
+class CacheError(StampError):
+    """A cache entry that fails its check (a stamp that does not parse, a file emptied or
+    changed, a module that does not load): names the entry and how to build it again,
+    never a scenario's FAIL or ERROR."""
+
+    def __init__(self, entry, what: str, rebuild: str = "python -m harness build"):
+        super().__init__(f"cache entry {entry}: {what} (remove it and build it again: "
+                         f"rm -rf {entry}; {rebuild})")
+
+
 class ScenarioError(HarnessError):
     """A scenario or fault specification is invalid."""
 

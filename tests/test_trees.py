@@ -174,7 +174,7 @@ def test_a_twin_is_the_same_sources_configured_the_same_way(tmp_path, monkeypatc
         git(src, "init", "-q")
         git(src, "add", "-A")
         git(src, "commit", "-q", "-m", f"{name}'s own history")
-        (src / "libavfilter" / "libavfilter.a").write_text("objects of " + name)
+        (src / "libavfilter" / "libavfilter.a").write_text("!<arch>\nobjects of " + name)
         stamp = {"tree": name, "recipe": trees.RECIPE, "sanitizer": None,
                  "configure": ["--disable-everything"], "compiler": "cc 1", "backends": [],
                  "runtime_dirs": [], "key": name * 4, "warnings": {}, "source": {},
@@ -203,7 +203,7 @@ def test_a_twin_is_the_same_sources_configured_the_same_way(tmp_path, monkeypatc
     git(mine, "add", "-A")
     git(mine, "commit", "-q", "-m", "a clone's ref")
     trees._adopt(twin, mine)
-    assert (mine / "libavfilter" / "libavfilter.a").read_text() == "objects of d-whole"
+    assert (mine / "libavfilter" / "libavfilter.a").read_text() == "!<arch>\nobjects of d-whole"
     assert git(mine, "log", "--format=%s").strip() == "a clone's ref"
     assert git(mine, "status", "--porcelain", "--untracked-files=no").strip() == ""
     assert (twin.src / ".git").is_dir(), "the twin is never touched"

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from harness.errors import BuildError
-from harness.obtain.trees import Tree, _first, _run_logged, git
+from harness.obtain.trees import Tree, _first, _run_logged, git, library_files, read_stamp
 from harness.paths import atomic_dir, cache_root, digest
 
 RECIPE = 1  # bump when the way a derived tree is built changes
@@ -32,7 +32,7 @@ def derive(tree: Tree, label: str, what: str, change: Callable[[Path], None],
     path = cache_root() / "trees" / f"{tree.name}-{label}-{key[:16]}"
     if not (path / "stamp.json").is_file():
         _build(tree, label, what, change, target, key, path)
-    stamp = json.loads((path / "stamp.json").read_text())
+    stamp = read_stamp(path)
     if stamp.get("key") != key or not (path / "src" / target).is_file():
         raise BuildError(f"{path}: not the tree its key names, or no {target} in it "
                          "(remove the entry to build it again)")
@@ -59,6 +59,7 @@ def _build(tree, label, what, change, target, key, final: Path) -> None:
                              "recipe": RECIPE},
                  "head": git(src, "rev-parse", "HEAD").stdout.strip(),
                  "source_tree": git(src, "rev-parse", "HEAD^{tree}").stdout.strip(),
+                 "libraries": library_files(src),
                  "seconds": {"total": round(time.monotonic() - t0, 1)}}
         (tmp / "stamp.json").write_text(json.dumps(stamp, indent=1) + "\n")
 

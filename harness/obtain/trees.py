@@ -24,7 +24,7 @@ from pathlib import Path
 from harness.obtain import backends as backends_mod
 from harness.obtain import probe, releases, source
 from harness.obtain.layout import Layout
-from harness.errors import BuildError, HarnessError, StampError, first_error
+from harness.errors import BuildError, CacheError, HarnessError, StampError, first_error
 from harness.paths import atomic_dir, atomic_file, cache_root, digest, file_sha256
 
 RECIPE = 1  # bump when the way a tree is built changes
@@ -84,6 +84,63 @@ class Tree:
 
 STAMP_FIELDS = ("tree", "key", "source", "series", "series_sha256", "configure", "compiler",
                 "backends", "runtime_dirs", "head", "source_tree")
+LIBRARIES = ("avfilter", "avformat", "avcodec", "swscale", "swresample", "avutil")
+AR_MAGIC = b"!<arch>\n"
+
+
+def rebuild(stamp: dict) -> str:
+    """The command that builds an entry of this stamp again."""
+    name = stamp.get("tree", "").split("-")[0] if isinstance(stamp, dict) else ""
+    san = f" --sanitizer {stamp['sanitizer']}" if isinstance(stamp, dict) and \
+        stamp.get("sanitizer") else ""
+    return f"python -m harness build --tree {name}{san}" if name else "python -m harness build"
+
+
+def read_stamp(path: Path) -> dict:
+    """An entry's stamp.json; one that does not parse is a cache error naming the entry."""
+    try:
+        stamp = json.loads((path / "stamp.json").read_text())
+    except (OSError, ValueError) as e:
+        why = "empty" if isinstance(e, ValueError) and not (path / "stamp.json").stat().st_size \
+            else f"{type(e).__name__}: {e}"
+        raise CacheError(path, f"stamp.json does not parse ({why})") from None
+    if not isinstance(stamp, dict):
+        raise CacheError(path, "stamp.json is not an object")
+    return stamp
+
+
+def library_files(src: Path) -> dict:
+    """The static libraries a build made, relative path -> [size, sha256]: recorded in
+    the stamp, sizes checked on every load (check_stamp), hashes by `harness cache verify`."""
+    out = {}
+    for n in LIBRARIES:
+        f = src / f"lib{n}/lib{n}.a"
+        if f.is_file():
+            out[f"lib{n}/lib{n}.a"] = [f.stat().st_size, file_sha256(f)]
+    return out
+
+
+def check_libraries(tree: "Tree", hashes: bool = False) -> None:
+    """Each static library is an ar archive of the size the stamp recorded (and, with
+    `hashes`, its sha256): an emptied or replaced one is a cache error."""
+    recorded = tree.stamp.get("libraries", {})
+    for n in LIBRARIES:
+        rel = f"lib{n}/lib{n}.a"
+        f = tree.src / rel
+        if not f.is_file():
+            if n == "avfilter" or rel in recorded:
+                raise CacheError(tree.path, f"no {rel} (a partial tree?)", rebuild(tree.stamp))
+            continue
+        with open(f, "rb") as fh:
+            if fh.read(len(AR_MAGIC)) != AR_MAGIC or f.stat().st_size <= len(AR_MAGIC):
+                raise CacheError(tree.path, f"{rel} is not a static library (emptied or cut "
+                                 "short)", rebuild(tree.stamp))
+        if rel in recorded:
+            size, sha = recorded[rel]
+            if f.stat().st_size != size or (hashes and file_sha256(f) != sha):
+                what = "size" if f.stat().st_size != size else "sha256"
+                raise CacheError(tree.path, f"{rel} is not the file it was built as (its "
+                                 f"{what})", rebuild(tree.stamp))
 
 
 def check_stamp(tree: "Tree") -> None:
@@ -92,11 +149,11 @@ def check_stamp(tree: "Tree") -> None:
     s = tree.stamp
     missing = [f for f in STAMP_FIELDS if f not in s]
     if missing:
-        raise StampError(f"{tree.path}/stamp.json: missing {', '.join(missing)}")
+        raise CacheError(tree.path, f"stamp.json: missing {', '.join(missing)}", rebuild(s))
     if s["series_sha256"] != digest(s["series"]):
-        raise StampError(f"{tree.path}/stamp.json: series hash does not match its series")
-    if not (tree.src / "libavfilter/libavfilter.a").is_file():
-        raise StampError(f"{tree.path}: no libavfilter/libavfilter.a (a partial tree?)")
+        raise CacheError(tree.path, "stamp.json: series hash does not match its series",
+                         rebuild(s))
+    check_libraries(tree)
     for d in s["runtime_dirs"]:
         if not Path(d).is_dir() or not any(Path(d).iterdir()):
             raise StampError(f"{tree.name}: backend library directory {d} is missing "
@@ -437,7 +494,7 @@ class Plan:
                   f"{'' if parent else ' (a cold build: several minutes)'}",
                   file=sys.stderr, flush=True)
             self._build(name, parent_tree, path)
-        tree = Tree(self.label(name), path, json.loads(stamp_file.read_text()))
+        tree = Tree(self.label(name), path, read_stamp(path))
         if tree.stamp.get("key") != self.key(name):
             raise StampError(f"{stamp_file}: key does not match the tree's recipe")
         check_stamp(tree)
@@ -544,6 +601,7 @@ class Plan:
                 "head": git(src, "rev-parse", "HEAD").stdout.strip(),
                 "source_tree": git(src, "rev-parse", "HEAD^{tree}").stdout.strip(),
                 "objects_compiled": count, "warnings": warnings,
+                "libraries": library_files(src),
                 "warning_count": sum(len(v) for v in warnings.values()),
                 "seconds": {**times, "total": round(time.monotonic() - t0, 1)},
                 "python": sys.version.split()[0],

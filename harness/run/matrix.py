@@ -1,6 +1,5 @@
 """From command-line choices to scenarios: trees, models, injectors, ids."""
 
-import json
 from pathlib import Path
 
 from harness.run import faults as faults_mod
@@ -9,7 +8,7 @@ from harness.run import chains as graphs
 from harness.errors import HarnessError, ScenarioError
 from harness.paths import cache_root
 from harness.run.scenario import FRAMES, Scenario
-from harness.obtain.trees import Plan, Tree, check_stamp
+from harness.obtain.trees import Plan, Tree, check_stamp, read_stamp
 
 
 
@@ -17,7 +16,7 @@ def resolve_tree(spec: str, plan: Plan, build: bool = True) -> Tree:
     """A tree name (base, before, after) or the path of a built tree."""
     path = Path(spec)
     if spec not in plan.names and (path / "stamp.json").is_file():
-        stamp = json.loads((path / "stamp.json").read_text())
+        stamp = read_stamp(path)
         tree = Tree(stamp.get("tree", path.name), path.resolve(), stamp)
         check_stamp(tree)
         return tree

@@ -26,7 +26,7 @@ from harness.run.filtergraph import Graph
 from harness.run.scenario import HEIGHT, WIDTH, Scenario
 from harness.run.spec import FOREVER
 from harness.obtain import probe
-from harness.obtain.trees import Tree, check_stamp
+from harness.obtain.trees import Tree, check_stamp, read_stamp
 
 MAX_PULLS = 16
 # the sweep on a synchronous backend: seconds with no other thread at work before a
@@ -38,8 +38,7 @@ THREADS = os.environ.get("FFDNN_SWEEP_THREADS", "1") != "0"
 
 
 def load_tree(name: str, path: str) -> Tree:
-    stamp = json.loads((Path(path) / "stamp.json").read_text())
-    return Tree(name, Path(path), stamp)
+    return Tree(name, Path(path), read_stamp(Path(path)))
 
 
 _LOADED = {}
