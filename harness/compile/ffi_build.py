@@ -13,10 +13,10 @@ from pathlib import Path
 
 from harness.compile import injector_build as injectors
 from harness.compile._cffi_src import MODULES
-from harness.errors import BuildError, HarnessError, StampError, first_error
+from harness.errors import BuildError, CacheError, HarnessError, StampError, first_error
 from harness.obtain import probe
-from harness.paths import atomic_dir, cache_root, digest
-from harness.obtain.trees import Tree, check_stamp
+from harness.paths import atomic_dir, cache_root, digest, file_sha256
+from harness.obtain.trees import Tree, check_stamp, read_stamp, rebuild
 
 MODULE_NAME = "_ffdnn"
 VARIANTS = ("preload", "wrap")
@@ -125,7 +125,9 @@ def build(tree, variant: str = "preload") -> Path:
         raise BuildError(f"unknown module variant '{variant}' (known: {', '.join(VARIANTS)})")
     final = ext_path(tree, variant)
     if (final / "stamp.json").is_file():
+        check_module(final)
         return final
+    check_stamp(tree)  # a damaged tree is a cache error, not a module that links anyway
     src, mak = tree.src, _config_mak(tree.src)
     cdef, source = _parts()
     stamp = expected_stamp(tree, variant)
@@ -155,8 +157,58 @@ def build(tree, variant: str = "preload") -> Path:
             junk.rename(tmp / "module.c")
         for junk in tmp.glob("*.o"):
             junk.unlink()
-        (tmp / "stamp.json").write_text(json.dumps({"stamp": stamp, "tree": tree.stamp}, indent=1))
+        so = next(tmp.glob(f"{MODULE_NAME}.*.so"), None)
+        if so is None:
+            raise BuildError(f"[{tree.name}] cffi module compiled to no {MODULE_NAME}.*.so")
+        try_import(so, stamp, tree)  # loaded once before it is committed
+        (tmp / "stamp.json").write_text(json.dumps({"stamp": stamp, "tree": tree.stamp,
+                                                    "sha256": {so.name: file_sha256(so)}},
+                                                   indent=1))
     return final
+
+
+IMPORT = """import importlib.util, sys
+spec = importlib.util.spec_from_file_location("{name}", sys.argv[1])
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+got = mod.ffi.string(mod.lib.ffdnn_build_stamp()).decode()
+sys.exit(0 if got == sys.argv[2] else "stamp " + got + " is not " + sys.argv[2])
+""".format(name=MODULE_NAME)
+
+
+def try_import(so: Path, stamp: str, tree) -> None:
+    """Import the module in a process of its own, as a worker will (the static libraries
+    it links may be damaged: a module can link with undefined symbols and fail to load)."""
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    env["TF_CPP_MIN_LOG_LEVEL"] = "2"
+    r = subprocess.run([sys.executable, "-c", IMPORT, str(so), stamp], env=env,
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        lines = [l for l in r.stderr.splitlines() if l.strip()]
+        raise CacheError(tree.path, f"its cffi module links but does not load "
+                         f"({lines[-1] if lines else f'exit {r.returncode}'})",
+                         rebuild(tree.stamp))
+
+
+def check_module(directory: Path) -> Path:
+    """A cached module: its stamp parses and its .so is the file that was committed
+    (its sha256, recorded then; an entry from before that, an ELF file). The .so."""
+    try:
+        info = json.loads((directory / "stamp.json").read_text())
+    except (OSError, ValueError) as e:
+        raise CacheError(directory, f"stamp.json does not parse ({e})") from None
+    so = next(directory.glob(f"{MODULE_NAME}.*.so"), None)
+    if so is None:
+        raise CacheError(directory, "no compiled module in it")
+    recorded = info.get("sha256", {}).get(so.name) if isinstance(info, dict) else None
+    if recorded is not None:
+        if file_sha256(so) != recorded:
+            raise CacheError(directory, f"{so.name} is not the module that was committed")
+    else:
+        with open(so, "rb") as f:
+            if f.read(4) != b"\x7fELF":
+                raise CacheError(directory, f"{so.name} is not a shared object (emptied?)")
+    return so
 
 
 def start(tree, variant: str = "preload"):
@@ -181,10 +233,7 @@ def finish(process) -> None:
 def load(tree, variant: str = "preload"):
     """Import the module for `tree` in this process; check its stamp."""
     check_stamp(tree)
-    directory = build(tree, variant)
-    so = next(directory.glob(f"{MODULE_NAME}.*.so"), None)
-    if so is None:
-        raise StampError(f"{directory}: no compiled module")
+    so = check_module(build(tree, variant))
     spec = importlib.util.spec_from_file_location(MODULE_NAME, so)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -197,7 +246,7 @@ def load(tree, variant: str = "preload"):
 if __name__ == "__main__":  # start()'s process: NAME TREE_DIR VARIANT; an error on stdout
     name, path, variant = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
     try:
-        build(Tree(name, path, json.loads((path / "stamp.json").read_text())), variant)
+        build(Tree(name, path, read_stamp(path)), variant)
     except (HarnessError, OSError, ValueError) as e:
         print(e)
         sys.exit(2)
