@@ -15,14 +15,16 @@ and links with ff_wrap_ldflags(): one -Wl,--wrap per symbol that wrap_ff.c names
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.compile.families import FAMILIES, ff_wrap_symbols
-from harness.errors import first_error
-from harness.paths import atomic_dir
+from harness.errors import CacheError, first_error
+from harness.paths import atomic_dir, atomic_file, file_sha256
 
 SRC_DIR = Path(__file__).resolve().parents[2] / "injectors"
 INCLUDE_DIR = str(SRC_DIR)
@@ -120,8 +122,61 @@ def build(cache_dir: str | os.PathLike, src_dir: str | os.PathLike = SRC_DIR,
     final = cache_dir / f"injectors-{_digest(src_dir, cc)}"
     result = Injectors(final, final / WRAP_OBJECT)
     if final.is_dir():
+        check(final)
         return result
     with atomic_dir(final) as tmp:  # a concurrent build that wins the race is kept
         _build_into(tmp, src_dir, cc)
+        _try_load(tmp, final)  # each interposer dlopen()ed once before it is committed
+        _write_manifest(tmp)
         tmp.chmod(0o755)
     return result
+
+
+MANIFEST = "injectors.json"  # file -> sha256, written when the entry is committed
+LOAD = "import ctypes, os, sys\nfor p in sys.argv[1:]:\n    ctypes.CDLL(p, mode=os.RTLD_NOW)\n"
+
+
+def _files(directory: Path) -> list:
+    return [directory / preload_name(f) for f in PRELOADS] + [directory / WRAP_OBJECT]
+
+
+def _try_load(directory: Path, entry: Path) -> None:
+    """dlopen() every interposer in a process of its own (ld.so only warns about a
+    preload it cannot load, and the run goes on without its faults) and check the wrap
+    object is a relocatable ELF object."""
+    obj = directory / WRAP_OBJECT
+    with open(obj, "rb") as f:
+        head = f.read(18)
+    if head[:4] != b"\x7fELF" or int.from_bytes(head[16:18], "little") != 1:  # ET_REL
+        raise CacheError(entry, f"{WRAP_OBJECT} is not a relocatable object (emptied?)",
+                         "python -m harness run")
+    sos = [str(p) for p in _files(directory) if p.suffix == ".so"]
+    r = subprocess.run([sys.executable, "-c", LOAD, *sos], capture_output=True, text=True)
+    if r.returncode != 0:
+        lines = [l for l in r.stderr.splitlines() if l.strip()]
+        raise CacheError(entry, f"an injector does not load ({lines[-1] if lines else ''})",
+                         "python -m harness run")
+
+
+def _write_manifest(directory: Path) -> None:
+    text = json.dumps({p.name: file_sha256(p) for p in _files(directory)}, indent=1)
+    (directory / MANIFEST).write_text(text + "\n")
+
+
+def check(entry: Path) -> None:
+    """A cached entry: each file is the one committed (its sha256 in the manifest); an
+    entry from before manifests is loaded once, then gets one (atomic_file)."""
+    try:
+        recorded = json.loads((entry / MANIFEST).read_text())
+    except FileNotFoundError:
+        _try_load(entry, entry)
+        with atomic_file(entry / MANIFEST) as tmp:
+            tmp.write_text(json.dumps({p.name: file_sha256(p) for p in _files(entry)},
+                                      indent=1) + "\n")
+        return
+    except (OSError, ValueError) as e:
+        raise CacheError(entry, f"{MANIFEST} does not parse ({e})", "python -m harness run")
+    for p in _files(entry):
+        if not p.is_file() or file_sha256(p) != recorded.get(p.name):
+            raise CacheError(entry, f"{p.name} is not the injector that was built "
+                             "(emptied or changed)", "python -m harness run")
