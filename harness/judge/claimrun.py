@@ -12,14 +12,11 @@ import errno
 import re
 import signal
 
-import models
-
 import hashlib
 
 from harness import errnos
 from harness.run import faults, chains as graphs
 from harness.compile import ffi_build
-from harness.paths import cache_root
 from harness.run.processes import QUIET
 from harness.run.runner import Expect, run_one
 from harness.run.scenario import Scenario
@@ -39,7 +36,7 @@ ZEROS_64X64_RGB24 = hashlib.md5(bytes(64 * 64 * 3)).hexdigest()  # a frame never
 def description(claim, graph: str = "") -> str:
     if not (graph or claim.graph):  # the harness's own graph for the backend and filter
         return graphs.description(claim.backend, claim.filter)
-    paths = {f: str(models.path(n, cache_root() / "models")) for f, n in claim.models.items()}
+    paths = {f: str(graphs.cached_model(n)) for f, n in claim.models.items()}
     return (graph or claim.graph).format(**paths)
 
 

@@ -11,8 +11,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import models
-
+from harness.run import chains
 from harness.obtain import backends
 from harness.judge import sanreport
 from harness.errors import HarnessError, StampError
@@ -58,7 +57,7 @@ class Run:
 
 def command(claim, tree) -> list:
     """The tree's own unstripped ffmpeg_g (its stacks have FFmpeg's file:line)."""
-    model = models.path(claim.model, cache_root() / "models")
+    model = chains.cached_model(claim.model)
     return [str(tree.src / "ffmpeg_g"), "-hide_banner", "-nostdin", "-f", "lavfi",
             "-i", claim.source, "-vf", claim.graph.format(model=model), "-f", "md5", "-"]
 

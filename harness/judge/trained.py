@@ -13,11 +13,9 @@ backends and packages it needs, and what its counts must be over the clip.
 
 from dataclasses import dataclass, field
 
-import models
-
+from harness.run import chains
 from harness.judge import unchanged as u
 from harness.obtain import footage, packages
-from harness.paths import cache_root
 
 ONET = "MTCNN ONet (trained; facenet-pytorch 2.6.0 `facenet_pytorch/data/onet.pt`)"
 PNET = "MTCNN PNet (trained; facenet-pytorch 2.6.0 `facenet_pytorch/data/pnet.pt`)"
@@ -82,7 +80,7 @@ def plan(backends: set, tree, short: bool = False) -> Plan:
         try:
             for name in r.packages:
                 packages.fetch(name)
-            paths = {k: models.path(m, cache_root() / "models") for k, m in r.models.items()}
+            paths = {k: chains.cached_model(m) for k, m in r.models.items()}
         except packages.PackageError as e:
             p.skipped.append(f"{r.label} ({r.what}): skipped: {e}")
             continue

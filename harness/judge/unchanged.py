@@ -12,8 +12,6 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-import models
-
 from harness.run import chains as graphs
 from harness.errors import HarnessError
 from harness.paths import atomic_dir, cache_root, digest
@@ -108,7 +106,7 @@ class Row:
 def processing_chain(backend: str, identity: bool = True) -> str:
     """dnn_processing on `backend` with its identity model, or its non-identity one.
     OpenVINO's models have fixed 64x64 shapes (9.0.2 needs them): frames are scaled."""
-    model = None if identity else models.path(graphs.NON_IDENTITY[backend], cache_root() / "models")
+    model = None if identity else graphs.cached_model(graphs.NON_IDENTITY[backend])
     chain = graphs.description(backend, "dnn_processing", model)
     return chain if identity or backend != "openvino" else f"scale=64:64,{chain}"
 

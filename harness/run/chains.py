@@ -4,6 +4,7 @@ backends: OpenVINO models have fixed shapes and ignore `output=`, processing nee
 `layout=nchw`; Torch ignores `input=`/`output=`; TF detect outputs are `&`-separated.
 Whether a tree can express a graph at all is the tree's to say (harness/obtain/probe.py)."""
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import models
 from harness.obtain import probe
 from harness.obtain.backends import BACKENDS as REGISTRY
 
-from harness.errors import ScenarioError
+from harness.errors import CacheError, ScenarioError
 from harness.paths import cache_root
 
 TF_DET_OUTPUTS = "num_detections&detection_scores&detection_classes&detection_boxes"
@@ -87,11 +88,28 @@ def description(backend: str, filt: str, model=None) -> str:
         raise ScenarioError(f"no graph for {filt} on {backend} (backends: {', '.join(BACKENDS)};"
                             f" filters: {', '.join(FILTERS)})")
     spec = GRAPHS[key]
-    paths = {field: str(models.path(name, cache_root() / "models"))
-             for field, name in spec.models.items()}
+    paths = {field: str(cached_model(name)) for field, name in spec.models.items()}
     if model:
         paths["model"] = str(model)
     return spec.description.format(**paths)
+
+
+def cached_model(name: str):
+    """A generated model from the cache (models/), generated again when the cached file
+    fails its check (emptied, cut short): its recipe makes the same bytes."""
+    from harness.run import modelfile
+    path = models.path(name, cache_root() / "models")
+    why = modelfile.why_not(path)
+    if why:
+        print(f"cache: model {path.name} fails its check ({why}): generating it again",
+              file=sys.stderr, flush=True)
+        path.unlink(missing_ok=True)
+        path = models.path(name, cache_root() / "models")
+        why = modelfile.why_not(path)
+        if why:
+            raise CacheError(path, f"generated again, and still not a model ({why})",
+                             "python -m harness run")
+    return path
 
 
 def keeps_pixels(backend: str, filt: str, description_: str) -> bool:

@@ -92,3 +92,15 @@ def check(path: Path, backend: str) -> None:
            "openvino": lambda: _openvino(path, data)}.get(backend, lambda: None)()
     if why:
         raise ScenarioError(f"--model {path}: {why} for the {backend} backend")
+
+
+def why_not(path: Path) -> str | None:
+    """Why a cached model (named by its suffix) is not one, or None."""
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        return e.strerror
+    if not data:
+        return "empty"
+    return {".onnx": lambda: _onnx(data), ".pb": lambda: _graphdef(data),
+            ".pt": lambda: _torchscript(path)}.get(path.suffix, lambda: None)()
