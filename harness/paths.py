@@ -6,10 +6,12 @@ import errno
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
 
+from harness import reaper
 from harness.errors import HarnessError
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -49,7 +51,8 @@ def atomic_dir(final: Path, replace: bool = False):
     the cache never holds an entry that looks complete but is not.
     """
     final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{final.name}-", dir=final.parent))
+    tmp = Path(tempfile.mkdtemp(prefix=tmp_prefix(final), dir=final.parent))
+    reaper.add_dir(tmp)  # removed by the command's guard even if it is killed
     try:
         yield tmp
         if replace:
@@ -64,6 +67,36 @@ def atomic_dir(final: Path, replace: bool = False):
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    finally:
+        reaper.drop_dir(tmp)
+
+
+TMP = re.compile(r"^\.tmp-.*\.pid(?P<pid>\d+)-[^-]*$")
+
+
+def tmp_prefix(final: Path) -> str:
+    """`.tmp-<entry>.pid<pid>-`: whose temporary it is, so `harness cache gc` can tell
+    one a killed process left (its pid gone) from one being written now."""
+    return f".tmp-{final.name}.pid{os.getpid()}-"
+
+
+def tmp_owner_alive(path: Path) -> bool:
+    """Whether the process that made this `.tmp-*` still runs (one without a pid in its
+    name, from before, counts as alive only for an hour after its last change)."""
+    m = TMP.match(path.name)
+    if not m:
+        import time
+        try:
+            return time.time() - path.lstat().st_mtime < 3600
+        except OSError:
+            return False
+    try:
+        os.kill(int(m["pid"]), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 @contextlib.contextmanager
@@ -72,9 +105,10 @@ def atomic_file(final: Path):
     whole (a reader sees the old file or the new one, never a part). On any failure
     the temporary file is removed. The one way the project writes a cached file."""
     final.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".tmp-{final.name}-", dir=final.parent)
+    fd, name = tempfile.mkstemp(prefix=tmp_prefix(final), dir=final.parent)
     os.close(fd)
     tmp = Path(name)
+    reaper.add_dir(tmp)
     try:
         yield tmp
         os.chmod(tmp, 0o644)  # as a plain write would leave it, not mkstemp's 0600
@@ -86,6 +120,8 @@ def atomic_file(final: Path):
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    finally:
+        reaper.drop_dir(tmp)
 
 
 def _disk_full(e: OSError, final: Path) -> None:
