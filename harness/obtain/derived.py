@@ -11,13 +11,13 @@ edited file), so the next run finds it built.
 import hashlib
 import json
 import os
-import subprocess
 import time
 from pathlib import Path
 from typing import Callable
 
 from harness.errors import BuildError
-from harness.obtain.trees import Tree, _first, _run_logged, git, library_files, read_stamp
+from harness.obtain.trees import (Tree, _first, _run_logged, copy_tree, git, library_files,
+                                  read_stamp)
 from harness.paths import atomic_dir, cache_root, digest
 
 RECIPE = 1  # bump when the way a derived tree is built changes
@@ -43,7 +43,7 @@ def _build(tree, label, what, change, target, key, final: Path) -> None:
     t0, name = time.monotonic(), f"{tree.name}-{label}"
     with atomic_dir(final) as tmp:
         src, log = tmp / "src", tmp / "build.log"
-        subprocess.run(["cp", "-a", str(tree.src), str(src)], check=True)
+        copy_tree(tree.src, src)
         git(src, "update-index", "-q", "--refresh", check=False)  # the copy has new inodes
         change(src)
         if git(src, "status", "--porcelain", "--untracked-files=no").stdout.strip():

@@ -24,6 +24,7 @@ from pathlib import Path
 from harness.obtain import backends as backends_mod
 from harness.obtain import probe, releases, source
 from harness.obtain.layout import Layout
+from harness import reaper
 from harness.errors import BuildError, CacheError, HarnessError, StampError, first_error
 from harness.paths import atomic_dir, atomic_file, cache_root, digest, file_sha256
 
@@ -187,13 +188,32 @@ def _group(cmd: list, cwd: Path, stdout, env=None):
     group is killed before the caller's cleanup removes the directory it writes to."""
     with subprocess.Popen(cmd, cwd=cwd, env=env, text=True, stdout=stdout,
                           stderr=subprocess.STDOUT, start_new_session=True) as p:
+        reaper.add_group(p.pid)  # ended by the command's signal handler or guard too
         try:
             yield p
             p.wait()
         except BaseException:
-            os.killpg(p.pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(p.pid, signal.SIGKILL)
             p.wait()
             raise
+        finally:
+            reaper.drop_group(p.pid)
+
+
+def run_group(cmd: list, what: str, cwd: Path = None) -> str:
+    """A short command (cp -a, tar) in a group of its own, as _group: its output, or a
+    BuildError naming `what` and its first error line."""
+    with _group(cmd, cwd, subprocess.PIPE) as p:
+        out = p.stdout.read()
+    if p.returncode != 0:
+        raise BuildError(f"{what} failed: {first_error(out, f'exit {p.returncode}')}")
+    return out
+
+
+def copy_tree(src: Path, dst: Path) -> None:
+    """`cp -a` of a tree's source and objects (255 MB), ended with the command."""
+    run_group(["cp", "-a", str(src), str(dst)], f"copy of {src}")
 
 
 def _run_logged(cmd: list, cwd: Path, log: Path, env=None) -> int:
@@ -336,7 +356,7 @@ def _adopt(twin: Tree, src: Path) -> None:
     own_git = src.parent / "own.git"
     (src / ".git").rename(own_git)
     shutil.rmtree(src)
-    subprocess.run(["cp", "-a", str(twin.src), str(src)], check=True)
+    copy_tree(twin.src, src)
     shutil.rmtree(src / ".git")
     own_git.rename(src / ".git")
     git(src, "update-index", "-q", "--refresh", check=False)
@@ -512,8 +532,8 @@ class Plan:
         else:
             tarball = source.fetch(self.source_file, self.release)
             _say(self.label(name), "source", f"extract {tarball.name}")
-            subprocess.run(["tar", "-xf", str(tarball), "-C", str(src), "--strip-components=1"],
-                           check=True)
+            run_group(["tar", "-xf", str(tarball), "-C", str(src), "--strip-components=1"],
+                      f"extracting {tarball.name}")
         git(src, "init", "-q")
         git(src, "add", "-A")
         git(src, "commit", "-q", "-m", f"FFmpeg {origin.get('version') or origin['commit']}")
@@ -560,7 +580,7 @@ class Plan:
             src, log = tmp / "src", tmp / "build.log"
             if parent:
                 _say(label, "copy", f"source and objects of {parent.name}")
-                subprocess.run(["cp", "-a", str(parent.src), str(src)], check=True)
+                copy_tree(parent.src, src)
                 applied, skipped = self._change_source(name, src, parent.stamp["source"], origin)
                 series = parent.stamp["series"] + applied
                 skipped = parent.stamp.get("skipped", []) + skipped
