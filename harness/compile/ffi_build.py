@@ -6,11 +6,13 @@ import importlib.util
 import json
 import os
 import shlex
+import signal
 import subprocess
 import sys
 import types
 from pathlib import Path
 
+from harness import reaper
 from harness.compile import injector_build as injectors
 from harness.compile._cffi_src import MODULES
 from harness.errors import BuildError, CacheError, HarnessError, StampError, first_error
@@ -216,18 +218,26 @@ def start(tree, variant: str = "preload"):
     compiler runs), so the compile overlaps what this process does next, as the next
     tree's build: the process, or None when the module is in the cache."""
     if (ext_path(tree, variant) / "stamp.json").is_file():
+        check_module(ext_path(tree, variant))
         return None
-    return subprocess.Popen([sys.executable, "-m", __name__, tree.name, str(tree.path), variant],
-                            stdout=subprocess.PIPE, text=True)
+    p = subprocess.Popen([sys.executable, "-m", __name__, tree.name, str(tree.path), variant],
+                         stdout=subprocess.PIPE, text=True, start_new_session=True)
+    reaper.add_group(p.pid)  # the compiler with it, when the command is ended
+    return p
 
 
 def finish(process) -> None:
-    """Wait for start()'s process; its error, if any, as this process's BuildError."""
+    """Wait for start()'s process; its error, if any, as this process's error (a cache
+    error stays one)."""
     if process is None:
         return
-    out, _ = process.communicate()
+    try:
+        out, _ = process.communicate()
+    finally:
+        reaper.drop_group(process.pid)
     if process.returncode != 0:
-        raise BuildError(out.strip() or f"cffi module compile exited {process.returncode}")
+        text = out.strip() or f"cffi module compile exited {process.returncode}"
+        raise StampError(text) if text.startswith("cache entry ") else BuildError(text)
 
 
 def load(tree, variant: str = "preload"):
@@ -246,7 +256,10 @@ def load(tree, variant: str = "preload"):
 if __name__ == "__main__":  # start()'s process: NAME TREE_DIR VARIANT; an error on stdout
     name, path, variant = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
     try:
-        build(Tree(name, path, read_stamp(path)), variant)
+        with reaper.installed():  # ended by a signal: its .tmp-* removed, its compiler too
+            build(Tree(name, path, read_stamp(path)), variant)
     except (HarnessError, OSError, ValueError) as e:
         print(e)
         sys.exit(2)
+    except KeyboardInterrupt:
+        sys.exit(128 + (reaper.signalled() or signal.SIGINT))

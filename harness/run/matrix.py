@@ -48,7 +48,9 @@ def scenarios(trees, backend: str, filt: str, fault_specs, model=None, expect=""
             raise HarnessError(f"tree {tree.name} was built without backend "
                                f"{', '.join(sorted(graphs.needs(backend, filt) - have))} "
                                f"(it has: {', '.join(sorted(have)) or 'none'})")
-        ffi_build.build(tree, injector)  # once, here, not in every worker
+        # once, here, not in every worker; in a process group of its own, so a signal
+        # that ends the command ends the compiler too (harness/reaper.py)
+        ffi_build.finish(ffi_build.start(tree, injector))
         out += [Scenario(tree.name, str(tree.path), backend, filt, f, desc, route=route,
                          expect=expect, injector=injector, timeout=timeout,
                          frames=frames, extra=dict(extra or {}))
