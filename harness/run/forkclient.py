@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 
+from harness import reaper
 from harness.run.processes import Forked, Fresh, Worker
 
 # set by pytest for each test phase: a server is reused across them, and each child
@@ -43,6 +44,7 @@ class Server:
                 w = self.pending[msg["n"]]
                 if "pid" in msg:
                     w.pid = msg["pid"]
+                    reaper.add_group(w.pid)  # its own session: ended with the command
                 else:
                     w.status, w.error = msg.get("status"), msg.get("error", "")
                     del self.pending[msg["n"]]

@@ -10,6 +10,8 @@ import threading
 import time
 from pathlib import Path
 
+from harness import reaper
+
 QUIET = 2.0   # seconds a process that should have ended must sit idle to be judged hung
 SYNC_QUIET = 0.5  # the same where tasks run only on the caller's thread or on threads FFmpeg starts
 IDLE = 0.05   # of one CPU: what "idle" may use (a loop that polls with a sleep)
@@ -73,6 +75,13 @@ class Worker:
         raise NotImplementedError
 
     def kill(self) -> None:
+        try:
+            self._kill()
+        finally:
+            if self.pid is not None:
+                reaper.drop_group(self.pid)
+
+    def _kill(self) -> None:
         for sig, seconds in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 5.0)):
             try:
                 os.killpg(self.pid, sig)
@@ -94,6 +103,7 @@ class Fresh(Worker):
                                       stdin=subprocess.PIPE, stdout=f, stderr=subprocess.STDOUT,
                                       env=env, start_new_session=True)
         self.pid, self.how = self.p.pid, f"fresh ({why})" if why else "fresh"
+        reaper.add_group(self.pid)  # ended with the command, even when it is killed
         try:
             self.p.stdin.write(scenario.encode())
             self.p.stdin.close()

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 from pathlib import Path
 
+from harness import reaper
 from harness.run import artifacts, chains, forkclient
 from harness.run.outcome import Outcome, judge
 from harness.run.processes import QUIET, SYNC_QUIET, Idle
@@ -161,7 +162,7 @@ def run_one(sc: Scenario, preload: str | None, results=None, pool=None,
     a CRASH or HANG leaves its artifacts under `results` when given."""
     env = _env(sc, preload)
     t0 = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="ffdnn-worker-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="ffdnn-worker-") as tmp, reaper.temporary(tmp):
         out, log = os.path.join(tmp, "result.json"), os.path.join(tmp, "output.txt")
         w = (pool or forkclient.DEFAULT).start(sc, env, out, log)
         base = {"pid": w.pid, "worker": w.how}
@@ -229,5 +230,11 @@ def run(scenarios: list, preload: str | None, jobs: int = 1, progress=None,
     with servers(pool) as servers_:
         for sc in scenarios:  # every server imports its module at once, in parallel
             servers_.server(sc, _env(sc, preload))
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool_threads:
+        pool_threads = ThreadPoolExecutor(max_workers=max(1, jobs))
+        try:
             return list(pool_threads.map(one, scenarios))
+        except BaseException:  # interrupted: no scenario that has not started starts
+            pool_threads.shutdown(wait=True, cancel_futures=True)
+            raise
+        finally:
+            pool_threads.shutdown(wait=True)
