@@ -434,14 +434,17 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    from harness import precheck
+    from harness import precheck, reaper
     try:
-        args = parser().parse_args(argv)
-        precheck.check(args)  # every option, before any work
-        return args.func(args)
+        with reaper.installed():  # SIGTERM, SIGINT: what the command started ends with it
+            args = parser().parse_args(argv)
+            precheck.check(args)  # every option, before any work
+            return args.func(args)
     except HarnessError as e:
         print(f"error: {e}", file=sys.stderr)
         return e.exit_status
     except KeyboardInterrupt:
-        print("error: interrupted; nothing half-built was kept", file=sys.stderr)
-        return 130
+        sig = reaper.signalled() or signal.SIGINT
+        print(f"error: interrupted ({signal.Signals(sig).name}); its processes ended, nothing "
+              "half-built was kept", file=sys.stderr)
+        return 128 + sig
