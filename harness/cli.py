@@ -425,6 +425,9 @@ def parser() -> argparse.ArgumentParser:
     add_build_options(p)
     p.set_defaults(func=cmd_claims)
 
+    from harness import cachecmd
+    cachecmd.add_parser(sub)
+
     p = sub.add_parser("unchanged", help="ffmpeg CLI output, before against after")
     p.add_argument("--build", default="before,after")
     p.add_argument("--short", action="store_true", help="a 2 s 320x180 clip instead of 24 s 720p")

@@ -163,13 +163,15 @@ def _write_manifest(directory: Path) -> None:
     (directory / MANIFEST).write_text(text + "\n")
 
 
-def check(entry: Path) -> None:
+def check(entry: Path, record: bool = True) -> None:
     """A cached entry: each file is the one committed (its sha256 in the manifest); an
-    entry from before manifests is loaded once, then gets one (atomic_file)."""
+    entry from before manifests is loaded once, then (`record`) gets one (atomic_file)."""
     try:
         recorded = json.loads((entry / MANIFEST).read_text())
     except FileNotFoundError:
         _try_load(entry, entry)
+        if not record:
+            return
         with atomic_file(entry / MANIFEST) as tmp:
             tmp.write_text(json.dumps({p.name: file_sha256(p) for p in _files(entry)},
                                       indent=1) + "\n")
