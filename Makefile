@@ -17,7 +17,7 @@ SANITIZERS ?= $(if $(filter default onnx,$(BACKENDS)),asan,asan tsan)
 # another FFmpeg release for `make release` (one recorded in harness/obtain/releases.py)
 RELEASE ?= 8.1.2
 
-.PHONY: all help venv deps build sanitizers run test unchanged claims sweep bench release clean
+.PHONY: all help venv deps build sanitizers run test unchanged claims sweep bench release clean clean-cache
 
 all: run ## set up, build base/before/after, run the reproduction, print the table
 
@@ -73,6 +73,9 @@ claims: build sanitizers ## #24702's claims (commits 1-8), base against before: 
 release: venv deps ## another FFmpeg release (RELEASE=8.1.2) with the series' patches that apply (git am -3): the PR's tables; on 8.1.2 also the opt-in tests (-m other_release)
 	$(HARNESS) table --release $(RELEASE) --backend $(BACKENDS) --jobs $(JOBS)
 	$(if $(filter 8.1.2,$(RELEASE)),TF_CPP_MIN_LOG_LEVEL=1 $(PY) -m pytest -n $(JOBS) -q -m other_release)
+
+clean-cache: venv ## remove the cache entries this checkout no longer names (DRY=1 lists them; python -m harness cache list)
+	$(PY) -m harness cache gc $(if $(DRY),--dry-run)
 
 clean: ## remove the virtualenv (the build cache outside the clone stays)
 	rm -rf $(VENV) .pytest_cache
