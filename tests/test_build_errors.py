@@ -101,7 +101,8 @@ def test_interrupted_build_leaves_no_entry(scratch_cache):
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=120)
     assert p.returncode == 130
-    assert err.strip().splitlines()[-1] == "error: interrupted; nothing half-built was kept"
+    assert err.strip().splitlines()[-1] == ("error: interrupted (SIGINT); its processes ended, "
+                                            "nothing half-built was kept")
     assert out == "", "nothing on stdout: a build that did not finish reports no tree"
     assert [p.name for p in (scratch_cache / "trees").iterdir()] == \
         [p.name for p in (scratch_cache / "trees").glob("base-*")], "only base, linked"

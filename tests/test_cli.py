@@ -75,7 +75,7 @@ def test_wrong_checksum(tmp_path):
 def test_bad_model_path(tree, tmp_path):
     tree("base")
     one_error_line(harness("run", "--build", "base", "--model", str(tmp_path / "no.onnx")),
-                   "model file not found")
+                   ": no such file")
 
 
 # ---- the trees `make` built, stdout for the report only (issue 13) -------------------

@@ -256,7 +256,7 @@ def test_git_refs(tree, tmp_path):
 @pytest.mark.onnx
 def test_patch_that_does_not_apply(tree, tmp_path):
     """A patch whose context is not in the tree: one error line naming it and the file,
-    exit 2, and no cache entry left half-built."""
+    exit 2, before the tree is copied (git apply --check in a temporary index)."""
     after = tree("after")
     patch = tmp_path / "stale.patch"
     patch.write_text(DROP_CHECK.replace("    g_ort->ReleaseTensorTypeAndShapeInfo(tensor_info);\n-",
@@ -265,7 +265,9 @@ def test_patch_that_does_not_apply(tree, tmp_path):
     assert r.returncode == 2, r.stderr[-1500:]
     errors = [l for l in r.stderr.splitlines() if l.startswith("error:")]
     assert errors == [r.stderr.strip().splitlines()[-1]]
-    assert "patch stale.patch does not apply: libavfilter/dnn/dnn_backend_onnx.c" in errors[0]
+    assert "stale.patch: does not apply to after" in errors[0]
+    assert "libavfilter/dnn/dnn_backend_onnx.c" in errors[0]
+    assert errors == r.stderr.strip().splitlines(), "refused before any copy or progress"
     assert r.stdout == "" and "Traceback" not in r.stderr
     assert not list(after.path.parent.glob("after+stale-*")), "nothing half-built is kept"
 
