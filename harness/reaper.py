@@ -56,8 +56,11 @@ def _tell(line: str) -> None:
     global _guard
     with _lock:
         if _guard is None:
+            # its own session (a signal to the command's group does not reach it), and
+            # none of the command's output (a reader of it is not kept waiting)
             _guard = subprocess.Popen([sys.executable, "-S", "-c", GUARD],
-                                      stdin=subprocess.PIPE, text=True,
+                                      stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL, text=True,
                                       start_new_session=True)
         try:
             _guard.stdin.write(line + "\n")
