@@ -100,7 +100,7 @@ def test_build_cached_and_atomic(built, monkeypatch):
     assert built.preload_so.stat().st_mtime_ns == mtime
     assert [p.name for p in built.dir.parent.iterdir()] == [built.dir.name]
     assert sorted(p.name for p in built.dir.iterdir()) == sorted(
-        [injectors.PRELOAD_SO, injectors.WRAP_OBJECT, injectors.MALLOC_SO])
+        [injectors.PRELOAD_SO, injectors.WRAP_OBJECT, injectors.MALLOC_SO, injectors.MANIFEST])
 
 
 def test_build_content_addressed(built, tmp_path):
