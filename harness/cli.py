@@ -390,6 +390,12 @@ def parser() -> argparse.ArgumentParser:
     add_results_option(p)
     p.set_defaults(func=diffcmd.cmd)
 
+    p = sub.add_parser("merge", help="the shards of a diff (diff --shard K/N --json) as one "
+                                     "diff: its report, verdict and exit status")
+    from harness.judge import merge
+    merge.add_arguments(p)
+    p.set_defaults(func=merge.cmd)
+
     p = sub.add_parser("claims", help="#24702's claims (commits 1-8), base against before")
     p.add_argument("--commit", type=int, action="append", metavar="N",
                    help="only this commit's claims; repeatable")

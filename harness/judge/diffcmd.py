@@ -44,6 +44,9 @@ def add_arguments(p) -> None:
     p.add_argument("--markdown", metavar="FILE", help="write the report as markdown")
     p.add_argument("--html", metavar="FILE", help="write a self-contained page: the grid of "
                                                   "sites by tree, coloured by class")
+    p.add_argument("--shard", metavar="K/N",
+                   help="run the censuses and shard K of N of the sites (a CI matrix job); "
+                        "`python -m harness merge` puts the shards' --json back together")
     p.add_argument("--confirm", type=int, default=CONFIRM, metavar="N",
                    help="runs more of both sides of a site whose class changed; a site "
                         f"unsteady in both trees is flaky, not judged (default {CONFIRM})")
@@ -230,9 +233,12 @@ def cmd(args) -> int:
     import json
 
     from harness import caseload
-    from harness.judge import diff, diff_html, diffreport, sweep, touched
+    from harness.judge import diff, diff_html, diffreport, shard as sharding, sweep, touched
     from harness.run import matrix, runner
     case = caseload.load(args.case)
+    shard = sharding.parse(args.shard)
+    if shard and not args.json:
+        raise HarnessError("--shard needs --json FILE: the merge job reads each shard's JSON")
     claims = _from_case(args, case)
     _writable([args.json, args.markdown, args.html])
     specs = families(args.fault)
@@ -261,7 +267,16 @@ def cmd(args) -> int:
               f"{len(change.functions)} functions", flush=True)
         d = diff.run(two, groups, matrix.preload_library(), args.jobs, case.EXPECT, runner.progress,
                      results=args.results or None, confirm=max(0, args.confirm),
-                     touched=change)
+                     touched=change, shard=shard)
+    if shard:  # a part: its verdict is the merge's (with the case's claim, if any)
+        Path(args.json).write_text(json.dumps(
+            {**diffreport.to_json(d),
+             **({"case": {"name": args.case, "claims": list(claims)}} if claims is not None
+                else {})}, indent=1) + "\n")
+        print(f"diff: shard {shard[0]}/{shard[1]}: {len(d.pairs)} sites, {d.runs} runs in "
+              f"{d.seconds['total']:.1f} s; the verdict is the merge's: python -m harness "
+              f"merge SHARD.json ...", file=sys.stderr)
+        return 0
     wrong = diff.against(d, claims) if claims is not None else []
     status = diff.FAIL if wrong else d.exit_status
     text = diffreport.markdown(d)
