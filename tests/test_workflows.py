@@ -21,9 +21,10 @@ WORKFLOWS = sorted((ROOT / "ci").glob("*.yml"))
 # refuses any server but GitHub's, so Forgejo's own is used there
 ACTIONS = {
     "github-actions.yml": {"actions/checkout": None, "actions/cache": None,
-                           "actions/upload-artifact": None},
+                           "actions/upload-artifact": None, "actions/download-artifact": None},
     "forgejo-actions.yml": {"actions/checkout": "v4", "actions/cache": "v4",
-                            "https://code.forgejo.org/forgejo/upload-artifact": "v4"},
+                            "https://code.forgejo.org/forgejo/upload-artifact": "v4",
+                            "https://code.forgejo.org/forgejo/download-artifact": "v4"},
 }
 # what changes a cache entry: the harness (trees' recipe, backends, cffi modules), the
 # injectors, the model generators, the patches and build scripts, the Python deps
@@ -318,13 +319,13 @@ def test_cache_keyed_on_the_build(workflow):
     doc = load(workflow)
     cache_dir = doc["env"]["FFDNN_CACHE"]
     steps = list(cache_steps(workflow))
-    assert {name for name, _ in steps} >= {"backend", "sanitizers", "pr-refs"}
+    assert {name for name, _ in steps} >= {"backend", "sanitizers", "pr-trees", "pr-shard"}
     for name, step in steps:
         key = step["with"]["key"]
         m = re.search(r"hashFiles\((.*?)\)", key)
         assert m, f"{name}: the cache key hashes no file"
         patterns = re.findall(r"'([^']+)'", m.group(1))
-        prefix = ".ffdnn/" if name == "pr-refs" else ""
+        prefix = ".ffdnn/" if name.startswith("pr-") else ""
         for part in CACHE_INPUTS:
             want = {f"{prefix}{part}/**", f"{prefix}{part}"}
             assert want & set(patterns), f"{name}: the cache key does not hash {part}"
@@ -347,8 +348,19 @@ def test_cache_inputs_are_every_input():
             f"{f}: not in the cache keys' inputs ({', '.join(CACHE_INPUTS)}) nor known as outside"
 
 
-def test_pr_refs_job_builds_the_pull_requests_refs(workflow):
-    job = load(workflow)["jobs"]["pr-refs"]
+def harness_calls(job: dict) -> list:
+    """(step, parsed arguments) of every `python -m harness` call of a job."""
+    ap, out = cli.parser(), []
+    for step in job["steps"]:
+        for words in commands(substitute(step.get("run", ""), {"shard": 1})):
+            args = after(words, "-m", "harness")
+            if args is not None:
+                out.append((step, ap.parse_args(args)))
+    return out
+
+
+def test_pr_trees_job_builds_the_pull_requests_refs(workflow):
+    job = load(workflow)["jobs"]["pr-trees"]
     runs = "\n".join(s.get("run", "") for s in job["steps"])
     assert "--git-dir ." in runs
     for opt, ref in (("--before-ref", "base"), ("--after-ref", "head")):
@@ -356,37 +368,42 @@ def test_pr_refs_job_builds_the_pull_requests_refs(workflow):
         assert re.search(pattern, runs), f"{opt} is not the pull request's {ref} commit"
     checkout = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@"))
     assert checkout["with"]["fetch-depth"] == 0, "both refs need the history"
+    builds = [ns for _, ns in harness_calls(job) if ns.command == "build"]
+    assert builds and builds[0].git_dir == ".", "the trees are built once, here"
 
 
-def test_pr_refs_job_judges_the_pull_request(workflow):
-    """The FFmpeg-side job is the regression gate for any pull request (issue 24): it diffs
-    base -> head, fails on a regression (1) and lets a blind diff (3) through only as
-    such; #24760's tables run only when the pull request's diff is #24760's patch."""
-    job = load(workflow)["jobs"]["pr-refs"]
-    ap = cli.parser()
-    gate = table = None
-    for step in job["steps"]:
-        for words in commands(substitute(step.get("run", ""), {})):
-            args = after(words, "-m", "harness")
-            if args is None:
-                continue
-            ns = ap.parse_args(args)
-            if ns.command == "diff":
-                gate = (step, ns)
-            elif ns.command in ("run", "table"):
-                table = (step, ns)
-    assert gate, "the job runs the diff"
-    step, ns = gate
+def test_pr_jobs_judge_the_pull_request_in_shards(workflow):
+    """The FFmpeg-side jobs are the regression gate for any pull request (issues 24, 25):
+    pr-shard diffs base -> head, a quarter of the sites each (strategy.matrix), from the
+    trees pr-trees built (its cache key, never built again); pr-gate merges the shards,
+    fails on a regression (1), lets a blind diff (3) through only as such, and writes the
+    report to the job summary; #24760's tables run only when the pull request's diff is
+    #24760's patch."""
+    jobs = load(workflow)["jobs"]
+    trees, shards, gate = jobs["pr-trees"], jobs["pr-shard"], jobs["pr-gate"]
+    n = len(matrix_rows(shards))
+    assert n == 4 and sorted(r["shard"] for r in matrix_rows(shards)) == [1, 2, 3, 4]
+    assert shards["needs"] == "pr-trees" and gate["needs"] == "pr-shard"
+    (step, ns), = [(s, ns) for s, ns in harness_calls(shards) if ns.command == "diff"]
     assert ns.git_dir == "." and ns.from_ref == ns.to_ref == PLACEHOLDER
     assert re.search(r"--from-ref \$\{\{ (github|forge)\.event\.pull_request\.base\.sha",
                      step["run"]) and re.search(
         r"--to-ref \$\{\{ (github|forge)\.event\.pull_request\.head\.sha", step["run"])
+    assert "--shard ${{ matrix.shard }}/4" in step["run"] and ns.json
+    key = lambda job: next(s["with"]["key"] for s in job["steps"]
+                           if s.get("uses", "").startswith("actions/cache@"))
+    assert key(shards) == key(trees), "the shards restore the trees pr-trees built"
+    assert next(s for s in shards["steps"] if s.get("uses", "").startswith(
+        "actions/cache@"))["with"].get("fail-on-cache-miss") is True
+    assert not [ns for _, ns in harness_calls(shards) if ns.command == "build"]
+    (step, ns), = [(s, ns) for s, ns in harness_calls(gate) if ns.command == "merge"]
     assert ns.json and ns.markdown and ns.html, "the reports are uploaded"
     assert "[ $status = 0 ] || [ $status = 3 ]" in step["run"], "1 fails the job, 3 is said"
     assert "GITHUB_STEP_SUMMARY" in step["run"]
-    assert table, "the case's tables are still there for #24760 itself"
-    step, _ = table
-    assert step is not gate[0] and "git patch-id" in step["run"] and "exit 0" in step["run"], \
+    tables = [(s, ns) for s, ns in harness_calls(trees) if ns.command in ("run", "table")]
+    assert tables, "the case's tables are still there for #24760 itself"
+    step, _ = tables[0]
+    assert "git patch-id" in step["run"] and "exit 0" in step["run"], \
         "the tables run only for the case's own patch"
 
 
