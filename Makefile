@@ -63,7 +63,7 @@ sweep: build ## fail every site in turn: pthread_create (TF, LibTorch, ONNX), ma
 	$(HARNESS) sweep --build base,before,after --backend-name onnx,openvino,tf,torch \
 		--fault wrap:ff_proc_from_frame_to_dnn --jobs $(JOBS) --json results/sweep-wrap-pre.json
 
-bench: build ## measure the harness's costs against issue 18's targets (results/bench.json; QUICK=1 skips the cold figures P1, P6, P7: scratch caches, about 15 min)
+bench: build ## measure the harness's costs against their targets (results/bench.json; QUICK=1 skips the cold figures P1, P6, P7, scratch caches, about 15 min, and P9, the whole diff whole and in 4 shards)
 	FFDNN_BACKENDS=$(BACKENDS) $(PY) bench/bench.py $(if $(QUICK),--quick)
 
 claims: build sanitizers ## #24702's claims (commits 1-8), base against before: results/claims.json
