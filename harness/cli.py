@@ -272,9 +272,10 @@ def cmd_claims(args) -> int:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     bad = [r for r in rows if not claims.as_expected(r)]
     for r in bad:
-        what = "not judged" if claims.skipped(r) else "unexpected verdict"
+        what = ("not judged" if claims.skipped(r) else "not measured" if claims.unmeasured(r)
+                else "unexpected verdict")
         print(f"- {what} for {r['id']}: {r['verdict']}", file=sys.stderr)
-    return 1 if bad or not rows else 0
+    return claims.exit_status(rows)
 
 
 def add_report_options(p) -> None:
