@@ -268,6 +268,70 @@ def test_activate_member_is_read_in_its_struct():
         "int (*activate)(AVFilterContext *ctx);\n}")
 
 
+INTERFACE_71 = """
+static const AVOption dnn_base_options[] = {
+        {"nireq", "number of request",
+                OFFSET(nireq), AV_OPT_TYPE_INT, {.i64 = 0}, 0, INT_MAX, FLAGS},
+        {"async", "use DNN async inference",
+                OFFSET(async), AV_OPT_TYPE_BOOL, {.i64 = 1}, 0, 1, FLAGS},
+        {NULL}
+};
+void ff_dnn_init_child_class(DnnContext *ctx)
+{
+    for (int i = 0; i < FF_ARRAY_ELEMS(dnn_backend_info_list); i++) {
+        const AVClass **ptr = (const AVClass **) ((char *) ctx + dnn_backend_info_list[i].offset);
+        *ptr = dnn_backend_info_list[i].class;
+    }
+}
+"""
+INTERFACE_81 = INTERFACE_71.replace("        *ptr = dnn_backend_info_list[i].class;\n",
+                                    "        *ptr = dnn_backend_info_list[i].class;\n"
+                                    "        av_opt_set_defaults(ptr);\n")
+OV_SYNC = """
+    else {
+        if (model->func_type == DFT_ANALYTICS_CLASSIFY) {
+            // Classification filter has not been completely
+            // tested with the sync mode. So, do not support now.
+            avpriv_report_missing_feature(ctx, "classify for sync execution");
+            return AVERROR(ENOSYS);
+        }
+        if (ctx->ov_option.batch_size > 1) {
+            avpriv_report_missing_feature(ctx, "batch mode for sync execution");
+"""
+
+
+def test_option_defaults_the_tree_does_not_apply():
+    assert probe.unapplied_defaults(INTERFACE_71) == {"async": "1"}
+    assert probe.unapplied_defaults(INTERFACE_81) == {}
+    assert probe.unapplied_defaults("") == {}
+    assert probe.sync_unsupported(OV_SYNC) == {"DFT_ANALYTICS_CLASSIFY"}
+    assert probe.sync_unsupported("if (x) { avpriv_report_missing_feature(ctx, \"y\"); }") \
+        == frozenset()
+
+
+@pytest.mark.parametrize("interface, refused", [(INTERFACE_71, True), (INTERFACE_81, False)])
+def test_classify_needs_async_where_it_is_not_the_default(tmp_path, interface, refused):
+    root = _tree(tmp_path, onnx=False, fffilter=False, avfilter=AVFILTER_71)
+    (root / "libavfilter/dnn/dnn_interface.c").write_text(interface)
+    (root / "libavfilter/dnn/dnn_backend_openvino.c").write_text(
+        "switch (m->func_type) { case DFT_PROCESS_FRAME: case DFT_ANALYTICS_CLASSIFY: }\n"
+        + OV_SYNC + "}}\nconst DNNModule ff_dnn_backend_openvino = { .type = DNN_OV, };\n")
+    (root / "libavfilter/vf_dnn_classify.c").write_text(
+        "ret = ff_dnn_init(&ctx->dnnctx, DFT_ANALYTICS_CLASSIFY, context);\n"
+        "AVFILTER_DNN_DEFINE_CLASS(dnn_classify, DNN_OV);\n.activate = a,\n")
+    probe.facts.cache_clear()
+    f = probe.facts(root)
+    why = f.why_not("openvino", "dnn_classify")
+    if refused:
+        assert why == ("8.1.2's DNN filters run with async 0 (ff_dnn_init_child_class() in "
+                       "libavfilter/dnn/dnn_interface.c does not apply the async option's "
+                       "default of 1) and its OpenVINO backend does not run "
+                       "DFT_ANALYTICS_CLASSIFY with async 0 (dnn_backend_openvino.c)")
+        assert any(line.startswith("DNN options: ") for line in f.describe())
+    else:
+        assert why is None
+
+
 def test_graph_calls_are_the_ones_the_module_binds():
     """probe.GRAPH_CALLS names every call harness/compile/_cffi_src/avfilter.py binds."""
     import re

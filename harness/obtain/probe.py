@@ -168,6 +168,29 @@ def declared(header: str, call: str) -> bool:
                      _strip_comments(header)) is not None
 
 
+def sync_unsupported(source: str) -> frozenset:
+    """The DNNFunctionTypes a backend refuses to run synchronously (async 0): OpenVINO's
+    `if (model->func_type == DFT_ANALYTICS_CLASSIFY) { avpriv_report_missing_feature(ctx,
+    "classify for sync execution"); ...}`."""
+    return frozenset(re.findall(
+        r"func_type\s*==\s*(DFT_\w+)\s*\)\s*\{[^{}]*?report_missing_feature\s*\([^;]*"
+        r"sync execution", _strip_comments(source)))
+
+
+def unapplied_defaults(interface: str) -> dict:
+    """libavfilter/dnn/dnn_interface.c: the dnn_base options (model, async, ...) the
+    harness's graphs rely on (`async`), each with its declared default, when the tree's
+    ff_dnn_init_child_class() does not apply the options' defaults (no
+    av_opt_set_defaults()): its DNN filters then start with 0 whatever the option says.
+    {} when it applies them, or when the tree has no such function."""
+    text = _strip_comments(interface)
+    m = re.search(r"\bvoid\s+ff_dnn_init_child_class\s*\([^)]*\)\s*\{", text)
+    if not m or "av_opt_set_defaults" in _block(text, m.end() - 1):
+        return {}
+    return {name: value for name, value in re.findall(
+        r'\{\s*"(async)"\s*,[^}]*?\{\s*\.i64\s*=\s*(\d+)\s*\}', text) if value != "0"}
+
+
 def has_activate(source: str) -> bool:
     """Whether the filter's definition sets an activate() callback."""
     return re.search(r"\.(?:p\.)?activate\s*=\s*\w+", _strip_comments(source)) is not None
@@ -199,6 +222,7 @@ class Backend:
     function_types: frozenset
     synchronous: bool
     async_threads: bool  # its async tasks run on threads ff_dnn_start_inference_async() starts
+    sync_unsupported: frozenset = frozenset()  # function types it refuses with async 0
 
 
 @dataclass(frozen=True)
@@ -219,6 +243,7 @@ class Facts:
     filters: dict          # filter name -> DnnFilter
     flags: dict            # FFDNN_HAS_* -> 0/1, for the bindings
     graph: dict            # each of GRAPH_CALLS -> its header, or "" when not declared
+    unapplied: dict        # DNN options whose declared default the filters do not get
 
     @property
     def activate_home(self) -> tuple | None:
@@ -267,7 +292,9 @@ class Facts:
                        f"{'enabled' if b.enabled else 'not enabled'} by configure; "
                        f"{'synchronous' if b.synchronous else 'asynchronous'} tasks"
                        f"{' (on threads ff_dnn_start_inference_async() starts)' if b.async_threads else ''}; "
-                       f"handles {', '.join(sorted(b.function_types)) or 'nothing'}")
+                       f"handles {', '.join(sorted(b.function_types)) or 'nothing'}"
+                       + (f"; refuses {', '.join(sorted(b.sync_unsupported))} with async 0"
+                          if b.sync_unsupported else ""))
         for f in self.filters.values():
             out.append(f"filter {f.name} ({f.file}): accepts {f.mask}; {f.function_type}; "
                        f"{'has' if f.activate else 'no'} activate()")
@@ -276,6 +303,12 @@ class Facts:
                    if home else f"activate(): no {self.missing(next(iter(ACTIVATE_HOMES)))}")
         out.append(f"graph set-up: {sum(map(bool, self.graph.values()))} of {len(self.graph)} "
                    f"calls the module binds declared ({', '.join(GRAPH_CALLS)})")
+        if self.unapplied:
+            said = ", ".join(f"{k}={v}" for k, v in self.unapplied.items())
+            out.append("DNN options: ff_dnn_init_child_class() (libavfilter/dnn/dnn_interface.c) "
+                       "does not apply the options' defaults, so the filters start with "
+                       f"{', '.join(f'{k}=0' for k in self.unapplied)}, not the declared {said}, "
+                       "and run as that (the harness's graphs set no such option)")
         out.append("flags: " + ", ".join(f"{k}={v}" for k, v in sorted(self.flags.items())))
         out += [f"absent: {a}" for a in self.absent()]
         out += [f"not expressible: {b} / {f}: {self.why_not(b, f)}" for b, f in pairs
@@ -302,6 +335,12 @@ class Facts:
         if f.function_type and f.function_type not in b.function_types:
             have = joined(sorted(b.function_types)) if b.function_types else "no function type"
             text = f"{b.label} backend supports only {have}"
+            out.append(("{v}'s " + text, "its " + text))
+        if self.unapplied.get("async") and f.function_type in b.sync_unsupported:
+            text = (f"DNN filters run with async 0 (ff_dnn_init_child_class() in "
+                    f"libavfilter/dnn/dnn_interface.c does not apply the async option's "
+                    f"default of {self.unapplied['async']}) and its {b.label} backend does not "
+                    f"run {f.function_type} with async 0 ({b.source})")
             out.append(("{v}'s " + text, "its " + text))
         if not f.activate:
             out.append(("{v}'s " + f"{filt} has no activate() to record",
@@ -355,7 +394,7 @@ def facts(src: Path) -> Facts:
         backends[name] = Backend(name, spec.label, cfg, file.name if file else "",
                                  module_type(text) or "", config.get(cfg, False),
                                  function_types(text), synchronous(text),
-                                 async_threads(text))
+                                 async_threads(text), sync_unsupported(text))
     filters = {}
     for path in sorted(lavfi.glob("*.c")):
         text = _read(path)
@@ -373,4 +412,5 @@ def facts(src: Path) -> Facts:
              for header, calls in GRAPH_CALLS.items() for call in calls}
     flags["FFDNN_HAS_GRAPH_SETUP"] = int(all(graph.values()))
     flags.update({f"FFDNN_HAS_{t}": int(t in types) for t in BACKEND_TYPES})
-    return Facts(version(src), types, backends, filters, flags, graph)
+    return Facts(version(src), types, backends, filters, flags, graph,
+                 unapplied_defaults(_read(dnn / "dnn_interface.c")))
