@@ -332,6 +332,20 @@ def test_classify_needs_async_where_it_is_not_the_default(tmp_path, interface, r
         assert why is None
 
 
+def test_a_backend_module_without_type(tmp_path):
+    """5.1's DNNModule has no .type: the backend is there, but the stand-in cannot check it."""
+    root = _tree(tmp_path, onnx=False)
+    (root / "libavfilter/dnn/dnn_backend_tf.c").write_text(
+        "switch (m->func_type) { case DFT_PROCESS_FRAME: case DFT_ANALYTICS_DETECT: }\n"
+        "DNNModule ff_dnn_backend_tf = { .load_model = dnn_load_model_tf, };\n")
+    probe.facts.cache_clear()
+    f = probe.facts(root)
+    assert f.why_not("tf", "dnn_detect") == (
+        "8.1.2's TensorFlow backend's DNNModule (dnn_backend_tf.c) sets no .type, which the "
+        "stand-in flush checks against the filter's backend")
+    assert "no .type in the TensorFlow backend's DNNModule (dnn_backend_tf.c)" in f.absent()
+
+
 def test_graph_calls_are_the_ones_the_module_binds():
     """probe.GRAPH_CALLS names every call harness/compile/_cffi_src/avfilter.py binds."""
     import re

@@ -271,6 +271,8 @@ class Facts:
                for t in BACKEND_TYPES if t not in self.backend_types]
         out += [f"no {b.label} backend: libavfilter/dnn/Makefile builds nothing for {b.config}"
                 for b in self.backends.values() if not b.source]
+        out += [f"no .type in the {b.label} backend's DNNModule ({b.source})"
+                for b in self.backends.values() if b.source and not b.type]
         out += [f"no {self.missing(f)}" for f in NEEDS if not self.flags[f]]
         out += [f"no {self.missing(any_of[0])}" for any_of in REQUIRED
                 if any_of[0] not in NEEDS and not any(self.flags[f] for f in any_of)]
@@ -320,9 +322,13 @@ class Facts:
         b = self.backends.get(backend)
         if b is None:
             return [("{v} has no backend the harness calls " + repr(backend),) * 2]
-        if not b.source or not b.type:
+        if not b.source:
             text = (f"libavfilter/dnn has no {b.label} backend (its Makefile builds nothing "
                     f"for {b.config})")
+            return [("{v}'s " + text, "its " + text)]
+        if not b.type:
+            text = (f"{b.label} backend's DNNModule ({b.source}) sets no .type, which the "
+                    "stand-in flush checks against the filter's backend")
             return [("{v}'s " + text, "its " + text)]
         f = self.filters.get(filt)
         if f is None:
