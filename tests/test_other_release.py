@@ -191,3 +191,23 @@ def test_core_claim(trees, version, kind, backend, filt, build, fault):
     assert r.data["activate_at_eof"] == exp.activate
     assert tuple(sink_sequence(r.data)) == exp.sink  # AVERROR(EAGAIN) is "not yet"
     assert len(r.data["frames"]) == 2
+
+
+@OPT_IN
+@pytest.mark.parametrize("version", list(PINNED))
+def test_the_releases_side_by_side(trees, version):
+    """`probe --releases`: the release's column, read from its built trees."""
+    from harness.judge import releasetable
+    pin = PINNED[version]
+    trees(version, "release")
+    col = releasetable.column(releases.get(version), expected)
+    assert col["activate() (the recorder copies)"].startswith(f"`{pin.home}`")
+    assert col["series (git am -3)"].startswith(
+        f"before = {', '.join(map(str, pin.applies))}; after = "
+        f"{', '.join(map(str, pin.applies + (9,)))}")
+    assert col["the PR's tables"] == "can be shown"
+    assert col["Table 1: tf / dnn_processing"] == "expressible"
+    for (backend, filt), why in (pin.refused or {}).items():
+        assert col[f"Table 2: {backend} / {filt}"] == f"not expressible: {why}"
+    table = releasetable.markdown(expected, [version])
+    assert table.splitlines()[0] == f"| | FFmpeg {version} |"
