@@ -16,8 +16,11 @@ SANITIZERS ?= $(if $(filter default onnx,$(BACKENDS)),asan,asan tsan)
 
 # another FFmpeg release for `make release` (one recorded in harness/obtain/releases.py)
 RELEASE ?= 8.1.2
+# the releases `make releases` runs: every one pinned in harness/obtain/releases.py
+# (read when the recipe runs, once the virtualenv is there), or those named
+RELEASES ?= $(shell $(PY) -c 'from harness.obtain import releases; print(*releases.versions())')
 
-.PHONY: all help venv deps build sanitizers run test unchanged claims sweep bench release clean
+.PHONY: all help venv deps build sanitizers run test unchanged claims sweep bench release releases clean
 
 all: run ## set up, build base/before/after, run the reproduction, print the table
 
@@ -70,9 +73,18 @@ claims: build sanitizers ## #24702's claims (commits 1-8), base against before: 
 	mkdir -p results
 	$(HARNESS) claims --backend $(BACKENDS) --json results/claims.json
 
-release: venv deps ## another FFmpeg release (RELEASE=8.1.2) with the series' patches that apply (git am -3): the PR's tables; on 8.1.2 also the opt-in tests (-m other_release)
+release: venv deps ## another FFmpeg release (RELEASE=8.1.2) with the series' patches that apply (git am -3): the PR's tables, then its opt-in tests (-m other_release -k RELEASE)
 	$(HARNESS) table --release $(RELEASE) --backend $(BACKENDS) --jobs $(JOBS)
-	$(if $(filter 8.1.2,$(RELEASE)),TF_CPP_MIN_LOG_LEVEL=1 $(PY) -m pytest -n $(JOBS) -q -m other_release)
+	TF_CPP_MIN_LOG_LEVEL=1 $(PY) -m pytest -n 0 -q -m other_release -k "$(RELEASE)"
+
+# one release after the other, each building its own trees (-n 0: the tests share them);
+# every release runs even when one fails, and the target fails if any did
+releases: venv deps ## the opt-in tests (-m other_release) of every pinned release (RELEASES="7.1.5" for one): the PR's core claim from --release and from a clone's refs; JUnit in results/
+	@mkdir -p results; rc=0; for r in $(RELEASES); do \
+		echo "== FFmpeg $$r"; \
+		TF_CPP_MIN_LOG_LEVEL=1 $(PY) -m pytest -n 0 -q -m other_release -k "$$r" \
+			--junitxml=results/junit-release-$$r.xml || rc=1; \
+	done; exit $$rc
 
 clean: ## remove the virtualenv (the build cache outside the clone stays)
 	rm -rf $(VENV) .pytest_cache

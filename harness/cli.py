@@ -86,6 +86,10 @@ def cmd_probe(args) -> int:
     """What each tree has, read from the tree (harness/obtain/probe.py)."""
     from harness.obtain import probe
     from harness.run import chains, matrix
+    if args.releases:
+        from harness.judge import releasetable
+        print(releasetable.markdown(_case(args)))
+        return 0
     plan = _plan(args)
     pairs = [(b, f) for b in chains.BACKENDS for f in chains.FILTERS]
     for name in args.build.split(","):
@@ -333,6 +337,10 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("probe", help="what each built tree has, lacks and cannot express")
     p.add_argument("--build", default="before,after",
                    help="comma list of tree names (base, before, after) or built-tree paths")
+    p.add_argument("--releases", action="store_true",
+                   help="every pinned release side by side (harness/obtain/releases.py): "
+                        "what each has, the patches its built trees took, and each row of "
+                        "the case's tables, expressible or why not")
     add_build_options(p)
     p.set_defaults(func=cmd_probe)
     p = sub.add_parser("run", help="run the PR #24760 reproduction and print its table")

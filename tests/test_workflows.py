@@ -249,16 +249,45 @@ def test_backend_markers_are_the_registrys(pytestconfig):
     assert not mine & pyproject_markers(), "a backend's marker is also in pyproject.toml"
 
 
+def make_recipe(target: str) -> str:
+    """A Makefile target's recipe as its shell runs it: prefixes (@, -) dropped,
+    continuation lines joined, $(PY) the virtualenv's python, $$ a $."""
+    out, inside = [], False
+    for line in (ROOT / "Makefile").read_text().splitlines():
+        if not line.startswith("\t") and re.match(rf"^{re.escape(target)}\s*:(?!=)", line):
+            inside = True
+        elif inside and line.startswith("\t"):
+            out.append(line[1:].lstrip("@-"))
+        elif inside and line.strip():
+            break
+    text = "\n".join(out).replace("\\\n", " ")
+    return text.replace("$(PY)", ".venv/bin/python").replace("$$", "$")
+
+
+def with_make_recipes(words_of: list) -> list:
+    """The commands, and for each `make` call the commands of its targets' recipes (a
+    target that runs pytest, as `make releases`, selects tests too)."""
+    out = []
+    for w in words_of:
+        out.append(w)
+        if w[0] == "make":
+            for t in [a for a in w[1:] if not a.startswith("-") and "=" not in a]:
+                out += commands(make_recipe(t))
+    return out
+
+
 def pytest_selections(workflow) -> list:
-    """(job, -m expression, builds FFmpeg?) of every pytest run, once per matrix row."""
+    """(job, -m expression, builds FFmpeg?) of every pytest run, once per matrix row; a
+    `make` target's own pytest runs count."""
     out = []
     for name, job in load(workflow)["jobs"].items():
         for row in matrix_rows(job):
             words_of = [w for step in job["steps"] if "run" in step
                         for w in commands(substitute(step["run"], row))]
-            builds = any(w[0] == "make" and ({"build", "sanitizers", "all", "run", "test"}
-                                             & set(w[1:])) for w in words_of)
-            for w in words_of:
+            builds = any(w[0] == "make" and ({"build", "sanitizers", "all", "run", "test",
+                                              "release", "releases"} & set(w[1:]))
+                         for w in words_of)
+            for w in with_make_recipes(words_of):
                 args = after(w, "-m", "pytest")
                 if args is not None:
                     expr = next((args[i + 1] for i, a in enumerate(args[:-1]) if a == "-m"), "")
@@ -290,6 +319,40 @@ def test_every_test_is_run_by_some_job(workflow):
     for markers in ({"unit"}, {"injectors"}):
         assert any(selects(expr, markers) and not builds for _, expr, builds in runs), \
             f"no job without an FFmpeg build runs the {markers} tests"
+
+
+def test_releases_job_runs_every_pinned_release(workflow):
+    """One job a pinned release (harness/obtain/releases.py), each `make releases
+    RELEASES=<it>`, weekly and by hand only; no other job runs the opt-in release tests
+    (they build every release's trees)."""
+    from harness.obtain import releases
+    doc = load(workflow)
+    triggers = doc.get("on", doc.get(True))
+    assert "schedule" in triggers and "workflow_dispatch" in triggers
+    assert all(re.fullmatch(r"[\d*/,-]+( [\d*/,-]+){4}", c["cron"]) for c in triggers["schedule"])
+    job = doc["jobs"]["releases"]
+    assert re.search(r"event_name == 'schedule' \|\| \w+\.event_name == 'workflow_dispatch'",
+                     job["if"]), "the job runs on a push or pull request"
+    assert job["strategy"].get("fail-fast") is False
+    rows = matrix_rows(job)
+    assert [r["release"] for r in rows] == releases.versions()
+    for row in rows:
+        makes = [w for step in job["steps"] if "run" in step
+                 for w in commands(substitute(step["run"], row)) if w[0] == "make"]
+        assert makes == [["make", "releases", f"RELEASES={row['release']}"]]
+    for name, expr, _ in pytest_selections(workflow):
+        assert (name == "releases") == selects(expr, {"other_release"}), \
+            f"job {name}: -m {expr!r}"
+
+
+def test_make_releases_runs_one_release_at_a_time():
+    """`make releases` runs the opt-in tests of each release it is given (-k VERSION),
+    and by default every pinned one (RELEASES from harness/obtain/releases.py)."""
+    recipe = make_recipe("releases")
+    runs = [after(w, "-m", "pytest") for w in commands(recipe) if after(w, "-m", "pytest")]
+    assert len(runs) == 1 and "-m" in runs[0] and runs[0][runs[0].index("-m") + 1] == "other_release"
+    assert runs[0][runs[0].index("-k") + 1] == "$r" and "for r in $(RELEASES)" in recipe
+    assert "releases.versions()" in (ROOT / "Makefile").read_text()
 
 
 def test_shards_cover_every_backend(workflow):
