@@ -143,8 +143,15 @@ def pairs(args, trees) -> list:
     backends = args.backend_name.split(",") if args.backend_name else graphs.BACKENDS
     filters = args.filter.split(",") if args.filter else graphs.FILTERS
     have = set.intersection(*({b["name"] for b in t.stamp["backends"]} for t in trees))
-    out = [(b, f) for b in backends for f in filters
-           if (b, f) in graphs.GRAPHS and graphs.needs(b, f) <= have]
+    out = []
+    for b, f in ((b, f) for b in backends for f in filters):
+        if (b, f) not in graphs.GRAPHS or not graphs.needs(b, f) <= have:
+            continue
+        why = graphs.not_on_trees(trees, b, f)
+        if why:  # said, not judged: the trees cannot express the pair
+            print(f"diff: {b} / {f}: left out: {why}", file=sys.stderr, flush=True)
+        else:
+            out.append((b, f))
     if not out:
         raise HarnessError(f"no backend/filter pair both trees can run (their backends: "
                            f"{', '.join(sorted(have)) or 'none'})")
