@@ -5,6 +5,8 @@ from it fails, saying what is wrong: a wrong sink (the after row whose sink is o
 AVERROR_EOF, the very bug #24760 fixes), a wrong log, a wrong failure count, a run that
 ended where a HANG was expected, a hang where none was, ... (issue 26)."""
 
+import dataclasses
+
 import pytest
 
 from cases import pr24760 as case
@@ -149,7 +151,16 @@ WRONG = {
         _set("sites.0.where", "ff_dnn_start_inference_async (dnn_backend_common.c:147)"),
         ["the failed pthread_create() call: got ff_dnn_start_inference_async "
          f"(dnn_backend_common.c:147), expected {FLUSH_START}"]),
+    "no-stack-kept": (
+        "table-onnx", "before", "pthread_create=EAGAIN", False, _drop("sites"),
+        [f"the failed pthread_create() call: got no stack, expected {FLUSH_START}"]),
+    "no-log-kept": (
+        "table-onnx", "after", "pthread_create=EAGAIN", False, _drop("log"),
+        [f"log lacks {AFTER_EAGAIN!r}"]),
     # frames and flush
+    "no-frames-kept": (
+        "table-onnx", "after", "pthread_create=EINVAL", False, _drop("frames"),
+        ["frames out: got 0, expected 2"]),
     "a-frame-lost": (
         "table-onnx", "after", "pthread_create=EINVAL", False,
         lambda d: d["frames"].pop(), ["frames out: got 1, expected 2"]),
@@ -183,6 +194,13 @@ WRONG = {
     "detect-no-box": (
         "detect-openvino", "after", None, False, _set("frames.1.boxes", []),
         ["frame 1: 0 boxes, expected 1"]),
+    "detect-frame-without-boxes": (
+        "detect-openvino", "after", None, False, lambda d: d["frames"][0].pop("boxes"),
+        ["frame 0: 0 boxes, expected 1"]),
+    "detect-no-box-anywhere": (
+        "detect-openvino", "after", None, False,
+        lambda d: [f.update(boxes=[]) for f in d["frames"]],
+        ["frame 0: 0 boxes, expected 1", "frame 1: 0 boxes, expected 1"]),
     "detect-one-frame": (
         "detect-openvino", "after", None, False, lambda d: d["frames"].pop(),
         ["frames out: got 1, expected 2",
@@ -247,6 +265,32 @@ def test_a_hang_the_case_does_not_name_is_a_hang():
     assert (got.outcome, got.data["hung"], got.reason) == (Outcome.PASS, True, "killed, as expected")
 
 
+def test_judge_by_default_judges_a_run_that_ended_pixels_unchecked():
+    """judge() told nothing more judges a run that ended (its sink too) and leaves the
+    pixels alone (a model may change them)."""
+    run = recorded.run("table-onnx", "after", "pthread_create=EAGAIN")
+    exp = case.expectation(recorded.scenario(run["scenario"]))
+    run["data"]["frames"][0]["md5"] = "0" * 32
+    assert outcome.judge(run["data"], exp) == (Outcome.PASS, [])
+    run["data"]["sink"] = [EOF]
+    assert outcome.judge(run["data"], exp) == (Outcome.FAIL, [
+        "sink: got AVERROR_EOF, expected AVERROR_EXTERNAL, then AVERROR_EOF"])
+
+
+@pytest.mark.parametrize("frames, keep, says", [
+    (1, 1, []),   # a row that expects one frame wants one box
+    (None, 2, []),   # frames unchecked: the two the PR's runs push, each with its box
+    (None, 1, ["boxes: 1 frames came out, expected 2 with a box each"]),
+])
+def test_boxes_on_the_frames_expected(frames, keep, says):
+    """The box check counts the frames the expectation names, else the PR's two."""
+    run = recorded.run("detect-openvino", "after")
+    exp = dataclasses.replace(case.expectation(recorded.scenario(run["scenario"])),
+                              frames=frames)
+    del run["data"]["frames"][keep:]
+    assert outcome.judge(run["data"], exp)[1] == says
+
+
 def test_no_expectation_is_measured():
     run = recorded.run("table-onnx", "after", "pthread_create=EAGAIN")
     assert outcome.judge(run["data"], None) == (Outcome.MEASURED, [])
@@ -305,5 +349,8 @@ def test_the_sink_sequence_and_the_failed_call():
     assert outcome.functions(after["sites"][0]["where"]) == [
         "ff_dnn_start_inference_async", "standin_flush", "flush_frame"]
     assert outcome.functions("") == []
+    assert outcome.functions("ff_dnn_start_inference_async (dnn_backend_common.c:147) < "
+                             "(anonymous namespace)::run (dnn_backend_torch.cpp:12)") == [
+        "ff_dnn_start_inference_async", "(anonymous namespace)::run"]
     assert outcome._seq([EXTERNAL, EOF]) == "AVERROR_EXTERNAL, then AVERROR_EOF"
     assert outcome._seq([]) == "nothing"
