@@ -98,7 +98,7 @@ def sweep(builds, backend, filt, fault, route="sweep", limit=None):
                        f"{','.join(builds)} --backend-name {backend} --filter {filt} --fault "
                        f"{fault} --route {sw.ROUTE_NAMES[route]}"
                        + (f" --limit {limit}" if limit else ""),
-            "builds": {b: {"sites": f[0], "census": _result(f.census, CENSUS),
+            "builds": {b: {"sites": f[0], "census": _result(f.census),
                            "runs": [{"call": s.index + 1, "where": s.where,
                                      **_result(s.result)} for s in f[1]]}
                        for b, f in found.items()}}
