@@ -13,13 +13,14 @@ from pathlib import Path
 QUIET = 2.0   # seconds a process that should have ended must sit idle to be judged hung
 SYNC_QUIET = 0.5  # the same where tasks run only on the caller's thread or on threads FFmpeg starts
 IDLE = 0.05   # of one CPU: what "idle" may use (a loop that polls with a sleep)
+PROC = Path("/proc")  # what the kernel says of each process (tests/test_idle.py: readings)
 
 
 def cpu_seconds(pid: int) -> float:
     """CPU seconds the process (all its threads) and the children it has waited for have
     used; 0 once it is gone."""
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        fields = (PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
     except (OSError, IndexError):
         return 0.0
     return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
@@ -29,12 +30,12 @@ def waiting(pid: int) -> bool:
     """Whether a thread of the process is running or waiting for a CPU (R) or in
     uninterruptible I/O (D, as while its libraries are read from disk)."""
     try:
-        tasks = os.listdir(f"/proc/{pid}/task")
+        tasks = os.listdir(PROC / str(pid) / "task")
     except OSError:
         return False
     for t in tasks:
         try:
-            state = Path(f"/proc/{pid}/task/{t}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            state = (PROC / str(pid) / "task" / t / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except (OSError, IndexError):
             continue
         if state in ("R", "D"):
@@ -46,11 +47,11 @@ def family(pid: int) -> list:
     """The process and every process below it (a worker's addr2line or gdb), from each
     process's parent in /proc/PID/stat."""
     parent = {}
-    for entry in os.listdir("/proc"):
+    for entry in os.listdir(PROC):
         if entry.isdigit():
             try:
                 parent[int(entry)] = int(
-                    Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+                    (PROC / entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
             except (OSError, IndexError, ValueError):
                 continue
     out, todo = [], [pid]
