@@ -101,6 +101,13 @@ def test_a_thread_waiting(proc, states, want):
     assert processes.waiting(20) is want
 
 
+def test_a_thread_whose_command_has_a_parenthesis(proc):
+    proc.put(25, state="S", threads=[(26, "R")], comm="ffdnn (a) S 1")
+    assert processes.waiting(25) is True
+    proc.put(25, state="S", threads=[(26, "S")], comm="ffdnn (a) R 1")
+    assert processes.waiting(25) is False
+
+
 def test_waiting_of_a_process_gone_or_a_thread_cut_short(proc):
     assert processes.waiting(29) is False
     proc.put(20, threads=[(21, "S")])
@@ -122,8 +129,9 @@ def test_family(proc):
     (proc.root / "35").mkdir()     # gone while listed
     (proc.root / "36").mkdir()
     (proc.root / "36" / "stat").write_text("36 (x) S notanumber\n")
-    assert sorted(processes.family(30)) == [30, 31, 32, 34]
-    assert sorted(processes.family(31)) == [31, 32, 34]
+    proc.put(37, ppid=32, comm="ffdnn (a) S 1")   # a command with ') ' in it
+    assert sorted(processes.family(30)) == [30, 31, 32, 34, 37]
+    assert sorted(processes.family(31)) == [31, 32, 34, 37]
     assert processes.family(34) == [34]
     assert processes.family(99) == [99]
 
@@ -166,6 +174,18 @@ def test_a_poll_loop_is_idle(proc, clock):
     w = _idle(proc, clock, quiet=4.0)
     clock.t += 4.0
     proc.put(50, ticks=(100 + int(IDLE * TCK), 10, 0, 0))   # IDLE s of CPU in 4 s
+    assert w.hung()
+
+
+def test_exactly_idle_is_idle(proc, clock):
+    """At most IDLE of a CPU: exactly IDLE is still idle."""
+    ticks = round(IDLE * 2.0 * TCK)
+    if ticks / TCK != IDLE * 2.0:
+        pytest.skip(f"IDLE * 2 s is no whole number of ticks at {TCK} ticks a second")
+    proc.put(50)
+    w = Idle(50, 2.0)
+    clock.t += 2.0
+    proc.put(50, ticks=(ticks, 0, 0, 0))
     assert w.hung()
 
 

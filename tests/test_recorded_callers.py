@@ -80,6 +80,10 @@ PARAGRAPHS = {
          for i in range(1, 5)]),
     "either-caller": (   # a paragraph naming both of a backend's callers holds
         ("before", "torch"), _said(torch=("execute_model_th", "dnn_flush_th")), []),
+    "two-callers-said": (
+        ("after", "torch"), _said(torch=("dnn_flush_th", "th_start_inference")),
+        [f"call {i}: {TH_STACK}, expected ff_dnn_start_inference_async < dnn_flush_th or "
+         "th_start_inference" for i in range(1, 5)]),
     "classify-without-tf": (
         ("after", "openvino", "dnn_classify"), _said(tf=()),
         [f"4 pthread_create() calls, expected none: ['{TF_STACK}']"]
@@ -149,6 +153,9 @@ CENSUSES = {
         ["call 4: pthread_create_wrapper (x.c:1) < execute_model_th "
          "(dnn_backend_torch.cpp:347), expected ff_dnn_start_inference_async < "
          "execute_model_th"]),
+    "two-functions-named": (   # the innermost two are all the check needs
+        ("after", "tf"), lambda c: c.stacks.__setitem__(
+            0, f"{START} < execute_model_tf (dnn_backend_tf.c:782)"), []),
     "caller-third": (
         ("after", "tf"), lambda c: c.stacks.__setitem__(
             1, f"{START} < run_one (dnn_backend_tf.c:1) < execute_model_tf (dnn_backend_tf.c:782)"),

@@ -72,6 +72,11 @@ SEEN = {
     "an-error": ([Class.SURFACED] * 4 + [Class.ERROR], [Class.LOST] * 5, Change.ERROR),
     "an-error-after": ([Class.SURFACED] * 5, [Class.ERROR], Change.ERROR),
     "steady-change": ([Class.HANG] * 5, [Class.ALTERED] * 5, Change.CHANGED),
+    "one-run-each": ([Class.HANG], [Class.ALTERED], Change.CHANGED),   # --confirm 0
+    "one-run-fix": ([Class.LOST], [Class.SURFACED], Change.FIX),
+    # every harmless class on one side: still harmless
+    "good-both-ways-then-lost": ([Class.SURFACED, Class.CLEAN], [Class.LOST], Change.REGRESSION),
+    "lost-then-good-both-ways": ([Class.LOST], [Class.CLEAN, Class.SURFACED], Change.FIX),
     "steady-good-change": ([Class.SURFACED] * 5, [Class.CLEAN] * 5, Change.CHANGED),
 }
 
@@ -268,3 +273,6 @@ def test_against_a_site_only_one_tree_makes():
     assert diff.against(d, {ONNX_FLUSH: {("LOST", None): 1}}) == []
     assert diff.against(d, AS_SAID)[0] == (f"{ONNX_FLUSH}: got 1 LOST -> None, the case says "
                                            "1 LOST -> SURFACED")
+    _pair(d, TF_FLUSH).group = _pair(d, ONNX_FLUSH).group   # two sites, one with no to-site
+    assert diff.against(d, {ONNX_FLUSH: {("LOST", None): 2}}) == [
+        f"{ONNX_FLUSH}: got 1 LOST -> SURFACED, 1 LOST -> None, the case says 2 LOST -> None"]

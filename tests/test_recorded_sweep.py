@@ -127,6 +127,16 @@ def test_variants(how):
     assert _classify(run, _clean("sweep-wrap-pre-onnx")) is want
 
 
+def test_a_result_without_its_scenario_counts_the_sweeps_frames():
+    """A Result rebuilt without its scenario (harness/judge/merge.py keeps none) is counted
+    against the sweep's FRAMES (4)."""
+    r = recorded.result(_census("sweep-wrap-pre-onnx"))
+    r.scenario = None
+    assert sweep.classify(r) is Class.CLEAN
+    r.data["frames"].pop()
+    assert sweep.classify(r) is Class.DROPPED
+
+
 def test_a_crash_or_error_is_its_class_whatever_it_did():
     """CRASH and ERROR before any code: a run that surfaced its error and then crashed."""
     run = _site_run("sweep-flush-onnx", "after", 1)
@@ -198,3 +208,5 @@ def test_problems_without_a_census():
     assert sweep.problems(found, "HANG") == []
     assert sweep.problems(found) == []
     assert sweep.problems(found, "CLEAN")[0] == "after call 1: HANG, expected CLEAN"
+    plain = {b: (n, sites) for b, (n, sites) in found.items()}   # a tuple, not a Found
+    assert sweep.problems(plain, "CLEAN") == sweep.problems(found, "CLEAN")
