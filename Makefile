@@ -20,7 +20,7 @@ RELEASE ?= 8.1.2
 # (read when the recipe runs, once the virtualenv is there), or those named
 RELEASES ?= $(shell $(PY) -c 'from harness.obtain import releases; print(*releases.versions())')
 
-.PHONY: all help venv deps build sanitizers run test unchanged claims sweep bench release releases clean
+.PHONY: all help venv deps build sanitizers run test mutants unchanged claims sweep bench release releases clean
 
 all: run ## set up, build base/before/after, run the reproduction, print the table
 
@@ -51,6 +51,10 @@ run: build ## run the PR #24760 table, before and after, on every backend built
 
 test: build sanitizers ## run the test suite (pytest, -n $(JOBS))
 	FFDNN_BACKENDS=$(BACKENDS) TF_CPP_MIN_LOG_LEVEL=1 $(PY) -m pytest -n $(JOBS) -q
+
+# no build needed: the tests it runs feed the code results recorded from real runs
+mutants: venv ## mutation-test the code that decides a verdict (mutmut over the judge, sweep classes, diff verdict, callers, errnos, idle judgement; the fast tests on recorded runs): killed/total per module, every survivor explained in tests/mutants-equivalent.txt (about 3 min)
+	$(PY) tests/mutants.py --jobs $(JOBS)
 
 unchanged: build ## ffmpeg CLI output before against after: identity MD5, a whole clip, trained MTCNN over photographs (fetched, pinned; needs OpenVINO)
 	$(HARNESS) unchanged --build before,after --backend $(BACKENDS)
@@ -87,4 +91,4 @@ releases: venv deps ## the opt-in tests (-m other_release) of every pinned relea
 	done; exit $$rc
 
 clean: ## remove the virtualenv (the build cache outside the clone stays)
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache mutants
