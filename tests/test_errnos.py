@@ -61,6 +61,15 @@ def test_name(value, text):
     assert errnos.name(value) == text
 
 
+def test_name_is_eagain_where_the_table_says_ewouldblock(monkeypatch):
+    """The same value has two names (EAGAIN, EWOULDBLOCK); a platform whose table keeps
+    the other still reads EAGAIN, as FFmpeg and the PR write it."""
+    import errno
+    monkeypatch.setitem(errno.errorcode, errno.EAGAIN, "EWOULDBLOCK")
+    assert errnos.name(errno.EAGAIN) == "EAGAIN"
+    assert errnos.describe(-errno.EAGAIN) == f"AVERROR(EAGAIN) ({-errno.EAGAIN})"
+
+
 @pytest.mark.parametrize("code, text", [
     (None, "nothing"), (0, "0"), (11, "11"), (-22, "AVERROR(EINVAL) (-22)"),
     (-11, "AVERROR(EAGAIN) (-11)"), (-1, "AVERROR(EPERM) (-1)"), (-5, "AVERROR(EIO) (-5)"),
