@@ -16,8 +16,11 @@ SANITIZERS ?= $(if $(filter default onnx,$(BACKENDS)),asan,asan tsan)
 
 # another FFmpeg release for `make release` (one recorded in harness/obtain/releases.py)
 RELEASE ?= 8.1.2
+# the releases `make releases` runs: every one pinned in harness/obtain/releases.py
+# (read when the recipe runs, once the virtualenv is there), or those named
+RELEASES ?= $(shell $(PY) -c 'from harness.obtain import releases; print(*releases.versions())')
 
-.PHONY: all help venv deps build sanitizers run test unchanged claims sweep bench release clean clean-cache
+.PHONY: all help venv deps build sanitizers run test mutants unchanged claims sweep bench release releases clean clean-cache
 
 all: run ## set up, build base/before/after, run the reproduction, print the table
 
@@ -49,6 +52,10 @@ run: build ## run the PR #24760 table, before and after, on every backend built
 test: build sanitizers ## run the test suite (pytest, -n $(JOBS))
 	FFDNN_BACKENDS=$(BACKENDS) TF_CPP_MIN_LOG_LEVEL=1 $(PY) -m pytest -n $(JOBS) -q
 
+# no build needed: the tests it runs feed the code results recorded from real runs
+mutants: venv ## mutation-test the code that decides a verdict (mutmut over the judge, sweep classes, diff verdict, callers, errnos, idle judgement; the fast tests on recorded runs): killed/total per module, every survivor explained in tests/mutants-equivalent.txt (about 3 min)
+	$(PY) tests/mutants.py --jobs $(JOBS)
+
 unchanged: build ## ffmpeg CLI output before against after: identity MD5, a whole clip, trained MTCNN over photographs (fetched, pinned; needs OpenVINO)
 	$(HARNESS) unchanged --build before,after --backend $(BACKENDS)
 
@@ -63,19 +70,28 @@ sweep: build ## fail every site in turn: pthread_create (TF, LibTorch, ONNX), ma
 	$(HARNESS) sweep --build base,before,after --backend-name onnx,openvino,tf,torch \
 		--fault wrap:ff_proc_from_frame_to_dnn --jobs $(JOBS) --json results/sweep-wrap-pre.json
 
-bench: build ## measure the harness's costs against issue 18's targets (results/bench.json; QUICK=1 skips the cold figures P1, P6, P7: scratch caches, about 15 min)
+bench: build ## measure the harness's costs against their targets (results/bench.json; QUICK=1 skips the cold figures P1, P6, P7, scratch caches, about 15 min, and P9, the whole diff whole and in 4 shards)
 	FFDNN_BACKENDS=$(BACKENDS) $(PY) bench/bench.py $(if $(QUICK),--quick)
 
 claims: build sanitizers ## #24702's claims (commits 1-8), base against before: results/claims.json
 	mkdir -p results
 	$(HARNESS) claims --backend $(BACKENDS) --json results/claims.json
 
-release: venv deps ## another FFmpeg release (RELEASE=8.1.2) with the series' patches that apply (git am -3): the PR's tables; on 8.1.2 also the opt-in tests (-m other_release)
+release: venv deps ## another FFmpeg release (RELEASE=8.1.2) with the series' patches that apply (git am -3): the PR's tables, then its opt-in tests (-m other_release -k RELEASE)
 	$(HARNESS) table --release $(RELEASE) --backend $(BACKENDS) --jobs $(JOBS)
-	$(if $(filter 8.1.2,$(RELEASE)),TF_CPP_MIN_LOG_LEVEL=1 $(PY) -m pytest -n $(JOBS) -q -m other_release)
+	TF_CPP_MIN_LOG_LEVEL=1 $(PY) -m pytest -n 0 -q -m other_release -k "$(RELEASE)"
+
+# one release after the other, each building its own trees (-n 0: the tests share them);
+# every release runs even when one fails, and the target fails if any did
+releases: venv deps ## the opt-in tests (-m other_release) of every pinned release (RELEASES="7.1.5" for one): the PR's core claim from --release and from a clone's refs; JUnit in results/
+	@mkdir -p results; rc=0; for r in $(RELEASES); do \
+		echo "== FFmpeg $$r"; \
+		TF_CPP_MIN_LOG_LEVEL=1 $(PY) -m pytest -n 0 -q -m other_release -k "$$r" \
+			--junitxml=results/junit-release-$$r.xml || rc=1; \
+	done; exit $$rc
 
 clean-cache: venv ## remove the cache entries this checkout no longer names (DRY=1 lists them; python -m harness cache list)
 	$(PY) -m harness cache gc $(if $(DRY),--dry-run)
 
 clean: ## remove the virtualenv (the build cache outside the clone stays)
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache mutants

@@ -7,7 +7,8 @@ with --quick); P2 warm PR table, pytest and harness run, and the whole warm `mak
 P3 the per-scenario time against a bare Python process and a C program (floor_py.py,
 floor_c/dnn_floor.c); P4 -j 2 over -j 1 (P4c with the fork servers already up); P5 a no-op
 `make build`; P8 a sweep's rate against one scenario's own cost, and the ONNX Runtime malloc
-sweep's wall. Timings are wall clock and only indicative when other work shares the
+sweep's wall; P9 the whole default diff of after against after + the follow-ups, whole and
+as 4 shards (skipped with --quick). Timings are wall clock and only indicative when other work shares the
 machine (see load in the JSON).
 """
 
@@ -370,6 +371,65 @@ def p8_sweeps() -> list:
     return out
 
 
+def p9_whole_diff(quick=False) -> list:
+    """P9: the whole default diff (every family, every backend and filter both trees have,
+    both routes) of after against after + the follow-ups, run at once and then as 4 shards
+    one after another (each a CI matrix job's share; the longest is the matrix's critical
+    path), and the merge of the shards against the whole, site by site."""
+    ids = ("P9a", "P9b", "P9c", "P9d")
+    if quick:
+        return [{"id": i, "figure": "the whole default diff (skipped with --quick)",
+                 "measured": None, "unit": "", "target": "", "pass": None, "detail": "",
+                 "load": None} for i in ids]
+    from cases import followups
+    patches = [str(followups.SERIES / n) for n in (followups.SERIES / "series").read_text().split()]
+    base = [PY, "-m", "harness", "diff", "--from", "after", *sum((["--patch", p] for p in patches), []),
+            "--results", ""]
+    env = {**os.environ, "FFDNN_BACKENDS": BACKENDS}
+    with tempfile.TemporaryDirectory(prefix="ffdnn-bench-diff-") as tmp:
+        def run(extra, out):
+            t0, load = time.monotonic(), os.getloadavg()[0]
+            r = subprocess.run(base + extra + ["--json", out], cwd=ROOT, env=env,
+                               capture_output=True, text=True)
+            if r.returncode not in (0, 1, 3):
+                raise RuntimeError(f"diff {shlex.join(extra)} exited {r.returncode}: "
+                                   f"{r.stderr[-500:]}")
+            return time.monotonic() - t0, load, json.loads(Path(out).read_text())
+        whole_s, whole_load, whole = run([], f"{tmp}/whole.json")
+        shards = [run(["--shard", f"{k}/4"], f"{tmp}/shard{k}.json") for k in range(1, 5)]
+        m = subprocess.run([PY, "-m", "harness", "merge", *[f"{tmp}/shard{k}.json" for k in range(1, 5)],
+                            "--json", f"{tmp}/merged.json"], cwd=ROOT, env=env,
+                           capture_output=True, text=True)
+        merged = json.loads(Path(f"{tmp}/merged.json").read_text())
+    t = whole["timing"]
+    key = lambda d: [(x["order"], x["route"], x["family"], x["place"], x["nth"], x["change"],
+                      x["from"] and x["from"]["class"], x["to"] and x["to"]["class"])
+                     for x in d["sites"]]
+    differ = sum(a != b for a, b in zip(key(whole), key(merged))) + abs(
+        len(whole["sites"]) - len(merged["sites"]))
+    walls = [w for w, _, _ in shards]
+    loads = ", ".join(f"{k + 1}/4 {w:.0f} s (load {l:.1f})" for k, (w, l, _) in enumerate(shards))
+    c = whole["counts"]
+    summary = (f"{whole['word']} (exit {whole['exit_status']}): judged {c['judged']} / blind "
+               f"{c['blind']} / total {c['total']}; " + ", ".join(
+                   f"{n} {k}" for k, n in whole["verdict"].items() if n))
+    return [
+        figure("P9a", "the whole default diff, after -> after + follow-ups, unsharded", whole_s,
+               " s", 600, detail=f"{t['runs']} runs, {t['runs_per_second']:.2f} runs/s, runs "
+               f"that hung {t['hang_seconds']:.0f} s of run time of {t['hang_seconds'] + t['ended_seconds']:.0f} s "
+               f"({t['hang_seconds'] / max(1e-9, t['hang_seconds'] + t['ended_seconds']):.0%}); "
+               f"censuses {t['census_seconds']:.0f} s, sites {t['sites_seconds']:.0f} s, reruns "
+               f"{t['confirm_seconds']:.0f} s; load {whole_load:.1f} at start; {summary}"),
+        figure("P9b", "4 shards: the longest over the unsharded wall", max(walls) / whole_s, "x",
+               1 / 3, detail=f"shards one after another: {loads}"),
+        figure("P9c", "4 shards: the longest over the shortest", max(walls) / min(walls), "x", 1.3,
+               detail=loads),
+        figure("P9d", "merge(shards) against the unsharded diff: sites that differ", differ, "", 0,
+               detail=f"merge exit {m.returncode} ({merged['word']}), the whole diff's "
+                      f"{whole['exit_status']}; {len(merged['sites'])} sites merged"),
+    ]
+
+
 def _seconds(f) -> float:
     t0 = time.monotonic()
     f()
@@ -405,13 +465,15 @@ def compare(old: dict, new: dict) -> str:
 
 STEPS = ((p5_noop_make, ("P5",)), (p2_warm_matrix, ("P2a", "P2b", "P2c")),
          (p3_per_scenario, ("P3a", "P3b")), (p4_throughput, ("P4a", "P4b")),
-         (p4c_servers_up, ("P4c",)), (p8_sweeps, ("P8a", "P8b")), (p1_cold_build, COLD))
+         (p4c_servers_up, ("P4c",)), (p8_sweeps, ("P8a", "P8b")),
+         (p9_whole_diff, ("P9a", "P9b", "P9c", "P9d")), (p1_cold_build, COLD))
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true",
-                    help="skip the cold figures (P1, P6, P7: scratch caches, about 15 min)")
+                    help="skip the cold figures (P1, P6, P7: scratch caches, about 15 min) "
+                         "and the whole diff (P9)")
     ap.add_argument("--json", metavar="FILE", help="where to write (default results/bench.json)")
     ap.add_argument("--compare", metavar="OLD.json", help="print the changes against a run")
     ap.add_argument("--only", metavar="P3,P4c", help="only the steps that measure these "
@@ -424,7 +486,7 @@ def main(argv=None) -> int:
         if only and not any(i.upper().startswith(o) for i in ids for o in only):
             continue
         print(f"bench: {step.__name__} ...", file=sys.stderr, flush=True)
-        figs += step(args.quick) if step is p1_cold_build else step()
+        figs += step(args.quick) if step in (p1_cold_build, p9_whole_diff) else step()
     figs.sort(key=lambda f: f["id"])  # P3a-fresh after P3a: the change beside its figure
     out = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "quick": args.quick,
            "backends": BACKENDS, "cpus": os.cpu_count(), "load_start": load0,

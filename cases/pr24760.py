@@ -52,8 +52,37 @@ TORCH_FRAME_START = ("ff_dnn_start_inference_async", "execute_model_th")
 IN_EACH_RUN = "In each run with injection, exactly one `pthread_create()` call failed."
 
 
+# The PR's rows as it states them, numbers written here and not computed through the
+# harness's own errno parsing (so a parser that read EPERM as EACCES fails these rows, not
+# passes them): spec as written -> (activate() at EOF before the fix, after it).
+# "before the fix `activate()` returned 11, 22 and 1 ...; after it, `activate()` and then
+# the sink returned `AVERROR_EXTERNAL` (-542398533), -22 and -1"; "the raw
+# `AVERROR(EAGAIN)` flush returned -11 and was lost behind EOF in both builds".
+PR_ROWS = {
+    "pthread_create=EAGAIN": (11, -542398533),
+    "pthread_create=EINVAL": (22, -22),
+    "pthread_create=EPERM": (1, -1),
+    "flush=AVERROR(EAGAIN)": (-11, -11),
+}
+
+
+def _before_code(f: Fault) -> int:
+    """activate() at EOF before the fix: the PR's number for its rows, else the rule
+    (the positive errno itself)."""
+    return PR_ROWS[f.given][0] if f.given in PR_ROWS else f.errno
+
+
 def _after_code(f: Fault) -> int:
+    """After the fix: the PR's number for its rows, else the rule (AVERROR(e), EAGAIN
+    mapped to AVERROR_EXTERNAL)."""
+    if f.given in PR_ROWS:
+        return PR_ROWS[f.given][1]
     return errnos.AVERROR_EXTERNAL if f.errno == errno.EAGAIN else errnos.averror(f.errno)
+
+
+def _flush_code(f: Fault) -> int:
+    """The stand-in flush's fixed value, the same in both builds."""
+    return PR_ROWS[f.given][0] if f.given in PR_ROWS else errnos.averror(f.errno)
 
 
 def _clean_log(f: Fault, build: str):
@@ -73,7 +102,7 @@ CLAIMS = (
           "before the fix `activate()` returned 11, 22 and 1 and the sink returned only "
           "`AVERROR_EOF`; Before the fix, the log says only \"Unable to start async inference.\"; "
           + IN_EACH_RUN,
-          activate=lambda f: f.errno, sink=lambda f: EOF_ONLY,
+          activate=_before_code, sink=lambda f: EOF_ONLY,
           log=_thread_log, failures=1, eligible=1, failed_at=FLUSH_START),
     Claim("after-thread-start-surfaces", ("after",), "pthread_create",
           "after it, `activate()` and then the sink returned `AVERROR_EXTERNAL` (-542398533), "
@@ -83,7 +112,7 @@ CLAIMS = (
           log=_thread_log, failures=1, eligible=1, failed_at=FLUSH_START),
     Claim("eagain-flush-lost", ("before", "after"), "flush",
           "the raw `AVERROR(EAGAIN)` flush returned -11 and was lost behind EOF in both builds",
-          activate=lambda f: errnos.averror(f.errno), sink=lambda f: EOF_ONLY,
+          activate=_flush_code, sink=lambda f: EOF_ONLY,
           log=_clean_log, failures=0),  # nothing armed: no count to check
     Claim("clean-flush", ("before", "after"), "none",
           "control, not a PR sentence: with no fault the stand-in flush starts its thread "

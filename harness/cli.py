@@ -105,6 +105,10 @@ def cmd_probe(args) -> int:
     """What each tree has, read from the tree (harness/obtain/probe.py)."""
     from harness.obtain import probe
     from harness.run import chains, matrix
+    if args.releases:
+        from harness.judge import releasetable
+        print(releasetable.markdown(_case(args)))
+        return 0
     plan = _plan(args)
     pairs = [(b, f) for b in chains.BACKENDS for f in chains.FILTERS]
     for name in args.build.split(","):
@@ -295,9 +299,10 @@ def cmd_claims(args) -> int:
         write_file("--json", args.json, json.dumps(rows, indent=1))
     bad = [r for r in rows if not claims.as_expected(r)]
     for r in bad:
-        what = "not judged" if claims.skipped(r) else "unexpected verdict"
+        what = ("not judged" if claims.skipped(r) else "not measured" if claims.unmeasured(r)
+                else "unexpected verdict")
         print(f"- {what} for {r['id']}: {r['verdict']}", file=sys.stderr)
-    return 1 if bad or not rows else 0
+    return claims.exit_status(rows)
 
 
 def add_report_options(p) -> None:
@@ -357,6 +362,10 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("probe", help="what each built tree has, lacks and cannot express")
     p.add_argument("--build", default="before,after",
                    help="comma list of tree names (base, before, after) or built-tree paths")
+    p.add_argument("--releases", action="store_true",
+                   help="every pinned release side by side (harness/obtain/releases.py): "
+                        "what each has, the patches its built trees took, and each row of "
+                        "the case's tables, expressible or why not")
     add_build_options(p)
     p.set_defaults(func=cmd_probe)
     p = sub.add_parser("run", help="run the PR #24760 reproduction and print its table")
@@ -417,6 +426,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--case", default="pr24760", help="the case that names known hangs (cases/)")
     add_results_option(p)
     p.set_defaults(func=diffcmd.cmd)
+
+    p = sub.add_parser("merge", help="the shards of a diff (diff --shard K/N --json) as one "
+                                     "diff: its report, verdict and exit status")
+    from harness.judge import merge
+    merge.add_arguments(p)
+    p.set_defaults(func=merge.cmd)
 
     p = sub.add_parser("claims", help="#24702's claims (commits 1-8), base against before")
     p.add_argument("--commit", type=inputs.commit, action="append", metavar="N",

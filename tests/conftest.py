@@ -31,20 +31,27 @@ def plan():
 
 @pytest.fixture(scope="session")
 def trees(plan):
-    """name -> Tree for every tree already built; a test that needs a missing one skips."""
+    """name -> Tree for every tree already built, and why each other one is not there: a
+    test that needs a tree that is not built skips; one whose tree is in the cache but
+    broken (a stamp that does not check, a partial tree, a backend library gone) fails
+    with the tree's error, since a broken cache must not turn the suite green."""
     found, missing = {}, {}
     for name in plan.names:
         try:
             found[name] = plan.get(name, build=False)
         except HarnessError as e:
-            missing[name] = str(e)
+            built = (plan.path(name) / "stamp.json").is_file()
+            missing[name] = (built, str(e))
     return found, missing
 
 
 def need_tree(trees, name):
     found, missing = trees
     if name not in found:
-        pytest.skip(f"tree '{name}' missing: {missing.get(name)} (run: make build)")
+        broken, why = missing.get(name, (False, "unknown tree"))
+        if broken:
+            pytest.fail(f"tree '{name}' is in the cache but broken: {why}", pytrace=False)
+        pytest.skip(f"tree '{name}' missing: {why} (run: make build)")
     return found[name]
 
 

@@ -137,6 +137,13 @@ CASES = [
     P("diff", "--patch", "{binary}", says="a binary file", id="patch-binary"),
     P("diff", "--patch", FILE, says="not a patch", id="patch-not-a-diff"),
     P("diff", "--patch", "/dev/null", says="not a regular file", id="patch-device"),
+    # diff's shards and their merge
+    P("diff", "--shard", "0/2", "--json", "{tmp}/d.json", says="bad --shard '0/2'",
+      id="shard-zero"),
+    P("diff", "--shard", "3/2", "--json", "{tmp}/d.json", says="bad --shard '3/2'",
+      id="shard-beyond"),
+    P("merge", "/nonexistent.json", says="/nonexistent.json: no such file", id="merge-missing"),
+    P("merge", FILE, "--json", "{tmp}", says="--json", id="merge-json-dir"),
     # the parser's own refusals, one line too
     P("run", "--bogus", says="unrecognized arguments: --bogus", id="unknown-option"),
     P(says="the following arguments are required: command", id="no-command"),

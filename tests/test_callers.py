@@ -25,10 +25,26 @@ def test_every_built_pair_is_counted(censuses, tree):
     assert {(c.build, (c.backend, c.filter)) for c in censuses} == want
 
 
-def test_the_callers_paragraph_holds(censuses):
+def test_the_callers_paragraph_holds(censuses, tree):
     assert {f"{c.build}-{c.backend}-{c.filter}": callers.diffs(c, expected.CALLERS) for c in censuses} == \
         {f"{c.build}-{c.backend}-{c.filter}": [] for c in censuses}
-    assert any(c.calls for c in censuses if c.backend == "tf"), "the census saw calls"
+    starters = {"tf", "torch"} & {b["name"] for b in tree("after").stamp["backends"]}
+    if not starters:
+        pytest.skip("the backend set has neither TensorFlow nor LibTorch: no backend that "
+                    "starts threads (run: make test BACKENDS=all)")
+    assert any(c.calls for c in censuses if c.backend in starters), "the census saw calls"
+
+
+def test_swapped_callers_would_fail(censuses):
+    """Which backend function a call comes from is checked: TensorFlow's and LibTorch's
+    callers swapped fail every census that saw a call."""
+    reached = expected.CALLERS["reached_from"]
+    swapped = {**expected.CALLERS, "reached_from": {**reached, "tf": reached["torch"],
+                                                    "torch": reached["tf"]}}
+    seen = [c for c in censuses if c.calls and c.backend in ("tf", "torch")]
+    if not seen:
+        pytest.skip("no census of TensorFlow or LibTorch (run: make test BACKENDS=all)")
+    assert all(callers.diffs(c, swapped) for c in seen)
 
 
 def test_another_paragraph_would_fail(censuses):

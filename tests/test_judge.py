@@ -166,6 +166,26 @@ def test_skipped_claim_rows_are_not_as_expected():
     assert not claims.as_expected({**row, "verdict": "does not reproduce: x"})
 
 
+# claims' exit status (issue 26): an unmeasured sanitizer claim is not green
+MEASURED_ROWS = [
+    (["reproduces", "not expressible on 9.0.2: why"], 0),
+    (["reproduces", "not measured on this toolchain: base stopped in the sanitizer's own "
+                    "check"], 4),
+    (["does not reproduce: x", "not measured on this toolchain: y"], 1),
+    (["skipped: tree 'base-asan' is not built", "reproduces"], 1),
+    ([], 1),
+]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("verdicts, status", MEASURED_ROWS,
+                         ids=["as-expected", "unmeasured", "unreproduced", "skipped", "none"])
+def test_claims_exit_status(verdicts, status):
+    rows = [{"id": f"r{i}", "verdict": v} for i, v in enumerate(verdicts)]
+    assert claims.exit_status(rows) == status
+    assert claims.NOT_MEASURED == 4
+
+
 def test_commit7_rows_cover_its_three_filters_and_any_code():
     rows = [c for c in expected.COMMIT_CLAIMS if c.commit == 7]
     assert {c.filter for c in rows} == {"dnn_processing", "dnn_detect", "dnn_classify"}
@@ -183,3 +203,18 @@ def test_junit_does_not_pass_a_measured_run():
     xml = report.junit([Result(sc, Outcome.MEASURED), Result(sc, Outcome.PASS)])
     assert 'tests="2"' in xml and 'skipped="1"' in xml and 'failures="0"' in xml
     assert '<skipped message="MEASURED: no expectation for this build and fault"' in xml
+
+
+@pytest.mark.unit
+def test_a_broken_tree_fails_a_missing_one_skips():
+    """tests/conftest.py's need_tree (issue 26): a tree that is not built skips with the
+    command that builds it; a tree in the cache that does not check fails the test with
+    its error, so a broken cache cannot make the suite green."""
+    from _pytest.outcomes import Failed, Skipped
+    from tests.conftest import need_tree
+    trees = ({}, {"after": (True, "after-1234/stamp.json: series hash does not match"),
+                  "before": (False, "tree 'before' is not built")})
+    with pytest.raises(Failed, match="in the cache but broken: after-1234/stamp.json"):
+        need_tree(trees, "after")
+    with pytest.raises(Skipped, match="tree 'before' missing"):
+        need_tree(trees, "before")

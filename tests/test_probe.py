@@ -112,9 +112,62 @@ def test_configure_knows():
     assert not probe.configure_knows(script, "libonnxruntime")
 
 
-def _tree(root: Path, onnx: bool, fffilter: bool = True) -> Path:
-    """A source tree with only what the probe reads, after 9.0.2 (onnx) or 8.1.2."""
-    files = {
+GRAPH_H = {  # the public headers' declarations of what the module binds, as in 9.0.2
+    "libavfilter/avfilter.h": (
+        "const AVFilter *avfilter_get_by_name(const char *name);\n"
+        "AVFilterGraph *avfilter_graph_alloc(void);\n"
+        "void avfilter_graph_free(AVFilterGraph **graph);\n"
+        "int avfilter_graph_create_filter(AVFilterContext **filt_ctx, const AVFilter *filt,\n"
+        "                                 const char *name, const char *args, void *opaque,\n"
+        "                                 AVFilterGraph *graph_ctx);\n"
+        "int avfilter_graph_parse_ptr(AVFilterGraph *graph, const char *filters,\n"
+        "                             AVFilterInOut **inputs, AVFilterInOut **outputs,\n"
+        "                             void *log_ctx);\n"
+        "int avfilter_graph_config(AVFilterGraph *graphctx, void *log_ctx);\n"
+        "AVFilterInOut *avfilter_inout_alloc(void);\n"
+        "void avfilter_inout_free(AVFilterInOut **inout);\n"
+        "unsigned avfilter_version(void);\n"),
+    "libavfilter/buffersrc.h": (
+        "av_warn_unused_result\n"
+        "int av_buffersrc_add_frame_flags(AVFilterContext *buffer_src,\n"
+        "                                 AVFrame *frame, int flags);\n"
+        "int av_buffersrc_close(AVFilterContext *ctx, int64_t pts, unsigned flags);\n"),
+    "libavfilter/buffersink.h": (
+        "int attribute_align_arg av_buffersink_get_frame(AVFilterContext *ctx, AVFrame *frame);\n"),
+}
+# The public AVFilter of 7.1 (activate() at its end, a union of callbacks before it) and
+# of 8.1 and later (no activate(): it is in FFFilter).
+AVFILTER_71 = """
+typedef struct AVFilter {
+    const char *name;
+    int flags;
+    int (*init)(AVFilterContext *ctx);
+    union {
+        int (*query_func)(AVFilterContext *);
+        const enum AVPixelFormat *pixels_list;
+    } formats;
+    int (*process_command)(AVFilterContext *, const char *cmd, const char *arg, char *res, int res_len, int flags);
+    /**
+     * Filter activation function. ... int (*activate)(AVFilterContext *ctx) in a comment
+     */
+    int (*activate)(AVFilterContext *ctx);
+} AVFilter;
+"""
+AVFILTER_81 = """
+typedef struct AVFilter {
+    const char *name;
+    /* activate() is in FFFilter: int (*activate)(AVFilterContext *ctx); */
+    int flags;
+} AVFilter;
+typedef struct AVFilterPad AVFilterPad;
+"""
+
+
+def _tree(root: Path, onnx: bool, fffilter: bool = True, avfilter: str = AVFILTER_81,
+          graph: dict = GRAPH_H) -> Path:
+    """A source tree with only what the probe reads, after 9.0.2 (onnx) or 8.1.2; with
+    AVFILTER_71 and fffilter=False, as 7.1 lays out the filter."""
+    files = {**graph, "libavfilter/avfilter.h": avfilter + graph.get("libavfilter/avfilter.h", ""),
         "VERSION": "9.0.2\n" if onnx else "8.1.2\n",
         "config.h": "#define CONFIG_LIBTENSORFLOW 1\n#define CONFIG_LIBTORCH 0\n",
         "libavfilter/dnn_interface.h": ENUM_902 if onnx else ENUM_812,
@@ -177,10 +230,142 @@ def test_the_902_reason_is_derived_word_for_word(tmp_path):
 
 def test_a_tree_without_fffilter_cannot_record(tmp_path):
     f = probe.facts(_tree(tmp_path, onnx=False, fffilter=False))
-    assert f.flags["FFDNN_HAS_FFFILTER"] == 0
+    assert f.flags["FFDNN_HAS_FFFILTER"] == f.flags["FFDNN_HAS_AVFILTER_ACTIVATE"] == 0
+    assert f.activate_home is None
     assert f.why_not("tf", "dnn_detect") == (
-        "8.1.2 has no FFFilter with activate() (libavfilter/filters.h), which the "
-        "activate() recorder copies")
+        "8.1.2 has no activate() in FFFilter (libavfilter/filters.h) or AVFilter "
+        "(libavfilter/avfilter.h), which the activate() recorder copies")
+    assert ("no activate() in FFFilter (libavfilter/filters.h) or AVFilter "
+            "(libavfilter/avfilter.h), which the activate() recorder copies") in f.absent()
+
+
+def test_activate_in_the_public_avfilter_is_recorded_there(tmp_path):
+    """7.1: no FFFilter; activate() is the public AVFilter's last member."""
+    f = probe.facts(_tree(tmp_path, onnx=False, fffilter=False, avfilter=AVFILTER_71))
+    assert (f.flags["FFDNN_HAS_FFFILTER"], f.flags["FFDNN_HAS_AVFILTER_ACTIVATE"]) == (0, 1)
+    assert f.activate_home == ("AVFilter", "libavfilter/avfilter.h")
+    assert f.why_not("tf", "dnn_detect") is None
+    assert not [a for a in f.absent() if "activate() in" in a]
+    assert "activate(): a member of AVFilter (libavfilter/avfilter.h), which the recorder " \
+           "copies" in f.describe()
+
+
+def test_fffilter_comes_first(tmp_path):
+    """A tree with both (none is known; the first home found is the one copied)."""
+    f = probe.facts(_tree(tmp_path, onnx=True, avfilter=AVFILTER_71))
+    assert f.activate_home == ("FFFilter", "libavfilter/filters.h")
+
+
+def test_activate_member_is_read_in_its_struct():
+    assert probe.has_activate_member(AVFILTER_71, "AVFilter")
+    assert not probe.has_activate_member(AVFILTER_81, "AVFilter")  # only in a comment
+    other = "typedef struct AVFilter { int x; } AVFilter;\n" \
+            "typedef struct Other { int (*activate)(AVFilterContext *ctx); } Other;\n"
+    assert not probe.has_activate_member(other, "AVFilter")
+    assert probe.has_activate_member(other, "Other")
+    assert not probe.has_activate_member(other, "FFFilter")
+    assert probe.struct_body(AVFILTER_71, "AVFilter").rstrip().endswith(
+        "int (*activate)(AVFilterContext *ctx);\n}")
+
+
+INTERFACE_71 = """
+static const AVOption dnn_base_options[] = {
+        {"nireq", "number of request",
+                OFFSET(nireq), AV_OPT_TYPE_INT, {.i64 = 0}, 0, INT_MAX, FLAGS},
+        {"async", "use DNN async inference",
+                OFFSET(async), AV_OPT_TYPE_BOOL, {.i64 = 1}, 0, 1, FLAGS},
+        {NULL}
+};
+void ff_dnn_init_child_class(DnnContext *ctx)
+{
+    for (int i = 0; i < FF_ARRAY_ELEMS(dnn_backend_info_list); i++) {
+        const AVClass **ptr = (const AVClass **) ((char *) ctx + dnn_backend_info_list[i].offset);
+        *ptr = dnn_backend_info_list[i].class;
+    }
+}
+"""
+INTERFACE_81 = INTERFACE_71.replace("        *ptr = dnn_backend_info_list[i].class;\n",
+                                    "        *ptr = dnn_backend_info_list[i].class;\n"
+                                    "        av_opt_set_defaults(ptr);\n")
+OV_SYNC = """
+    else {
+        if (model->func_type == DFT_ANALYTICS_CLASSIFY) {
+            // Classification filter has not been completely
+            // tested with the sync mode. So, do not support now.
+            avpriv_report_missing_feature(ctx, "classify for sync execution");
+            return AVERROR(ENOSYS);
+        }
+        if (ctx->ov_option.batch_size > 1) {
+            avpriv_report_missing_feature(ctx, "batch mode for sync execution");
+"""
+
+
+def test_option_defaults_the_tree_does_not_apply():
+    assert probe.unapplied_defaults(INTERFACE_71) == {"async": "1"}
+    assert probe.unapplied_defaults(INTERFACE_81) == {}
+    assert probe.unapplied_defaults("") == {}
+    assert probe.sync_unsupported(OV_SYNC) == {"DFT_ANALYTICS_CLASSIFY"}
+    assert probe.sync_unsupported("if (x) { avpriv_report_missing_feature(ctx, \"y\"); }") \
+        == frozenset()
+
+
+@pytest.mark.parametrize("interface, refused", [(INTERFACE_71, True), (INTERFACE_81, False)])
+def test_classify_needs_async_where_it_is_not_the_default(tmp_path, interface, refused):
+    root = _tree(tmp_path, onnx=False, fffilter=False, avfilter=AVFILTER_71)
+    (root / "libavfilter/dnn/dnn_interface.c").write_text(interface)
+    (root / "libavfilter/dnn/dnn_backend_openvino.c").write_text(
+        "switch (m->func_type) { case DFT_PROCESS_FRAME: case DFT_ANALYTICS_CLASSIFY: }\n"
+        + OV_SYNC + "}}\nconst DNNModule ff_dnn_backend_openvino = { .type = DNN_OV, };\n")
+    (root / "libavfilter/vf_dnn_classify.c").write_text(
+        "ret = ff_dnn_init(&ctx->dnnctx, DFT_ANALYTICS_CLASSIFY, context);\n"
+        "AVFILTER_DNN_DEFINE_CLASS(dnn_classify, DNN_OV);\n.activate = a,\n")
+    probe.facts.cache_clear()
+    f = probe.facts(root)
+    why = f.why_not("openvino", "dnn_classify")
+    if refused:
+        assert why == ("8.1.2's DNN filters run with async 0 (ff_dnn_init_child_class() in "
+                       "libavfilter/dnn/dnn_interface.c does not apply the async option's "
+                       "default of 1) and its OpenVINO backend does not run "
+                       "DFT_ANALYTICS_CLASSIFY with async 0 (dnn_backend_openvino.c)")
+        assert any(line.startswith("DNN options: ") for line in f.describe())
+    else:
+        assert why is None
+
+
+def test_a_backend_module_without_type(tmp_path):
+    """5.1's DNNModule has no .type: the backend is there, but the stand-in cannot check it."""
+    root = _tree(tmp_path, onnx=False)
+    (root / "libavfilter/dnn/dnn_backend_tf.c").write_text(
+        "switch (m->func_type) { case DFT_PROCESS_FRAME: case DFT_ANALYTICS_DETECT: }\n"
+        "DNNModule ff_dnn_backend_tf = { .load_model = dnn_load_model_tf, };\n")
+    probe.facts.cache_clear()
+    f = probe.facts(root)
+    assert f.why_not("tf", "dnn_detect") == (
+        "8.1.2's TensorFlow backend's DNNModule (dnn_backend_tf.c) sets no .type, which the "
+        "stand-in flush checks against the filter's backend")
+    assert "no .type in the TensorFlow backend's DNNModule (dnn_backend_tf.c)" in f.absent()
+
+
+def test_graph_calls_are_the_ones_the_module_binds():
+    """probe.GRAPH_CALLS names every call harness/compile/_cffi_src/avfilter.py binds."""
+    import re
+    from harness.compile._cffi_src import avfilter
+    bound = set(re.findall(r"\b(\w+)\s*\(", avfilter.FUNCTIONS)) - {"av_strdup"}
+    assert bound == {c for calls in probe.GRAPH_CALLS.values() for c in calls}
+
+
+def test_a_graph_call_the_tree_lacks(tmp_path):
+    graph = {**GRAPH_H, "libavfilter/buffersrc.h": (
+        "int av_buffersrc_add_frame_flags(AVFilterContext *s, AVFrame *f, int flags);\n"
+        "/* av_buffersrc_close(ctx, pts, flags) is gone */\n")}
+    f = probe.facts(_tree(tmp_path, onnx=False, graph=graph))
+    assert f.flags["FFDNN_HAS_GRAPH_SETUP"] == 0
+    assert f.graph["av_buffersrc_close"] == "" and f.graph["avfilter_graph_alloc"]
+    assert f.why_not("tf", "dnn_detect") == (
+        "8.1.2 has no av_buffersrc_close() (libavfilter/buffersrc.h), which the graph "
+        "set-up calls")
+    assert "graph set-up: 11 of 12 calls the module binds declared (libavfilter/avfilter.h, " \
+           "libavfilter/buffersrc.h, libavfilter/buffersink.h)" in f.describe()
 
 
 def test_conditional_names_leave_lib():
@@ -196,6 +381,10 @@ def test_releases_are_pinned():
     assert releases.get(None).version == releases.SERIES_BASE
     r = releases.get("8.1.2")
     assert (r.size, r.sha256[:12]) == (11710924, "464beb5e7bf0")
+    r71 = releases.get("7.1.5")
+    assert (r71.size, r71.sha256[:12]) == (11050340, "de668509caf9")
+    assert r71.debian_spec == "ffmpeg=7:7.1.5-0+deb13u1"
+    assert r71.debian_name == "ffmpeg_7.1.5.orig.tar.xz"
     assert releases.strict(releases.get(None)) and not releases.strict(r)
     with pytest.raises(releases.SourceError, match="unknown FFmpeg release '7.0'"):
         releases.get("7.0")
@@ -258,7 +447,7 @@ def test_an_unknown_release_is_one_error_line(capsys):
     from harness import cli
     assert cli.main(["probe", "--release", "7.1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["error: unknown FFmpeg release '7.1' (supported: 8.1.2, 9.0.2; each is "
+    assert err == ["error: unknown FFmpeg release '7.1' (supported: 7.1.5, 8.1.2, 9.0.2; each is "
                    "pinned by sha256 in harness/obtain/releases.py)"]
 
 

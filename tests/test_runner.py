@@ -66,7 +66,11 @@ def test_matrix_goes_on_after_a_crash(trees, preload, run_scenario):
     pytest.param("import time; time.sleep(30)", True, id="asleep"),
     pytest.param("import time\nwhile True: time.sleep(0.005)", True, id="polling"),  # a flush loop
     pytest.param("import time\nt = time.monotonic()\nwhile time.monotonic() - t < 3: pass",
-                 False, id="working")])  # at work for 3 s, then ends
+                 False, id="working"),  # at work for 3 s, then ends
+    # waits for a child at work (as the worker for addr2line after EOF), then ends
+    pytest.param("import subprocess, sys\nsubprocess.run([sys.executable, '-c', 'import time"
+                 "\\nt = time.monotonic()\\nwhile time.monotonic() - t < 3: pass'])",
+                 False, id="child-working")])
 def test_a_run_expected_to_hang_is_judged_by_what_it_does(tmp_path, work, hung):
     """processes.Idle, through program.run(quiet=): a program that sits idle (asleep, or
     polling with a sleep) is killed as hung after `quiet` seconds, long before its

@@ -22,9 +22,10 @@ WORKFLOWS = sorted((ROOT / "ci").glob("*.yml"))
 # refuses any server but GitHub's, so Forgejo's own is used there
 ACTIONS = {
     "github-actions.yml": {"actions/checkout": None, "actions/cache": None,
-                           "actions/upload-artifact": None},
+                           "actions/upload-artifact": None, "actions/download-artifact": None},
     "forgejo-actions.yml": {"actions/checkout": "v4", "actions/cache": "v4",
-                            "https://code.forgejo.org/forgejo/upload-artifact": "v4"},
+                            "https://code.forgejo.org/forgejo/upload-artifact": "v4",
+                            "https://code.forgejo.org/forgejo/download-artifact": "v4"},
 }
 # what changes a cache entry: the harness (trees' recipe, backends, cffi modules), the
 # injectors, the model generators, the patches and build scripts, the Python deps
@@ -249,16 +250,45 @@ def test_backend_markers_are_the_registrys(pytestconfig):
     assert not mine & pyproject_markers(), "a backend's marker is also in pyproject.toml"
 
 
+def make_recipe(target: str) -> str:
+    """A Makefile target's recipe as its shell runs it: prefixes (@, -) dropped,
+    continuation lines joined, $(PY) the virtualenv's python, $$ a $."""
+    out, inside = [], False
+    for line in (ROOT / "Makefile").read_text().splitlines():
+        if not line.startswith("\t") and re.match(rf"^{re.escape(target)}\s*:(?!=)", line):
+            inside = True
+        elif inside and line.startswith("\t"):
+            out.append(line[1:].lstrip("@-"))
+        elif inside and line.strip():
+            break
+    text = "\n".join(out).replace("\\\n", " ")
+    return text.replace("$(PY)", ".venv/bin/python").replace("$$", "$")
+
+
+def with_make_recipes(words_of: list) -> list:
+    """The commands, and for each `make` call the commands of its targets' recipes (a
+    target that runs pytest, as `make releases`, selects tests too)."""
+    out = []
+    for w in words_of:
+        out.append(w)
+        if w[0] == "make":
+            for t in [a for a in w[1:] if not a.startswith("-") and "=" not in a]:
+                out += commands(make_recipe(t))
+    return out
+
+
 def pytest_selections(workflow) -> list:
-    """(job, -m expression, builds FFmpeg?) of every pytest run, once per matrix row."""
+    """(job, -m expression, builds FFmpeg?) of every pytest run, once per matrix row; a
+    `make` target's own pytest runs count."""
     out = []
     for name, job in load(workflow)["jobs"].items():
         for row in matrix_rows(job):
             words_of = [w for step in job["steps"] if "run" in step
                         for w in commands(substitute(step["run"], row))]
-            builds = any(w[0] == "make" and ({"build", "sanitizers", "all", "run", "test"}
-                                             & set(w[1:])) for w in words_of)
-            for w in words_of:
+            builds = any(w[0] == "make" and ({"build", "sanitizers", "all", "run", "test",
+                                              "release", "releases"} & set(w[1:]))
+                         for w in words_of)
+            for w in with_make_recipes(words_of):
                 args = after(w, "-m", "pytest")
                 if args is not None:
                     expr = next((args[i + 1] for i, a in enumerate(args[:-1]) if a == "-m"), "")
@@ -281,7 +311,7 @@ def test_every_test_is_run_by_some_job(workflow):
     (or none), and the combinations the suite uses, is selected by some pytest run; a
     `unit` or `injectors` one by a job that builds no FFmpeg tree."""
     runs = pytest_selections(workflow)
-    combos = [set()] + [{m} for m in registered_markers() - OPT_IN] + [
+    combos = [set()] + [{m} for m in registered_markers()] + [
         {"unit", "sanitizer"}, {"sanitizer", "commit1", "onnx"},
         {"sanitizer", "commit2", "tensorflow"}, {"dnn_classify", "openvino", "after"}]
     for markers in combos:
@@ -292,21 +322,38 @@ def test_every_test_is_run_by_some_job(workflow):
             f"no job without an FFmpeg build runs the {markers} tests"
 
 
-# opt-in markers: deselected by pyproject.toml's addopts, run by `make release`, never by CI
-OPT_IN = {"other_release"}
+def test_releases_job_runs_every_pinned_release(workflow):
+    """One job a pinned release (harness/obtain/releases.py), each `make releases
+    RELEASES=<it>`, weekly and by hand only; no other job runs the opt-in release tests
+    (they build every release's trees)."""
+    from harness.obtain import releases
+    doc = load(workflow)
+    triggers = doc.get("on", doc.get(True))
+    assert "schedule" in triggers and "workflow_dispatch" in triggers
+    assert all(re.fullmatch(r"[\d*/,-]+( [\d*/,-]+){4}", c["cron"]) for c in triggers["schedule"])
+    job = doc["jobs"]["releases"]
+    assert re.search(r"event_name == 'schedule' \|\| \w+\.event_name == 'workflow_dispatch'",
+                     job["if"]), "the job runs on a push or pull request"
+    assert job["strategy"].get("fail-fast") is False
+    rows = matrix_rows(job)
+    assert [r["release"] for r in rows] == releases.versions()
+    for row in rows:
+        makes = [w for step in job["steps"] if "run" in step
+                 for w in commands(substitute(step["run"], row)) if w[0] == "make"]
+        assert makes == [["make", "releases", f"RELEASES={row['release']}"]]
+    for name, expr, _ in pytest_selections(workflow):
+        assert (name == "releases") == selects(expr, {"other_release"}), \
+            f"job {name}: -m {expr!r}"
 
 
-def test_every_selection_keeps_the_opt_in_tests_out(workflow):
-    """A `-m` on the command line replaces pyproject.toml's `-m 'not other_release'`, so
-    each pytest run of a job says `not other_release` itself; else every shard also
-    collects the 8.1.2 tests, which build trees of their own."""
-    runs = pytest_selections(workflow)
-    assert runs
-    for job, expr, _ in runs:
-        for marker in OPT_IN:
-            for other in [set()] + [{m} for m in registered_markers()]:
-                assert not selects(expr, other | {marker}), \
-                    f"{job}: -m {expr!r} selects the opt-in {marker} tests"
+def test_make_releases_runs_one_release_at_a_time():
+    """`make releases` runs the opt-in tests of each release it is given (-k VERSION),
+    and by default every pinned one (RELEASES from harness/obtain/releases.py)."""
+    recipe = make_recipe("releases")
+    runs = [after(w, "-m", "pytest") for w in commands(recipe) if after(w, "-m", "pytest")]
+    assert len(runs) == 1 and "-m" in runs[0] and runs[0][runs[0].index("-m") + 1] == "other_release"
+    assert runs[0][runs[0].index("-k") + 1] == "$r" and "for r in $(RELEASES)" in recipe
+    assert "releases.versions()" in (ROOT / "Makefile").read_text()
 
 
 def test_shards_cover_every_backend(workflow):
@@ -336,13 +383,13 @@ def test_cache_keyed_on_the_build(workflow):
     doc = load(workflow)
     cache_dir = doc["env"]["FFDNN_CACHE"]
     steps = list(cache_steps(workflow))
-    assert {name for name, _ in steps} >= {"backend", "sanitizers", "pr-refs"}
+    assert {name for name, _ in steps} >= {"backend", "sanitizers", "pr-trees", "pr-shard"}
     for name, step in steps:
         key = step["with"]["key"]
         m = re.search(r"hashFiles\((.*?)\)", key)
         assert m, f"{name}: the cache key hashes no file"
         patterns = re.findall(r"'([^']+)'", m.group(1))
-        prefix = ".ffdnn/" if name == "pr-refs" else ""
+        prefix = ".ffdnn/" if name.startswith("pr-") else ""
         for part in CACHE_INPUTS:
             want = {f"{prefix}{part}/**", f"{prefix}{part}"}
             assert want & set(patterns), f"{name}: the cache key does not hash {part}"
@@ -365,8 +412,19 @@ def test_cache_inputs_are_every_input():
             f"{f}: not in the cache keys' inputs ({', '.join(CACHE_INPUTS)}) nor known as outside"
 
 
-def test_pr_refs_job_builds_the_pull_requests_refs(workflow):
-    job = load(workflow)["jobs"]["pr-refs"]
+def harness_calls(job: dict) -> list:
+    """(step, parsed arguments) of every `python -m harness` call of a job."""
+    ap, out = cli.parser(), []
+    for step in job["steps"]:
+        for words in commands(substitute(step.get("run", ""), {"shard": 1})):
+            args = after(words, "-m", "harness")
+            if args is not None:
+                out.append((step, ap.parse_args(args)))
+    return out
+
+
+def test_pr_trees_job_builds_the_pull_requests_refs(workflow):
+    job = load(workflow)["jobs"]["pr-trees"]
     runs = "\n".join(s.get("run", "") for s in job["steps"])
     assert "--git-dir ." in runs
     for opt, ref in (("--before-ref", "base"), ("--after-ref", "head")):
@@ -374,37 +432,42 @@ def test_pr_refs_job_builds_the_pull_requests_refs(workflow):
         assert re.search(pattern, runs), f"{opt} is not the pull request's {ref} commit"
     checkout = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@"))
     assert checkout["with"]["fetch-depth"] == 0, "both refs need the history"
+    builds = [ns for _, ns in harness_calls(job) if ns.command == "build"]
+    assert builds and builds[0].git_dir == ".", "the trees are built once, here"
 
 
-def test_pr_refs_job_judges_the_pull_request(workflow):
-    """The FFmpeg-side job is the regression gate for any pull request (issue 24): it diffs
-    base -> head, fails on a regression (1) and lets a blind diff (3) through only as
-    such; #24760's tables run only when the pull request's diff is #24760's patch."""
-    job = load(workflow)["jobs"]["pr-refs"]
-    ap = cli.parser()
-    gate = table = None
-    for step in job["steps"]:
-        for words in commands(substitute(step.get("run", ""), {})):
-            args = after(words, "-m", "harness")
-            if args is None:
-                continue
-            ns = ap.parse_args(args)
-            if ns.command == "diff":
-                gate = (step, ns)
-            elif ns.command in ("run", "table"):
-                table = (step, ns)
-    assert gate, "the job runs the diff"
-    step, ns = gate
+def test_pr_jobs_judge_the_pull_request_in_shards(workflow):
+    """The FFmpeg-side jobs are the regression gate for any pull request (issues 24, 25):
+    pr-shard diffs base -> head, a quarter of the sites each (strategy.matrix), from the
+    trees pr-trees built (its cache key, never built again); pr-gate merges the shards,
+    fails on a regression (1), lets a blind diff (3) through only as such, and writes the
+    report to the job summary; #24760's tables run only when the pull request's diff is
+    #24760's patch."""
+    jobs = load(workflow)["jobs"]
+    trees, shards, gate = jobs["pr-trees"], jobs["pr-shard"], jobs["pr-gate"]
+    n = len(matrix_rows(shards))
+    assert n == 4 and sorted(r["shard"] for r in matrix_rows(shards)) == [1, 2, 3, 4]
+    assert shards["needs"] == "pr-trees" and gate["needs"] == "pr-shard"
+    (step, ns), = [(s, ns) for s, ns in harness_calls(shards) if ns.command == "diff"]
     assert ns.git_dir == "." and ns.from_ref == ns.to_ref == PLACEHOLDER
     assert re.search(r"--from-ref \$\{\{ (github|forge)\.event\.pull_request\.base\.sha",
                      step["run"]) and re.search(
         r"--to-ref \$\{\{ (github|forge)\.event\.pull_request\.head\.sha", step["run"])
+    assert "--shard ${{ matrix.shard }}/4" in step["run"] and ns.json
+    key = lambda job: next(s["with"]["key"] for s in job["steps"]
+                           if s.get("uses", "").startswith("actions/cache@"))
+    assert key(shards) == key(trees), "the shards restore the trees pr-trees built"
+    assert next(s for s in shards["steps"] if s.get("uses", "").startswith(
+        "actions/cache@"))["with"].get("fail-on-cache-miss") is True
+    assert not [ns for _, ns in harness_calls(shards) if ns.command == "build"]
+    (step, ns), = [(s, ns) for s, ns in harness_calls(gate) if ns.command == "merge"]
     assert ns.json and ns.markdown and ns.html, "the reports are uploaded"
     assert "[ $status = 0 ] || [ $status = 3 ]" in step["run"], "1 fails the job, 3 is said"
     assert "GITHUB_STEP_SUMMARY" in step["run"]
-    assert table, "the case's tables are still there for #24760 itself"
-    step, _ = table
-    assert step is not gate[0] and "git patch-id" in step["run"] and "exit 0" in step["run"], \
+    tables = [(s, ns) for s, ns in harness_calls(trees) if ns.command in ("run", "table")]
+    assert tables, "the case's tables are still there for #24760 itself"
+    step, _ = tables[0]
+    assert "git patch-id" in step["run"] and "exit 0" in step["run"], \
         "the tables run only for the case's own patch"
 
 

@@ -77,9 +77,22 @@ def _config_mak(src: Path) -> dict:
     return out
 
 
+def _shared_flags(mak: dict) -> list:
+    """The flags FFmpeg links its own shared libraries with (config.mak's SHFLAGS), less
+    those that name its own files (soname, version script): the module is a shared
+    object made of the tree's static libraries, and FFmpeg 7.1's x86 inline assembly
+    (libswscale) links into one only with the -Wl,-Bsymbolic its configure found."""
+    return [a for a in shlex.split(mak.get("SHFLAGS", "")) if a != "-shared" and "$" not in a]
+
+
 def _has_flags(src: Path) -> list:
-    """FFDNN_HAS_* for the compiler: what the probe found in the tree's own headers."""
+    """FFDNN_HAS_* for the compiler: what the probe found in the tree's own headers. A
+    tree that does not declare every call the module binds to set up a graph cannot have
+    a module: that is said in one line, not in the compiler's words."""
     facts = probe.facts(src)
+    if not facts.flags["FFDNN_HAS_GRAPH_SETUP"]:
+        raise BuildError(f"FFmpeg {facts.version} has no "
+                         f"{facts.missing('FFDNN_HAS_GRAPH_SETUP')} (harness/compile/_cffi_src/)")
     return [(flag, str(value)) for flag, value in sorted(facts.flags.items())]
 
 
@@ -135,7 +148,7 @@ def build(tree, variant: str = "preload") -> Path:
     stamp = expected_stamp(tree, variant)
     source += f'\nconst char *ffdnn_build_stamp(void)\n{{\n    return "{stamp}";\n}}\n'
     libs = [str(src / f"lib{n}/lib{n}.a") for n in LIBS if (src / f"lib{n}/lib{n}.a").is_file()]
-    link = shlex.split(mak.get("LDFLAGS", ""))
+    link = shlex.split(mak.get("LDFLAGS", "")) + _shared_flags(mak)
     for var in [f"EXTRALIBS-{n}" for n in LIBS] + ["EXTRALIBS"]:
         link += [a for a in shlex.split(mak.get(var, "")) if a not in link]
     # every variant: the link-time family for FFmpeg's own DNN helpers (wrap_ff.c)

@@ -101,10 +101,30 @@ def skipped(row: dict) -> bool:
     return row["verdict"].startswith("skipped")
 
 
+def unmeasured(row: dict) -> bool:
+    """A row the toolchain stopped before its claim could be measured (a sanitizer's own
+    check, harness/judge/sanverdict.py): neither reproduced nor refuted."""
+    return row["verdict"].startswith("not measured")
+
+
 def as_expected(row: dict) -> bool:
     """reproduces, or declared not expressible (and measured so); not a row that did not
-    reproduce, nor one that was skipped: nothing judged it."""
-    return not row["verdict"].startswith("does not reproduce") and not skipped(row)
+    reproduce, nor one that was skipped or could not be measured: nothing judged it."""
+    return (not row["verdict"].startswith("does not reproduce") and not skipped(row)
+            and not unmeasured(row))
+
+
+NOT_MEASURED = 4  # claims' exit status when every row measured is as expected but some
+                  # could not be measured on this toolchain
+
+
+def exit_status(rows_: list) -> int:
+    """0 every row as expected; 1 a row that does not reproduce, was skipped, or no row
+    at all; NOT_MEASURED when the only rows not as expected could not be measured."""
+    bad = [r for r in rows_ if not as_expected(r)]
+    if not rows_ or any(not unmeasured(r) for r in bad):
+        return 1
+    return NOT_MEASURED if bad else 0
 
 
 def markdown(rows_: list) -> str:

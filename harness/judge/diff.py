@@ -137,18 +137,24 @@ class Pair:
     change: Change
     seen: list = field(default_factory=list)  # per side: its class in every run (reruns too)
     touched: str = ""  # its stack runs through a "function" or only a "file" the change touches
+    order: tuple = (0, 0)  # (group index, index among the group's pairs): the report's order
 
-    @property
-    def blind(self) -> bool:
+    # the verdict's properties are plain functions wrapped by property() (not @property),
+    # so that the mutation tool (`make mutants`), which leaves decorated functions alone,
+    # mutates them
+    def _blind(self) -> bool:
         """Every run of the site, in each tree that makes the call, hung or crashed: what
         the code after the failed call does cannot show."""
         seen = [c for cs in self.seen for c in cs]
         return bool(seen) and set(seen) <= BLINDING
 
-    @property
-    def judged(self) -> bool:
+    blind = property(_blind)
+
+    def _judged(self) -> bool:
         """Neither blind nor left unjudged (ERROR, FLAKY)."""
         return not self.blind and self.change not in (Change.ERROR, Change.FLAKY)
+
+    judged = property(_judged)
 
     @property
     def where(self) -> str:
@@ -166,14 +172,16 @@ class Diff:
     hang_seconds: float = 0.0  # the sites' runs that hung: their seconds, summed over jobs
     ended: tuple = (0, 0.0)   # the sites' runs that did not hang: how many, their seconds
     touched: Touched = UNKNOWN  # what the change touches (harness/judge/touched.py)
+    shard: tuple | None = None  # (K, N): the pairs of shard K of N only (harness/judge/shard.py)
 
     def count(self) -> Counter:
         return Counter(p.change for p in self.pairs)
 
-    @property
-    def census_errors(self) -> list:
+    def _census_errors(self) -> list:
         return [f"{g.key}: {self.sides[i].label}: census {e}" for g in self.groups
                 for i, e in enumerate(g.errors) if e]
+
+    census_errors = property(_census_errors)  # a plain function: mutated (Pair._blind)
 
     def tally(self) -> dict:
         """judged / blind / not judged / total sites, and the same of the sites whose
@@ -194,8 +202,7 @@ class Diff:
             n[1] += 1
         return [(r, f, b, n) for (r, f), (b, n) in out.items() if b]
 
-    @property
-    def exit_status(self) -> int:
+    def _exit_status(self) -> int:
         """FAIL on any regression, or on anything that could not be judged (a census or
         a site that could not run); else BLIND when no site whose stack runs through the
         change was judged (or, when the change could not be read, no site at all); else
@@ -206,6 +213,8 @@ class Diff:
         t = self.tally()
         seen = t["touched"]["judged"] if self.touched.known else t["judged"]
         return PASS if seen else BLIND
+
+    exit_status = property(_exit_status)  # a plain function: mutated (Pair._blind)
 
 
 def plan_groups(pairs: list, families: list, routes=("sweep",)) -> list:
@@ -221,45 +230,70 @@ def plan_groups(pairs: list, families: list, routes=("sweep",)) -> list:
     return out
 
 
-def _pair(group: Group, per_side: list) -> list:
-    """Pair the sites of two sides by place and order there."""
+def pair_plan(per_side: list) -> list:
+    """Pair the calls of two sides by place and order there: per_side is, for each side,
+    its calls' (index, where) in call order; the result (place, nth, [index or None per
+    side]) in the order the from-tree, then the to-tree, reaches the places."""
     at = [defaultdict(list) for _ in per_side]
-    order = {}  # the places in the order the from-tree, then the to-tree, reaches them
-    for i, sites in enumerate(per_side):
-        for s in sites:
-            p = place(s.where)
+    order = {}
+    for i, calls in enumerate(per_side):
+        for index, where in calls:
+            p = place(where)
             order.setdefault(p, None)
-            at[i][p].append(s)
+            at[i][p].append(index)
     out = []
     for p in order:
         for n in range(max(len(at[0][p]), len(at[1][p]))):
-            pair = [at[i][p][n] if n < len(at[i][p]) else None for i in (0, 1)]
-            out.append(Pair(group, p, n, pair,
-                            change(*(s.cls if s is not None else None for s in pair)),
-                            [[s.cls] if s is not None else [] for s in pair]))
+            out.append((p, n, [at[i][p][n] if n < len(at[i][p]) else None for i in (0, 1)]))
+    return out
+
+
+def _pair(group: Group, per_side: list) -> list:
+    """Pair the sites (Site) of two sides by place and order there."""
+    by = [{s.index: s for s in sites} for sites in per_side]
+    out = []
+    for p, n, idx in pair_plan([[(s.index, s.where) for s in sites] for sites in per_side]):
+        pair = [by[i][x] if x is not None else None for i, x in enumerate(idx)]
+        out.append(Pair(group, p, n, pair,
+                        change(*(s.cls if s is not None else None for s in pair)),
+                        [[s.cls] if s is not None else [] for s in pair]))
     return out
 
 
 CONFIRM = 4  # runs more of each side of a site whose class changed
 
 
+def worth_rerunning(p: Pair) -> bool:
+    """Whether more runs of the site could change the verdict: only a site that went from
+    a class that did no harm in the from-tree (a regression, or another change from
+    SURFACED or CLEAN) can be, or stop being, a regression; one whose from-tree run already
+    failed badly (a fix, HANG -> ALTERED) cannot become one."""
+    a = p.sites[0]
+    return (p.change in (Change.REGRESSION, Change.CHANGED) and a is not None
+            and a.cls in GOOD)
+
+
 def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
         progress=None, results=None, confirm: int = CONFIRM, pool=None,
-        touched: Touched = UNKNOWN) -> Diff:
-    """Every group's census on both sides in one batch, then every site of every group
-    failed in turn in a second batch (jobs at a time, through the fork servers: `pool`'s,
-    left running, or the diff's own, the same for every batch), then each side of every
-    site whose class changed `confirm` times more (judged()). `touched`: what the change
-    touches, which marks the sites whose stacks run through it."""
+        touched: Touched = UNKNOWN, shard=None) -> Diff:
+    """Every group's census on both sides in one batch; the sites paired by where the
+    censuses found them; then every site of every pair failed in turn in a second batch
+    (jobs at a time, through the fork servers: `pool`'s, left running, or the diff's own,
+    the same for every batch), the longest first; then each side of every site whose
+    verdict more runs could change `confirm` times more (judged()). `touched`: what the
+    change touches, which marks the sites whose stacks run through it. `shard` (K, N):
+    only the pairs harness.judge.shard gives shard K of N (the censuses run in every
+    shard)."""
     with servers(pool) as pool:
-        d = _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool)
+        d = _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool, shard)
     d.touched = touched
     for p in d.pairs:
         p.touched = touched.mark(" < ".join(s.where for s in p.sites if s is not None))
     return d
 
 
-def _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool) -> Diff:
+def _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool, shard) -> Diff:
+    from harness.judge import shard as sharding
     base = {}  # (group index, side index) -> the scenario a site's run derives from
     for gi, g in enumerate(groups):  # compiles each tree's module the first time
         for si, side in enumerate(sides):
@@ -271,7 +305,7 @@ def _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool)
     clean = run_all([sweep.census(base[k]) for k in keys], preload, jobs=jobs, expect=expect,
                     pool=pool)
     t1 = time.monotonic()
-    plans, reference, where = [], {}, {}
+    reference, calls = {}, {}
     for g in groups:
         g.sites, g.errors = [None] * len(sides), [""] * len(sides)
     for (gi, si), r in zip(keys, clean):
@@ -282,29 +316,51 @@ def _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool)
         n = r.data.get("counters", {}).get("eligible", 0)
         g.sites[si] = n
         reference[(gi, si)] = [f["md5"] for f in r.data.get("frames", [])]
-        where[(gi, si)] = {s["call"] - 1: s["where"] for s in r.data.get("sites", [])}
-        sc = sweep.census(base[(gi, si)])
-        plans += [((gi, si), replace(sc, fault=replace(base[(gi, si)].fault, skip=i, count=1)))
-                  for i in range(n)]
-    if progress:
-        print(f"census: {len(keys)} runs in {t1 - t0:.1f} s; {len(plans)} sites to fail "
-              f"({', '.join(f'{g.key} {g.sites}' for g in groups if any(g.sites))})",
-              file=sys.stderr, flush=True)
-    runs = run_all([sc for _, sc in plans], preload, jobs=jobs, progress=progress,
-                   results=results, expect=expect, pool=pool)
-    t2 = time.monotonic()
-    found = defaultdict(list)
-    for (k, sc), r in zip(plans, runs):
-        i = sc.fault.skip
-        found[k].append(Site(sc.build, i, sweep.classify(r, reference[k]), r,
-                             sweep.reproducer(sc), where[k].get(i, "")))
-    pairs = []
+        where = {s["call"] - 1: s["where"] for s in r.data.get("sites", [])}
+        calls[(gi, si)] = [(i, where.get(i, "")) for i in range(n)]
+    planned = []  # (group index, pair index, place, nth, [call index or None per side])
     for gi, g in enumerate(groups):
         if all(e == "" for e in g.errors):
-            pairs += _pair(g, [found[(gi, si)] for si in range(len(sides))])
+            planned += [(gi, pi, *pp) for pi, pp in enumerate(
+                pair_plan([calls[(gi, si)] for si in range(len(sides))]))]
+
+    def site_scenario(gi, si, i):
+        sc = sweep.census(base[(gi, si)])
+        return replace(sc, fault=replace(base[(gi, si)].fault, skip=i, count=1))
+
+    costs = [sum(sharding.cost(site_scenario(gi, si, i), expect)
+                 for si, i in enumerate(idx) if i is not None)
+             for gi, _, _, _, idx in planned]
+    mine = sharding.mine(planned, costs, shard) if shard else list(range(len(planned)))
+    plans = [((gi, si), site_scenario(gi, si, i), k)
+             for k in sorted(mine, key=lambda k: (-costs[k], k))  # the longest first
+             for gi, _, _, _, idx in [planned[k]] for si, i in enumerate(idx) if i is not None]
+    if progress:
+        print(f"census: {len(keys)} runs in {t1 - t0:.1f} s; {len(plans)} sites to fail"
+              + (f" (shard {shard[0]}/{shard[1]} of {sum(len([i for i in p[4] if i is not None]) for p in planned)})"
+                 if shard else "")
+              + f" ({', '.join(f'{g.key} {g.sites}' for g in groups if any(g.sites))})",
+              file=sys.stderr, flush=True)
+    runs = run_all([sc for _, sc, _ in plans], preload, jobs=jobs, progress=progress,
+                   results=results, expect=expect, pool=pool)
+    t2 = time.monotonic()
+    got = {}  # (planned index, side index) -> Site
+    for (k, sc, pk), r in zip(plans, runs):
+        i = sc.fault.skip
+        got[(pk, k[1])] = Site(sc.build, i, sweep.classify(r, reference[k]), r,
+                               sweep.reproducer(sc), calls[k][i][1])
+    pairs = []
+    for k in sorted(mine):
+        gi, pi, p, n, idx = planned[k]
+        sites = [got.get((k, si)) for si in range(len(idx))]
+        pair = Pair(groups[gi], p, n, sites,
+                    change(*(s.cls if s is not None else None for s in sites)),
+                    [[s.cls] if s is not None else [] for s in sites])
+        pair.order = (gi, pi)
+        pairs.append(pair)
     again = [(p, si, s.result.scenario, (groups.index(p.group), si))  # sides side by side:
-             for p in pairs if p.change in (Change.REGRESSION, Change.FIX, Change.CHANGED)
-             for _ in range(confirm) for si, s in enumerate(p.sites)]  # the same load on both
+             for p in pairs if worth_rerunning(p)                      # the same load on both
+             for _ in range(confirm) for si, s in enumerate(p.sites)]
     reruns = run_all([sc for _, _, sc, _ in again], preload, jobs=jobs, progress=progress,
                      expect=expect, pool=pool) if again else []
     for (p, si, _, k), r in zip(again, reruns):
@@ -318,4 +374,5 @@ def _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool)
     return Diff(sides, groups, pairs,
                 {"census": round(t1 - t0, 2), "sites": round(t2 - t1, 2),
                  "confirm": round(t3 - t2, 2), "total": round(t3 - t0, 2)},
-                len(keys) + len(every), round(hung, 2), (len(ended), round(sum(ended), 2)))
+                len(keys) + len(every), round(hung, 2), (len(ended), round(sum(ended), 2)),
+                shard=shard)

@@ -45,6 +45,9 @@ def add_arguments(p) -> None:
     p.add_argument("--markdown", metavar="FILE", help="write the report as markdown")
     p.add_argument("--html", metavar="FILE", help="write a self-contained page: the grid of "
                                                   "sites by tree, coloured by class")
+    p.add_argument("--shard", metavar="K/N",
+                   help="run the censuses and shard K of N of the sites (a CI matrix job); "
+                        "`python -m harness merge` puts the shards' --json back together")
     p.add_argument("--confirm", type=inputs.confirm, default=CONFIRM, metavar="N",
                    help="runs more of both sides of a site whose class changed; a site "
                         f"unsteady in both trees is flaky, not judged (default {CONFIRM})")
@@ -144,8 +147,15 @@ def pairs(args, trees) -> list:
     backends = args.backend_name.split(",") if args.backend_name else graphs.BACKENDS
     filters = args.filter.split(",") if args.filter else graphs.FILTERS
     have = set.intersection(*({b["name"] for b in t.stamp["backends"]} for t in trees))
-    out = [(b, f) for b in backends for f in filters
-           if (b, f) in graphs.GRAPHS and graphs.needs(b, f) <= have]
+    out = []
+    for b, f in ((b, f) for b in backends for f in filters):
+        if (b, f) not in graphs.GRAPHS or not graphs.needs(b, f) <= have:
+            continue
+        why = graphs.not_on_trees(trees, b, f)
+        if why:  # said, not judged: the trees cannot express the pair
+            print(f"diff: {b} / {f}: left out: {why}", file=sys.stderr, flush=True)
+        else:
+            out.append((b, f))
     if not out:
         raise HarnessError(f"no backend/filter pair both trees can run (their backends: "
                            f"{', '.join(sorted(have)) or 'none'})")
@@ -227,9 +237,12 @@ def cmd(args) -> int:
     import json
 
     from harness import caseload
-    from harness.judge import diff, diff_html, diffreport, sweep, touched
+    from harness.judge import diff, diff_html, diffreport, shard as sharding, sweep, touched
     from harness.run import matrix, runner
     case = caseload.load(args.case)
+    shard = sharding.parse(args.shard)
+    if shard and not args.json:
+        raise HarnessError("--shard needs --json FILE: the merge job reads each shard's JSON")
     claims = _from_case(args, case)
     for option in ("json", "markdown", "html"):
         inputs.output_file(f"--{option}", getattr(args, option))
@@ -259,7 +272,17 @@ def cmd(args) -> int:
               f"{len(change.functions)} functions", flush=True)
         d = diff.run(two, groups, matrix.preload_library(), args.jobs, case.EXPECT, runner.progress,
                      results=args.results or None, confirm=max(0, args.confirm),
-                     touched=change)
+                     touched=change, shard=shard)
+    from harness.cli import write_file
+    if shard:  # a part: its verdict is the merge's (with the case's claim, if any)
+        write_file("--json", args.json, json.dumps(
+            {**diffreport.to_json(d),
+             **({"case": {"name": args.case, "claims": list(claims)}} if claims is not None
+                else {})}, indent=1) + "\n")
+        print(f"diff: shard {shard[0]}/{shard[1]}: {len(d.pairs)} sites, {d.runs} runs in "
+              f"{d.seconds['total']:.1f} s; the verdict is the merge's: python -m harness "
+              f"merge SHARD.json ...", file=sys.stderr)
+        return 0
     wrong = diff.against(d, claims) if claims is not None else []
     status = diff.FAIL if wrong else d.exit_status
     text = diffreport.markdown(d)
@@ -268,7 +291,6 @@ def cmd(args) -> int:
                                    f"not as it says (exit {status}):")]
                                   + [f"- {w}" for w in wrong]) + "\n"
     print(text)
-    from harness.cli import write_file
     if args.markdown:
         write_file("--markdown", args.markdown, text)
     if args.json:

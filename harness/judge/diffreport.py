@@ -84,6 +84,7 @@ SECTIONS = ((Change.REGRESSION, "Regressions"), (Change.ERROR, "Not judged (ERRO
             (Change.CHANGED, "Changed otherwise"),
             (Change.ONLY_FROM, "Only in {a}"), (Change.ONLY_TO, "Only in {b}"))
 HEADER = "| backend / filter | route | family | where | {a} | {b} | reproduce |"
+BLIND_ROWS = 20  # blind sites through the change listed in the markdown (the JSON has all)
 
 
 def markdown(d: Diff) -> str:
@@ -114,7 +115,10 @@ def markdown(d: Diff) -> str:
     blind = [p for p in d.pairs if p.blind and p.touched]
     if blind:
         lines += ["", f"### Blind sites through the change ({len(blind)})", "",
-                  HEADER.format(a=a, b=b), "|---|---|---|---|---|---|---|"] + [_row(p) for p in blind]
+                  HEADER.format(a=a, b=b), "|---|---|---|---|---|---|---|"]
+        lines += [_row(p) for p in blind[:BLIND_ROWS]]
+        if len(blind) > BLIND_ROWS:
+            lines += ["", f"... and {len(blind) - BLIND_ROWS} more (`--json` lists every site)."]
     lines += ["", "### Every family", "",
               f"| backend / filter | route | family | sites {a} | sites {b} | {a} | {b} | blind |",
               "|---|---|---|---|---|---|---|---|"]
@@ -172,7 +176,9 @@ def to_json(d: Diff) -> dict:
                     "family": g.family,
                     "fault": g.fault, "sites": {"from": g.sites[0], "to": g.sites[1]},
                     "errors": {"from": g.errors[0], "to": g.errors[1]}} for g in d.groups],
-        "sites": [{"backend": p.group.backend, "filter": p.group.filter,
+        "shard": list(d.shard) if d.shard else None,
+        "inputs": inputs(d),
+        "sites": [{"order": list(p.order), "backend": p.group.backend, "filter": p.group.filter,
                    "route": p.group.route, "family": p.group.family, "place": p.place,
                    "nth": p.nth, "change": p.change.value, "blind": p.blind,
                    "judged": p.judged, "touched": p.touched,
@@ -185,6 +191,13 @@ def to_json(d: Diff) -> dict:
                    "hang_seconds": d.hang_seconds, "ended_runs": d.ended[0],
                    "ended_seconds": d.ended[1]},
     }
+
+
+def inputs(d: Diff) -> dict:
+    """What makes two diffs (or two shards of one) the same diff: the trees, by key, and
+    the groups, each with its spec and what the censuses counted."""
+    return {"from": d.sides[0].tree.stamp["key"], "to": d.sides[1].tree.stamp["key"],
+            "groups": [[g.key, g.fault, g.sites, [bool(e) for e in g.errors]] for g in d.groups]}
 
 
 def _side_json(s: Side) -> dict:

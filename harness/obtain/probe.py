@@ -18,10 +18,6 @@ from harness.obtain.backends import BACKENDS
 # from a header of the tree: flag -> (header, pattern, what is missing when it is absent).
 # Patterns joined by " && " must all match.
 NEEDS = {
-    "FFDNN_HAS_FFFILTER": (
-        "libavfilter/filters.h",
-        r"typedef\s+struct\s+FFFilter\s*\{ && \bint\s*\(\s*\*\s*activate\s*\)\s*\(\s*AVFilterContext",
-        "FFFilter with activate() (libavfilter/filters.h), which the activate() recorder copies"),
     "FFDNN_HAS_START_INFERENCE_ASYNC": (
         "libavfilter/dnn/dnn_backend_common.h",
         r"\bint\s+ff_dnn_start_inference_async\s*\(\s*void\s*\*\s*\w*\s*,\s*DNNAsyncExecModule\b",
@@ -34,8 +30,29 @@ NEEDS = {
         "libavfilter/dnn_filter_common.h", r"\bff_dnn_get_result\s*\([^)]*\bstatus\b",
         "ff_dnn_get_result()'s status argument (libavfilter/dnn_filter_common.h)"),
 }
-# The flags above that a scenario cannot do without (the others only change behaviour).
-REQUIRED = ("FFDNN_HAS_FFFILTER", "FFDNN_HAS_START_INFERENCE_ASYNC")
+# Where a filter's activate() callback can live, the first found wins: flag -> (the
+# struct that has it as a member, its header). The recorder copies that struct
+# (FFmpeg 8 moved activate() from the public AVFilter into the private FFFilter, whose
+# first member is the AVFilter).
+ACTIVATE_HOMES = {
+    "FFDNN_HAS_FFFILTER": ("FFFilter", "libavfilter/filters.h"),
+    "FFDNN_HAS_AVFILTER_ACTIVATE": ("AVFilter", "libavfilter/avfilter.h"),
+}
+# The public calls the module binds to set up the graph and drain it
+# (harness/compile/_cffi_src/avfilter.py), by the header that declares them; one the
+# tree does not declare clears FFDNN_HAS_GRAPH_SETUP.
+GRAPH_CALLS = {
+    "libavfilter/avfilter.h": (
+        "avfilter_get_by_name", "avfilter_graph_alloc", "avfilter_graph_free",
+        "avfilter_graph_create_filter", "avfilter_graph_parse_ptr", "avfilter_graph_config",
+        "avfilter_inout_alloc", "avfilter_inout_free", "avfilter_version"),
+    "libavfilter/buffersrc.h": ("av_buffersrc_add_frame_flags", "av_buffersrc_close"),
+    "libavfilter/buffersink.h": ("av_buffersink_get_frame",),
+}
+# What a scenario cannot do without (the other flags only change behaviour): each entry
+# is met by any one of its flags.
+REQUIRED = (tuple(ACTIVATE_HOMES), ("FFDNN_HAS_START_INFERENCE_ASYNC",),
+            ("FFDNN_HAS_GRAPH_SETUP",))
 # DNNBackendType values the bindings name; each is a HAS flag of its own.
 BACKEND_TYPES = ("DNN_TF", "DNN_OV", "DNN_TH", "DNN_ONNX")
 
@@ -129,6 +146,51 @@ def async_threads(source: str) -> bool:
     return bool(calls) and set(calls) == {"ff_dnn_start_inference_async"}
 
 
+def struct_body(header: str, name: str) -> str | None:
+    """The body of `typedef struct name { ... } name;` (or `struct name { ... };`) in a
+    header, nested unions and all, or None."""
+    text = _strip_comments(header)
+    m = re.search(r"\bstruct\s+" + re.escape(name) + r"\s*\{", text)
+    return _block(text, m.start()) if m else None
+
+
+def has_activate_member(header: str, struct: str) -> bool:
+    """Whether `struct` (in `header`'s text) has an `int (*activate)(AVFilterContext *)`
+    member: where the filter's activate() callback lives."""
+    body = struct_body(header, struct)
+    return body is not None and re.search(
+        r"\bint\s*\(\s*\*\s*activate\s*\)\s*\(\s*AVFilterContext\b", body) is not None
+
+
+def declared(header: str, call: str) -> bool:
+    """Whether a header declares the function `call` (a prototype, not a mention)."""
+    return re.search(r"\b" + re.escape(call) + r"\s*\([^;{]*\)\s*(?:av_\w+\s*)*;",
+                     _strip_comments(header)) is not None
+
+
+def sync_unsupported(source: str) -> frozenset:
+    """The DNNFunctionTypes a backend refuses to run synchronously (async 0): OpenVINO's
+    `if (model->func_type == DFT_ANALYTICS_CLASSIFY) { avpriv_report_missing_feature(ctx,
+    "classify for sync execution"); ...}`."""
+    return frozenset(re.findall(
+        r"func_type\s*==\s*(DFT_\w+)\s*\)\s*\{[^{}]*?report_missing_feature\s*\([^;]*"
+        r"sync execution", _strip_comments(source)))
+
+
+def unapplied_defaults(interface: str) -> dict:
+    """libavfilter/dnn/dnn_interface.c: the dnn_base options (model, async, ...) the
+    harness's graphs rely on (`async`), each with its declared default, when the tree's
+    ff_dnn_init_child_class() does not apply the options' defaults (no
+    av_opt_set_defaults()): its DNN filters then start with 0 whatever the option says.
+    {} when it applies them, or when the tree has no such function."""
+    text = _strip_comments(interface)
+    m = re.search(r"\bvoid\s+ff_dnn_init_child_class\s*\([^)]*\)\s*\{", text)
+    if not m or "av_opt_set_defaults" in _block(text, m.end() - 1):
+        return {}
+    return {name: value for name, value in re.findall(
+        r'\{\s*"(async)"\s*,[^}]*?\{\s*\.i64\s*=\s*(\d+)\s*\}', text) if value != "0"}
+
+
 def has_activate(source: str) -> bool:
     """Whether the filter's definition sets an activate() callback."""
     return re.search(r"\.(?:p\.)?activate\s*=\s*\w+", _strip_comments(source)) is not None
@@ -160,6 +222,7 @@ class Backend:
     function_types: frozenset
     synchronous: bool
     async_threads: bool  # its async tasks run on threads ff_dnn_start_inference_async() starts
+    sync_unsupported: frozenset = frozenset()  # function types it refuses with async 0
 
 
 @dataclass(frozen=True)
@@ -179,6 +242,25 @@ class Facts:
     backends: dict         # harness name -> Backend
     filters: dict          # filter name -> DnnFilter
     flags: dict            # FFDNN_HAS_* -> 0/1, for the bindings
+    graph: dict            # each of GRAPH_CALLS -> its header, or "" when not declared
+    unapplied: dict        # DNN options whose declared default the filters do not get
+
+    @property
+    def activate_home(self) -> tuple | None:
+        """(struct, header) where the filters' activate() lives, which the recorder copies:
+        the first of ACTIVATE_HOMES the tree has, or None."""
+        return next((home for flag, home in ACTIVATE_HOMES.items() if self.flags[flag]), None)
+
+    def missing(self, flag: str) -> str:
+        """What is missing when a flag is 0, in the words of absent() and why_not()."""
+        if flag in NEEDS:
+            return NEEDS[flag][2]
+        if flag in ACTIVATE_HOMES:
+            homes = " or ".join(f"{s} ({h})" for s, h in ACTIVATE_HOMES.values())
+            return f"activate() in {homes}, which the activate() recorder copies"
+        calls = [c for c, h in self.graph.items() if not h]
+        where = joined(f"{c}() ({h})" for h, cs in GRAPH_CALLS.items() for c in cs if c in calls)
+        return f"{where}, which the graph set-up calls"
 
     def label_of(self, dnn_type: str) -> str:
         return next((b.label for b in self.backends.values() if b.type == dnn_type), dnn_type)
@@ -189,7 +271,11 @@ class Facts:
                for t in BACKEND_TYPES if t not in self.backend_types]
         out += [f"no {b.label} backend: libavfilter/dnn/Makefile builds nothing for {b.config}"
                 for b in self.backends.values() if not b.source]
-        out += [f"no {NEEDS[f][2]}" for f in NEEDS if not self.flags[f]]
+        out += [f"no .type in the {b.label} backend's DNNModule ({b.source})"
+                for b in self.backends.values() if b.source and not b.type]
+        out += [f"no {self.missing(f)}" for f in NEEDS if not self.flags[f]]
+        out += [f"no {self.missing(any_of[0])}" for any_of in REQUIRED
+                if any_of[0] not in NEEDS and not any(self.flags[f] for f in any_of)]
         out += [f"{f.name} has no activate()" for f in self.filters.values() if not f.activate]
         return out
 
@@ -208,10 +294,23 @@ class Facts:
                        f"{'enabled' if b.enabled else 'not enabled'} by configure; "
                        f"{'synchronous' if b.synchronous else 'asynchronous'} tasks"
                        f"{' (on threads ff_dnn_start_inference_async() starts)' if b.async_threads else ''}; "
-                       f"handles {', '.join(sorted(b.function_types)) or 'nothing'}")
+                       f"handles {', '.join(sorted(b.function_types)) or 'nothing'}"
+                       + (f"; refuses {', '.join(sorted(b.sync_unsupported))} with async 0"
+                          if b.sync_unsupported else ""))
         for f in self.filters.values():
             out.append(f"filter {f.name} ({f.file}): accepts {f.mask}; {f.function_type}; "
                        f"{'has' if f.activate else 'no'} activate()")
+        home = self.activate_home
+        out.append(f"activate(): a member of {home[0]} ({home[1]}), which the recorder copies"
+                   if home else f"activate(): no {self.missing(next(iter(ACTIVATE_HOMES)))}")
+        out.append(f"graph set-up: {sum(map(bool, self.graph.values()))} of {len(self.graph)} "
+                   f"calls the module binds declared ({', '.join(GRAPH_CALLS)})")
+        if self.unapplied:
+            said = ", ".join(f"{k}={v}" for k, v in self.unapplied.items())
+            out.append("DNN options: ff_dnn_init_child_class() (libavfilter/dnn/dnn_interface.c) "
+                       "does not apply the options' defaults, so the filters start with "
+                       f"{', '.join(f'{k}=0' for k in self.unapplied)}, not the declared {said}, "
+                       "and run as that (the harness's graphs set no such option)")
         out.append("flags: " + ", ".join(f"{k}={v}" for k, v in sorted(self.flags.items())))
         out += [f"absent: {a}" for a in self.absent()]
         out += [f"not expressible: {b} / {f}: {self.why_not(b, f)}" for b, f in pairs
@@ -223,9 +322,13 @@ class Facts:
         b = self.backends.get(backend)
         if b is None:
             return [("{v} has no backend the harness calls " + repr(backend),) * 2]
-        if not b.source or not b.type:
+        if not b.source:
             text = (f"libavfilter/dnn has no {b.label} backend (its Makefile builds nothing "
                     f"for {b.config})")
+            return [("{v}'s " + text, "its " + text)]
+        if not b.type:
+            text = (f"{b.label} backend's DNNModule ({b.source}) sets no .type, which the "
+                    "stand-in flush checks against the filter's backend")
             return [("{v}'s " + text, "its " + text)]
         f = self.filters.get(filt)
         if f is None:
@@ -239,11 +342,17 @@ class Facts:
             have = joined(sorted(b.function_types)) if b.function_types else "no function type"
             text = f"{b.label} backend supports only {have}"
             out.append(("{v}'s " + text, "its " + text))
+        if self.unapplied.get("async") and f.function_type in b.sync_unsupported:
+            text = (f"DNN filters run with async 0 (ff_dnn_init_child_class() in "
+                    f"libavfilter/dnn/dnn_interface.c does not apply the async option's "
+                    f"default of {self.unapplied['async']}) and its {b.label} backend does not "
+                    f"run {f.function_type} with async 0 ({b.source})")
+            out.append(("{v}'s " + text, "its " + text))
         if not f.activate:
             out.append(("{v}'s " + f"{filt} has no activate() to record",
                         f"{filt} has no activate() to record"))
-        out += [("{v} has no " + NEEDS[flag][2], "it has no " + NEEDS[flag][2])
-                for flag in REQUIRED if not self.flags[flag]]
+        out += [("{v} has no " + self.missing(any_of[0]), "it has no " + self.missing(any_of[0]))
+                for any_of in REQUIRED if not any(self.flags[f] for f in any_of)]
         return out
 
     def why_not(self, backend: str, filt: str) -> str | None:
@@ -291,7 +400,7 @@ def facts(src: Path) -> Facts:
         backends[name] = Backend(name, spec.label, cfg, file.name if file else "",
                                  module_type(text) or "", config.get(cfg, False),
                                  function_types(text), synchronous(text),
-                                 async_threads(text))
+                                 async_threads(text), sync_unsupported(text))
     filters = {}
     for path in sorted(lavfi.glob("*.c")):
         text = _read(path)
@@ -303,5 +412,11 @@ def facts(src: Path) -> Facts:
     flags = {flag: int(all(re.search(p, _strip_comments(_read(src / header)), re.S)
                            for p in pattern.split(" && ")))
              for flag, (header, pattern, _) in NEEDS.items()}
+    flags.update({flag: int(has_activate_member(_read(src / header), struct))
+                  for flag, (struct, header) in ACTIVATE_HOMES.items()})
+    graph = {call: header if declared(_read(src / header), call) else ""
+             for header, calls in GRAPH_CALLS.items() for call in calls}
+    flags["FFDNN_HAS_GRAPH_SETUP"] = int(all(graph.values()))
     flags.update({f"FFDNN_HAS_{t}": int(t in types) for t in BACKEND_TYPES})
-    return Facts(version(src), types, backends, filters, flags)
+    return Facts(version(src), types, backends, filters, flags, graph,
+                 unapplied_defaults(_read(dnn / "dnn_interface.c")))

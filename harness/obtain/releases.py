@@ -14,10 +14,19 @@ SERIES_BASE = FFMPEG.version
 
 RELEASES = {
     FFMPEG.version: FFMPEG,
+    # Debian 7:7.1.5-0+deb13u1 (trixie, Debian 13, and sid); the orig tarball's sha256
+    # measured here, and the same in the .dsc
+    "7.1.5": release("7.1.5", "de668509caf9e35e3cd162473441fdb29538c6d96ed080292b3cf9e6fc5d558f",
+                     11050340, "0+deb13u1"),
     # Debian 7:8.1.2-2; the orig tarball's sha256 measured here, and the same in the .dsc
     "8.1.2": release("8.1.2", "464beb5e7bf0c311e68b45ae2f04e9cc2af88851abb4082231742a74d97b524c",
                      11710924, 2),
 }
+
+
+def versions() -> list:
+    """The pinned releases' versions, oldest first."""
+    return sorted(RELEASES, key=lambda v: tuple(int(p) for p in v.split(".")))
 
 
 def get(version: str | None) -> Release:
@@ -26,7 +35,7 @@ def get(version: str | None) -> Release:
         return FFMPEG
     if version not in RELEASES:
         raise SourceError(f"unknown FFmpeg release '{version}' (supported: "
-                          f"{', '.join(sorted(RELEASES))}; each is pinned by sha256 in "
+                          f"{', '.join(versions())}; each is pinned by sha256 in "
                           "harness/obtain/releases.py)")
     return RELEASES[version]
 

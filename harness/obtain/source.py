@@ -27,9 +27,10 @@ class Release:
     debian_name: str
 
 
-def release(version: str, sha256: str, size: int, debian_revision: int) -> Release:
+def release(version: str, sha256: str, size: int, debian_revision) -> Release:
     """A release pinned by its tarball's sha256 and size, found upstream or as the orig
-    tarball of Debian's `ffmpeg` source package of that revision."""
+    tarball of Debian's `ffmpeg` source package of that revision (`4`, or a stable
+    update's `0+deb13u1`)."""
     return Release(version, sha256, size,
                    upstream_url=f"https://ffmpeg.org/releases/ffmpeg-{version}.tar.xz",
                    debian_spec=f"ffmpeg=7:{version}-{debian_revision}",

@@ -4,7 +4,7 @@ arm are pthread_create and malloc (any window `[N*]off->M*return(E)`, optional
 returning the value in place of the call), the stand-in flush (`flush=AVERROR(E)`)
 and `none`."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from harness import errnos
 from harness.compile import injector_build as injectors
@@ -22,6 +22,7 @@ class Fault:
     count: int = 1       # ... then failed
     caller: str = CALLER
     symbol: str = ""     # wrap: the FFmpeg function; errno is then the value it returns
+    given: str = field(default="", compare=False)  # the spec as written (its spacing dropped)
 
     @property
     def site(self) -> str:
@@ -79,6 +80,12 @@ def value_text(code: int) -> str:
 
 
 def parse(text: str) -> Fault:
+    """The Fault a spec names, which keeps the spec as written (`given`): a case can hold
+    its rows to numbers it states for that text, not to numbers computed here."""
+    return replace(_parse(text), given="".join(text.split()))
+
+
+def _parse(text: str) -> Fault:
     s = spec.parse(text)
     if s.kind == "none":
         return Fault("none")

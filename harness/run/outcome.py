@@ -129,7 +129,8 @@ def functions(where: str) -> list:
 def _identity_diffs(frames: list, inputs) -> list:
     if inputs is None:
         return ["the worker recorded no input frames to compare with"]
-    return [f"frame {i}: not the frame pushed (md5 {f['md5']}, pushed {inputs[i]})"
+    return [f"frame {i}: not the frame pushed (md5 {f['md5']}, pushed "
+            f"{inputs[i] if i < len(inputs) else 'none at its place'})"
             for i, f in enumerate(frames) if i >= len(inputs) or f["md5"] != inputs[i]]
 
 

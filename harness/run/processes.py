@@ -15,27 +15,29 @@ from harness import reaper
 QUIET = 2.0   # seconds a process that should have ended must sit idle to be judged hung
 SYNC_QUIET = 0.5  # the same where tasks run only on the caller's thread or on threads FFmpeg starts
 IDLE = 0.05   # of one CPU: what "idle" may use (a loop that polls with a sleep)
+PROC = Path("/proc")  # what the kernel says of each process (tests/test_idle.py: readings)
 
 
 def cpu_seconds(pid: int) -> float:
-    """CPU seconds the process (all its threads) has used; 0 once it is gone."""
+    """CPU seconds the process (all its threads) and the children it has waited for have
+    used; 0 once it is gone."""
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        fields = (PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
     except (OSError, IndexError):
         return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
 def waiting(pid: int) -> bool:
     """Whether a thread of the process is running or waiting for a CPU (R) or in
     uninterruptible I/O (D, as while its libraries are read from disk)."""
     try:
-        tasks = os.listdir(f"/proc/{pid}/task")
+        tasks = os.listdir(PROC / str(pid) / "task")
     except OSError:
         return False
     for t in tasks:
         try:
-            state = Path(f"/proc/{pid}/task/{t}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            state = (PROC / str(pid) / "task" / t / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except (OSError, IndexError):
             continue
         if state in ("R", "D"):
@@ -43,23 +45,47 @@ def waiting(pid: int) -> bool:
     return False
 
 
+def family(pid: int) -> list:
+    """The process and every process below it (a worker's addr2line or gdb), from each
+    process's parent in /proc/PID/stat."""
+    parent = {}
+    for entry in os.listdir(PROC):
+        if entry.isdigit():
+            try:
+                parent[int(entry)] = int(
+                    (PROC / entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo += [c for c, pp in parent.items() if pp == p and c not in out]
+    return out
+
+
 class Idle:
-    """Watches a process that should have ended by now: hung() is true once it has used
-    no more than IDLE of a CPU for QUIET seconds on end and no thread of it is running,
-    waiting for a CPU or reading a disk (a loop that waits for what never comes, polling
-    with a sleep, as FFmpeg's flush loops do). Work restarts the watch: a process at
-    work is not judged, however long it takes."""
+    """Watches a process that should have ended by now: hung() is true once it and every
+    process it started (addr2line naming the stacks after EOF, say) have used no more than
+    IDLE of a CPU for QUIET seconds on end and no thread of them is running, waiting for
+    a CPU or reading a disk (a loop that waits for what never comes, polling with a sleep,
+    as FFmpeg's flush loops do). Work restarts the watch: a process at work, or waiting
+    for a child at work, is not judged, however long it takes."""
 
     def __init__(self, pid: int, quiet: float = QUIET):
         self.pid, self.quiet = pid, quiet
-        self.since, self.cpu = time.monotonic(), cpu_seconds(pid)
+        self.since, self.cpu = time.monotonic(), self._cpu()
+
+    def _cpu(self) -> dict:
+        return {p: cpu_seconds(p) for p in family(self.pid)}
 
     def hung(self) -> bool:
         now = time.monotonic()
         if now - self.since < self.quiet:
             return False
-        cpu = cpu_seconds(self.pid)
-        if cpu - self.cpu <= IDLE * (now - self.since) and not waiting(self.pid):
+        cpu = self._cpu()
+        used = sum(c - self.cpu.get(p, 0.0) for p, c in cpu.items())
+        if used <= IDLE * (now - self.since) and not any(waiting(p) for p in cpu):
             return True
         self.since, self.cpu = now, cpu  # still working: watch on
         return False

@@ -68,22 +68,22 @@ def _judge(sc: Scenario, data: dict, exp, hung: bool = False):
 
 
 NOTHING = Expect(lambda sc: None, lambda sc: False)  # measure only
-STUCK = 3.0  # idle seconds before EOF that make a sweep's run hung where SYNC_QUIET holds (_quiet)
+STUCK = 3.0  # idle seconds before EOF that make a sweep's run hung (the worker waits 2 s a frame at most)
 
 
-def _quiet(sc: Scenario, expect: Expect) -> float | None:
-    """How long a run must sit idle after EOF to be judged hung, None when idleness
-    proves nothing (then its timeout decides). SYNC_QUIET when every backend of its graph
-    runs each task on the caller's thread, or on a thread FFmpeg's own
-    ff_dnn_start_inference_async() starts for it (the tree's source says so,
+def _quiet(sc: Scenario, expect: Expect) -> float:
+    """How long a run must sit idle after EOF to be judged hung. SYNC_QUIET when every
+    backend of its graph runs each task on the caller's thread, or on a thread FFmpeg's
+    own ff_dnn_start_inference_async() starts for it (the tree's source says so,
     harness/run/worker.py synchronous(), async_threads()): a task at work keeps a thread
     of the process running, so once none runs and the caller only polls, no task is
-    coming to an end. QUIET for any other run the case says hangs (a backend runtime's
-    own threads, as OpenVINO's, may wait for its own reasons)."""
+    coming to an end. QUIET for any other (a backend runtime's own threads, as OpenVINO's,
+    hand work on between them: 2 s with none of them running and no CPU used, its
+    children's included, is still nothing at work). The timeout stays the backstop."""
     from harness.run.worker import async_threads, synchronous
     if synchronous(sc) or async_threads(sc):
         return SYNC_QUIET
-    return QUIET if expect.hangs(sc) else None
+    return QUIET
 
 
 def _wait(w, sc: Scenario, out: str, expect: Expect) -> str | None:
@@ -91,16 +91,13 @@ def _wait(w, sc: Scenario, out: str, expect: Expect) -> str | None:
     seconds during which it neither ended nor used more than IDLE of a CPU: from its
     checkpoint (taken just before EOF); and QUIET seconds from its start (before EOF too,
     as LibTorch's next frame waiting for a request forever) for a run the case says
-    hangs; STUCK seconds from its start for a sweep's run on a backend SYNC_QUIET holds
-    for, where the worker never waits for a frame longer than 2 s (so longer is a graph
-    stuck inside a call, as a request queue waited on that is never filled)."""
+    hangs; STUCK seconds from its start for a sweep's run, where the worker never waits
+    for a frame longer than 2 s (so longer is a graph stuck inside a call, as a request
+    queue waited on that is never filled)."""
     quiet = _quiet(sc, expect)
-    if quiet is None:
-        return None if w.wait(sc.timeout) else f"killed after its {sc.timeout:g} s timeout"
     t0 = time.monotonic()
     deadline, partial = t0 + sc.timeout, Path(out).with_suffix(".partial.json")
-    early = QUIET if expect.hangs(sc) else (
-        STUCK if sc.route == "sweep" and quiet == SYNC_QUIET else None)
+    early = QUIET if expect.hangs(sc) else (STUCK if sc.route == "sweep" else None)
     idle = Idle(w.pid, early) if early else None
     while (now := time.monotonic()) < deadline:
         if w.wait(min(0.1, deadline - now)):

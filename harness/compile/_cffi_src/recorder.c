@@ -1,23 +1,45 @@
 /*
  * The activate() recorder (recorder.py declares it), compiled into every per-tree module.
+ *
+ * A filter's activate() is a member of FFFilter (libavfilter/filters.h) in trees that
+ * have one and of the public AVFilter (libavfilter/avfilter.h) in older ones; the probe
+ * says which (FFDNN_HAS_FFFILTER, FFDNN_HAS_AVFILTER_ACTIVATE) and the recorder copies
+ * that struct: RecordedFilter, the struct; recorded_of(), the struct a context's
+ * filter is; public_of(), the AVFilter a context points at.
  */
 #define FFDNN_MAX_RECORDS 1024
 #ifndef FFDNN_HAS_FFFILTER
 #define FFDNN_HAS_FFFILTER 0
 #endif
+#ifndef FFDNN_HAS_AVFILTER_ACTIVATE
+#define FFDNN_HAS_AVFILTER_ACTIVATE 0
+#endif
 static const int HAS_FFFILTER = FFDNN_HAS_FFFILTER;
+static const int HAS_AVFILTER_ACTIVATE = FFDNN_HAS_AVFILTER_ACTIVATE;
 
 static atomic_int ffdnn_flushes;
 
 #if FFDNN_HAS_FFFILTER
+typedef FFFilter RecordedFilter;
+#define recorded_of(filter) fffilter(filter)
+#define public_of(copy)     (&(copy)->p)
+#elif FFDNN_HAS_AVFILTER_ACTIVATE
+typedef AVFilter RecordedFilter;
+#define recorded_of(filter) (filter)
+#define public_of(copy)     (copy)
+#endif
+
 static struct {
-    const FFFilter *orig;
-    FFFilter *copy;
+#if FFDNN_HAS_FFFILTER || FFDNN_HAS_AVFILTER_ACTIVATE
+    const RecordedFilter *orig;
+    RecordedFilter *copy;
+#endif
     int returns[FFDNN_MAX_RECORDS];
     int flushed[FFDNN_MAX_RECORDS];
     atomic_int count;
 } recorder;
 
+#if FFDNN_HAS_FFFILTER || FFDNN_HAS_AVFILTER_ACTIVATE
 static int recording_activate(AVFilterContext *ctx)
 {
     int flushes = atomic_load(&ffdnn_flushes);
@@ -34,7 +56,7 @@ static int recording_activate(AVFilterContext *ctx)
 
 int ffdnn_record_activate(AVFilterContext *ctx)
 {
-    const FFFilter *orig = fffilter(ctx->filter);
+    const RecordedFilter *orig = recorded_of(ctx->filter);
 
     if (recorder.orig)
         return AVERROR(EBUSY);
@@ -45,16 +67,10 @@ int ffdnn_record_activate(AVFilterContext *ctx)
         return AVERROR(ENOMEM);
     recorder.orig = orig;
     recorder.copy->activate = recording_activate;
-    ctx->filter = &recorder.copy->p;
+    ctx->filter = public_of(recorder.copy);
     return 0;
 }
 #else
-static struct {
-    int returns[FFDNN_MAX_RECORDS];
-    int flushed[FFDNN_MAX_RECORDS];
-    atomic_int count;
-} recorder;
-
 int ffdnn_record_activate(AVFilterContext *ctx)
 {
     return AVERROR(ENOSYS);

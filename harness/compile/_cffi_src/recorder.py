@@ -1,6 +1,8 @@
-"""The activate() recorder: a private copy of one filter's FFFilter whose activate
-records every return, installed without touching the library's const data. A tree
-without FFFilter (FFDNN_HAS_FFFILTER 0, from the probe) gets AVERROR(ENOSYS)."""
+"""The activate() recorder: a private copy of the struct that holds one filter's
+activate() (FFFilter, or the public AVFilter in trees from before FFFilter), whose
+activate records every return, installed without touching the library's const data.
+The probe says which struct it is (FFDNN_HAS_FFFILTER, FFDNN_HAS_AVFILTER_ACTIVATE); a
+tree with neither gets AVERROR(ENOSYS)."""
 
 from pathlib import Path
 
@@ -13,6 +15,7 @@ INCLUDES = """
 TYPES = """
 #define FFDNN_MAX_RECORDS ...
 static const int HAS_FFFILTER;
+static const int HAS_AVFILTER_ACTIVATE;
 """
 
 FUNCTIONS = """

@@ -1,0 +1,161 @@
+"""`python -m harness merge SHARD.json ...`: the shards of a diff (`diff --shard K/N
+--json`, harness/judge/shard.py) as one diff, with the verdict, counts, report and exit
+status the whole diff run at once gives. Shards of other trees or other inputs, a shard
+given twice and a missing shard are bad input."""
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+from harness.errors import HarnessError
+from harness.judge import diff
+from harness.judge.diff import Change, Diff, Group, Pair, Side
+from harness.judge.sweep import Class, Site
+from harness.judge.touched import Touched
+from harness.run.outcome import Outcome
+
+
+def load(paths: list) -> list:
+    """Each shard's JSON, checked to be a shard of a diff of this schema."""
+    from harness.judge.diffreport import SCHEMA
+    out = []
+    for p in paths:
+        try:
+            d = json.loads(Path(p).read_text())
+        except OSError as e:
+            raise HarnessError(f"{p}: {e.strerror.lower()}") from None
+        except ValueError:
+            raise HarnessError(f"{p}: not JSON (a diff's --json output)") from None
+        if not isinstance(d, dict) or d.get("schema") != SCHEMA or "inputs" not in d:
+            raise HarnessError(f"{p}: not the JSON of a diff of schema {SCHEMA}")
+        if not d.get("shard"):
+            raise HarnessError(f"{p}: not a shard (a diff run with --shard K/N)")
+        out.append((p, d))
+    if not out:
+        raise HarnessError("no shard to merge")
+    return out
+
+
+def check(shards: list) -> int:
+    """The N all shards are of, once each shard is known to be of the same diff."""
+    first_path, first = shards[0]
+    n = first["shard"][1]
+    seen = {}
+    for p, d in shards:
+        if d["inputs"] != first["inputs"]:
+            what = "trees" if (d["inputs"]["from"], d["inputs"]["to"]) != \
+                (first["inputs"]["from"], first["inputs"]["to"]) else "inputs"
+            raise HarnessError(f"{p} and {first_path} are shards of different diffs "
+                               f"(their {what} differ)")
+        k, m = d["shard"]
+        if m != n:
+            raise HarnessError(f"{p} is shard {k}/{m}, {first_path} one of {n}")
+        if k in seen:
+            raise HarnessError(f"shard {k}/{n} given twice: {seen[k]} and {p}")
+        seen[k] = p
+    missing = sorted(set(range(1, n + 1)) - set(seen))
+    if missing:
+        raise HarnessError(f"shard {missing[0]}/{n} missing (given: "
+                           f"{', '.join(f'{k}/{n}' for k in sorted(seen))})")
+    return n
+
+
+def _side(j: dict) -> Side:
+    tree = SimpleNamespace(name=j["tree"], path=j["path"],
+                           stamp={"key": j["key"], "source": j["source"], "series": j["series"]})
+    return Side(j["label"], tree)
+
+
+def _site(j: dict | None, build: str):
+    if j is None:
+        return None
+    result = SimpleNamespace(outcome=Outcome(j["outcome"]), reason=j["reason"],
+                             seconds=j["seconds"], scenario=None)
+    return Site(build, j["call"] - 1, Class(j["class"]), result, j["reproduce"], j["where"])
+
+
+def merged(shards: list) -> Diff:
+    """One Diff of every shard's pairs, in the whole diff's order."""
+    n = check(shards)
+    first = shards[0][1]
+    sides = [_side(first["from"]), _side(first["to"])]
+    groups = []
+    for g in first["groups"]:
+        groups.append(Group(g["backend"], g["filter"], g["fault"], g["family"],
+                            [g["sites"]["from"], g["sites"]["to"]],
+                            [g["errors"]["from"], g["errors"]["to"]], route=g["route"]))
+    pairs = []
+    for _, d in shards:
+        for s in d["sites"]:
+            gi, pi = s["order"]
+            p = Pair(groups[gi], s["place"], s["nth"],
+                     [_site(s["from"], sides[0].tree.name), _site(s["to"], sides[1].tree.name)],
+                     Change(s["change"]),
+                     [[Class(c) for c in s["seen"]["from"]], [Class(c) for c in s["seen"]["to"]]],
+                     s["touched"], (gi, pi))
+            pairs.append(p)
+    pairs.sort(key=lambda p: p.order)
+    t = first["touched"]
+    touched = Touched(tuple(t["paths"]), frozenset(
+        (f.rsplit(" (", 1)[1].rstrip(")"), f.rsplit(" (", 1)[0]) for f in t["functions"]),
+        t["known"])
+    timings = [d["timing"] for _, d in shards]
+    seconds = {k: max(t[f"{k}_seconds"] for t in timings)
+               for k in ("census", "sites", "confirm", "total")}
+    hung = round(sum(t["hang_seconds"] for t in timings), 2)
+    ended = (sum(t["ended_runs"] for t in timings),
+             round(sum(t["ended_seconds"] for t in timings), 2))
+    out = Diff(sides, groups, pairs, seconds, sum(t["runs"] for t in timings), hung, ended,
+               touched=touched)
+    out.shard_walls = [(d["shard"][0], d["timing"]["total_seconds"]) for _, d in
+                       sorted(shards, key=lambda x: x[1]["shard"][0])]
+    assert len(out.shard_walls) == n
+    return out
+
+
+def add_arguments(p) -> None:
+    p.add_argument("shards", nargs="+", metavar="SHARD.json",
+                   help="the JSON of each shard (diff --shard K/N --json FILE)")
+    p.add_argument("--json", metavar="FILE", help="write the merged diff as JSON")
+    p.add_argument("--markdown", metavar="FILE", help="write the report as markdown")
+    p.add_argument("--html", metavar="FILE", help="write the page")
+
+
+def case_claims(shards: list):
+    """The case whose DIFF the shards were run for (diff --case NAME with its claims), and
+    those claims (narrowed as the shards ran them); (None, None) for a plain diff."""
+    from harness import caseload
+    case = shards[0][1].get("case")
+    if not case:
+        return None, None
+    claims = getattr(caseload.load(case["name"]), "DIFF", None) or {}
+    return case["name"], {k: v for k, v in claims.items() if k in case["claims"]}
+
+
+def cmd(args) -> int:
+    from harness import inputs
+    from harness.cli import write_file
+    from harness.judge import diff_html, diffreport
+    for option in ("json", "markdown", "html"):  # also checked by harness/precheck.py
+        inputs.output_file(f"--{option}", getattr(args, option))
+    shards = load(args.shards)
+    d = merged(shards)
+    name, claims = case_claims(shards)
+    wrong = diff.against(d, claims) if claims is not None else []
+    status = diff.FAIL if wrong else d.exit_status
+    text = diffreport.markdown(d)
+    walls = ", ".join(f"{k}/{len(d.shard_walls)} {w:.1f} s" for k, w in d.shard_walls)
+    text += f"\nShards' walls: {walls}; the longest {max(w for _, w in d.shard_walls):.1f} s.\n"
+    if claims is not None:
+        text += "\n" + "\n".join([f"Case {name}: " + ("as it says." if not wrong else
+                                   f"not as it says (exit {status}):")]
+                                  + [f"- {w}" for w in wrong]) + "\n"
+    print(text)
+    if args.markdown:
+        write_file("--markdown", args.markdown, text)
+    if args.json:
+        write_file("--json", args.json, json.dumps({**diffreport.to_json(d),
+                                                    "exit_status": status}, indent=1) + "\n")
+    if args.html:
+        write_file("--html", args.html, diff_html.page(d))
+    return status

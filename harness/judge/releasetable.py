@@ -1,0 +1,101 @@
+"""Every pinned release side by side (`python -m harness probe --releases`): where each
+is fetched from, what the probe finds in it (where activate() lives, the graph calls,
+its DNN backends), the series' patches its built trees took and left out, and, for
+each row of the case's tables, whether the release can express it or why not.
+
+What a release has is read from its source: its built trees when the cache has them
+(the largest backend set built), else the probe's files extracted from its pinned
+tarball (fetched and checked like any other source). Nothing here knows a release.
+"""
+
+import subprocess
+from pathlib import Path
+
+from harness.errors import HarnessError
+from harness.judge import series
+from harness.obtain import builtsets, probe, releases, source
+from harness.obtain.trees import Plan
+from harness.paths import atomic_dir, cache_root
+
+PROBE_FILES = ("*/VERSION", "*/RELEASE", "*/configure", "*/libavfilter/*.h",
+               "*/libavfilter/vf_*.c", "*/libavfilter/dnn/*")
+
+
+def built_trees(version: str, layout) -> tuple | None:
+    """(before, after) of the release from the cache, of the largest backend set built
+    with this checkout's recipe, or None."""
+    for combo in builtsets.candidates(("before", "after")):
+        try:
+            plan = Plan(",".join(combo), layout, release=version)
+            if all((plan.path(n) / "stamp.json").is_file() for n in ("before", "after")):
+                return tuple(plan.get(n, build=False) for n in ("before", "after"))
+        except HarnessError:
+            continue
+    return None
+
+
+def extracted(rel) -> Path:
+    """The files the probe reads, extracted once from the release's verified tarball."""
+    final = cache_root() / "src" / f"ffmpeg-{rel.version}-probe-{rel.sha256[:16]}"
+    if (final / "VERSION").is_file():
+        return final
+    tarball = source.fetch(None, rel)
+    with atomic_dir(final) as tmp:
+        subprocess.run(["tar", "-xf", str(tarball), "-C", str(tmp), "--strip-components=1",
+                        "--wildcards", *PROBE_FILES], check=True)
+    return final
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def column(rel, case) -> dict:
+    """One release's cells, by row name."""
+    trees = built_trees(rel.version, case.LAYOUT)
+    facts = probe.facts(trees[1].src if trees else extracted(rel))
+    origin = (f"Debian `{rel.debian_spec.split('=', 1)[1]}` orig tarball, "
+              f"{rel.size:,} bytes, sha256 `{rel.sha256[:12]}…`")
+    home = facts.activate_home
+    have = [b for b in facts.backends.values() if b.source and b.type]
+    out = {
+        "source": origin,
+        "activate() (the recorder copies)": f"`{home[0]}` ({home[1]})" if home else
+        f"none: {facts.missing(next(iter(probe.ACTIVATE_HOMES)))}",
+        "graph calls the module binds": f"{sum(map(bool, facts.graph.values()))} of "
+                                        f"{len(facts.graph)} declared",
+        "DNN backends in the tree": ", ".join(b.label for b in have) or "none",
+    }
+    if trees:
+        before, after = (t.stamp for t in trees)
+        skipped = series.numbers(n for n, _ in after.get("skipped", []))
+        out["series (git am -3)"] = (
+            f"before = {', '.join(map(str, series.numbers(before['series'])))}; after = "
+            f"{', '.join(map(str, series.numbers(after['series'])))}"
+            + (f"; left out: {', '.join(map(str, skipped))}" if skipped else ""))
+        out["built with"] = ", ".join(b["name"] for b in after["backends"])
+        notes = series.notes(list(trees), getattr(case, "TABLE_NEEDS", {}))
+        out["the PR's tables"] = ("can be shown" if not notes or "can be shown" in notes[-1]
+                                  else notes[-1])
+    else:
+        out["series (git am -3)"] = (f"not tried: no tree built (`python -m harness build "
+                                     f"--release {rel.version}`)")
+    for title, pairs in case.TABLES.items():
+        for backend, filt in pairs:
+            why = facts.why_not(backend, filt)
+            out[f"{title.split(':')[0]}: {backend} / {filt}"] = (
+                f"not expressible: {why}" if why else "expressible")
+    return out
+
+
+def markdown(case, versions=None) -> str:
+    """The releases side by side, one column each, oldest first."""
+    rels = [releases.get(v) for v in (versions or releases.versions())]
+    cols = [column(r, case) for r in rels]
+    rows = list(dict.fromkeys(k for c in cols for k in c))
+    lines = ["| | " + " | ".join(f"FFmpeg {r.version}" for r in rels) + " |",
+             "|---|" + "---|" * len(rels)]
+    lines += [f"| {row} | " + " | ".join(_cell(c.get(row, "")) for c in cols) + " |"
+              for row in rows]
+    return "\n".join(lines)
+

@@ -1,0 +1,81 @@
+"""The regression gate on the other pinned FFmpeg releases (opt-in, `-m other_release`):
+on each, before -> after on the PR's flush route is a fix on every backend the release
+has, and a revert of #24760 on after a LOST regression there, as on 9.0.2
+(tests/test_gate.py). Builds the release's trees when the cache has none."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from cases.pr24760 import LAYOUT, TABLE_NEEDS
+from harness.judge import diff, series
+from harness.obtain import releases
+from harness.obtain.trees import GIT_ID, Plan
+from harness.paths import PROJECT
+from harness.run import chains as graphs
+from tests.test_other_release import PINNED
+
+pytestmark = [pytest.mark.other_release]
+
+OTHER = [v for v in PINNED if v != releases.SERIES_BASE]
+
+
+def harness(*args):
+    return subprocess.run([sys.executable, "-m", "harness", "diff", *args], cwd=PROJECT,
+                          capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module", params=OTHER)
+def release(request, tmp_path_factory):
+    """(version, before, after, a patch reverting #24760 on after), built now if needed."""
+    version = request.param
+    backends = PINNED[version].backends
+    plan = Plan(backends, LAYOUT, release=version)
+    trees = [plan.get(n) for n in ("before", "after")]
+    notes = series.notes(trees, TABLE_NEEDS)
+    if not notes or not notes[-1].startswith("the PR's tables can be shown"):
+        pytest.skip(f"{version}: {notes[-1] if notes else 'no note'}")
+    d = tmp_path_factory.mktemp(f"revert-{version}")
+    repo = d / "ffmpeg"
+    subprocess.run(["git", "clone", "-q", "--shared", str(trees[1].src), str(repo)], check=True)
+    env = {**os.environ, **GIT_ID}
+    subprocess.run(["git", "-C", str(repo), "revert", "--no-edit", "HEAD"], check=True, env=env,
+                   capture_output=True)
+    patch = subprocess.run(["git", "-C", str(repo), "format-patch", "-1", "-o", str(d)],
+                           capture_output=True, text=True, check=True, env=env).stdout.strip()
+    return version, backends, trees[0], trees[1], patch
+
+
+def _pairs(tree) -> list:
+    have = {b["name"] for b in tree.stamp["backends"]}
+    return sorted((b, f) for (b, f) in graphs.GRAPHS if graphs.needs(b, f) <= have
+                  and not graphs.not_on_trees([tree], b, f))
+
+
+def test_before_after_fixes_on_the_flush_route(release, tmp_path):
+    version, backends, before, after, _ = release
+    out = tmp_path / "d.json"
+    r = harness("--release", version, "--backend", backends, "--from", "before", "--to", "after",
+                "--fault", "pthread_create", "--route", "flush", "--confirm", "1",
+                "--json", str(out))
+    assert r.returncode == diff.PASS, r.stdout + r.stderr[-2000:]
+    d = json.loads(out.read_text())
+    assert sorted((s["backend"], s["filter"]) for s in d["sites"]) == _pairs(after)
+    assert {(s["from"]["class"], s["to"]["class"], s["change"]) for s in d["sites"]} == \
+        {("LOST", "SURFACED", "fix")}
+
+
+def test_revert_is_caught_on_the_flush_route(release, tmp_path):
+    version, backends, _, after, patch = release
+    out = tmp_path / "d.json"
+    r = harness("--release", version, "--backend", backends, "--from", "after", "--patch", patch,
+                "--fault", "pthread_create", "--route", "flush", "--confirm", "1",
+                "--json", str(out))
+    assert r.returncode == diff.FAIL, r.stdout + r.stderr[-2000:]
+    d = json.loads(out.read_text())
+    assert sorted((s["backend"], s["filter"]) for s in d["sites"]) == _pairs(after)
+    assert {(s["from"]["class"], s["to"]["class"], s["change"]) for s in d["sites"]} == \
+        {("SURFACED", "LOST", "regression")}

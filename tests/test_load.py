@@ -1,0 +1,100 @@
+"""No false HANG under load (issue 26): a run is judged hung only when it and the processes
+it started sit idle, so a run that is slow but at work (its addr2line made slow) finishes
+and passes, and with both cores taken by CPU hogs the PR's rows and a sweep's sites end
+as they do on a quiet machine."""
+
+import os
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+
+import pytest
+
+from cases import pr24760 as expected
+from harness.judge import sweep
+from harness.run import matrix
+from harness.run.outcome import Outcome
+
+# a CPU hog: what another build or test on the machine does to the harness's runs
+HOG = "while True: pass"
+
+
+@contextmanager
+def hogs(n: int = os.cpu_count() or 2):
+    procs = [subprocess.Popen([sys.executable, "-c", HOG]) for _ in range(n)]
+    try:
+        time.sleep(0.5)  # both cores taken before the runs start
+        yield
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+
+
+@pytest.fixture
+def slow_addr2line(tmp_path, monkeypatch):
+    """addr2line that works 1.5 s of CPU before it answers: after EOF the worker waits on
+    it to name the failed call's stack."""
+    real = subprocess.run(["sh", "-c", "command -v addr2line"], capture_output=True,
+                          text=True).stdout.strip()
+    if not real:
+        pytest.skip("addr2line not installed (binutils)")
+    tool = tmp_path / "bin" / "addr2line"
+    tool.parent.mkdir()
+    tool.write_text(f"#!{sys.executable}\nimport os, sys, time\nt = time.process_time()\n"
+                    "while time.process_time() - t < 1.5: pass\n"
+                    f"os.execv({real!r}, [{real!r}] + sys.argv[1:])\n")
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tool.parent}:{os.environ['PATH']}")
+    return tool
+
+
+@pytest.mark.after
+@pytest.mark.onnx
+@pytest.mark.dnn_processing
+def test_slow_but_at_work_is_not_a_hang(tree, preload, slow_addr2line):
+    """The after row with a failed thread start, whose stack the worker names after EOF
+    through addr2line (1.5 s of CPU here): judged by what it did, PASS, in about 2 s;
+    ONNX Runtime's runs are judged hung after 0.5 s idle, so a watch that did not count
+    the worker's children would have killed it."""
+    from harness.run import runner
+    from harness.run.runner import run_one
+    (sc,) = matrix.scenarios([tree("after")], "onnx", "dnn_processing",
+                             ["pthread_create=EAGAIN"])
+    with runner.servers() as pool:  # servers of its own: they see the slow addr2line's PATH
+        r = run_one(sc, preload, expect=expected.EXPECT, pool=pool)
+    assert r.outcome is Outcome.PASS, f"{r.outcome.value}: {r.reason} {r.diffs}"
+    assert r.seconds >= 1.5, "addr2line ran, slowly, before the run ended"
+
+
+# The PR's rows on ONNX Runtime (the stand-in flush at EOF) and TensorFlow's sweep of
+# pthread_create on before (4 sites, every one HANG: cases/pr24760.py SWEEP): with both
+# cores hogged, every row PASSes and every site's class is the quiet run's.
+ROWS = [(b, f) for b in ("before", "after") for f in (*expected.FAULTS, "none")]
+
+
+@pytest.mark.before
+@pytest.mark.after
+@pytest.mark.onnx
+@pytest.mark.tensorflow
+def test_loaded_machine_no_false_hang(tree, preload):
+    from harness.run.runner import run as run_all
+    have = {b["name"] for b in tree("after").stamp["backends"]}
+    if "tf" not in have:
+        pytest.skip("tree built without tf (run: make test BACKENDS=all)")
+    rows = [sc for build, f in ROWS for sc in matrix.scenarios(
+        [tree(build)], "onnx", "dnn_processing", [f])]
+    swept = matrix.scenarios([tree("before")], "tf", "dnn_processing",
+                             ["pthread_create=EAGAIN"], route="sweep")
+    from harness.run import runner
+    with runner.servers() as pool:
+        quiet = sweep.sweep(swept, preload, jobs=2, expect=expected.EXPECT, pool=pool)
+        with hogs():
+            loaded_rows = run_all(rows, preload, jobs=2, expect=expected.EXPECT, pool=pool)
+            loaded = sweep.sweep(swept, preload, jobs=2, expect=expected.EXPECT, pool=pool)
+    assert [(r.scenario.id, r.outcome) for r in loaded_rows] == \
+        [(r.scenario.id, Outcome.PASS) for r in loaded_rows], \
+        [(r.scenario.id, r.outcome.value, r.reason) for r in loaded_rows]
+    classes = lambda found: [s.cls.value for s in found["before"][1]]
+    assert classes(loaded) == classes(quiet) == ["HANG"] * quiet["before"][0]

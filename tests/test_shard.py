@@ -1,0 +1,127 @@
+"""A diff split across a CI matrix (issue 25): `diff --shard K/N` runs shard K's sites,
+`python -m harness merge` puts the shards together. Every site goes to exactly one shard,
+the same way on any machine; the merge refuses shards that are not one diff's; and
+merge(shards) is the diff run whole, site by site, with its verdict and exit status."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.errors import HarnessError
+from harness.judge import shard
+from harness.paths import PROJECT
+
+
+def harness(*args):
+    return subprocess.run([sys.executable, "-m", "harness", *args], cwd=PROJECT,
+                          capture_output=True, text=True)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("text", ["0/4", "5/4", "1/0", "a/b", "1", "1/4/2", "-1/4", "1/1000"])
+def test_bad_shard(text):
+    with pytest.raises(HarnessError, match="bad --shard"):
+        shard.parse(text)
+
+
+@pytest.mark.unit
+def test_every_site_in_exactly_one_shard():
+    costs = [1.0] * 97 + [4.0] * 23
+    for n in (1, 2, 3, 4, 7):
+        parts = [shard.mine(costs, costs, (k, n)) for k in range(1, n + 1)]
+        assert sorted(i for p in parts for i in p) == list(range(len(costs)))
+        loads = [sum(costs[i] for i in p) for p in parts]
+        assert max(loads) - min(loads) <= max(costs), "balanced by cost"
+        assert parts == [shard.mine(costs, costs, (k, n)) for k in range(1, n + 1)], \
+            "the same inputs, the same partition"
+
+
+@pytest.mark.unit
+def test_longest_first():
+    """A hang costs more than a run that ends: the hangs are dealt out first, one a shard."""
+    costs = [1.0] * 6 + [shard.HANG] * 2
+    assert [shard.partition(costs, 2)[i] for i in (6, 7)] == [0, 1]
+
+
+def _shard_json(k, n, **change):
+    d = {"schema": 2, "shard": [k, n], "inputs": {"from": "a", "to": "b", "groups": []},
+         "sites": [], "groups": []}
+    d["inputs"].update(change)
+    return d
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("shards, says", [
+    ([(1, 2), (1, 2)], "shard 1/2 given twice"),
+    ([(1, 3), (2, 3)], "shard 3/3 missing"),
+    ([(1, 2), (2, 2, {"to": "c"})], "shards of different diffs (their trees differ)"),
+    ([(1, 2), (2, 2, {"groups": [["x", "y", [1, 1], [False, False]]]})],
+     "shards of different diffs (their inputs differ)"),
+    ([(1, 2), (2, 3)], "is shard 2/3"),
+], ids=["twice", "missing", "other-trees", "other-inputs", "other-n"])
+def test_merge_refuses(tmp_path, shards, says):
+    paths = []
+    for i, (k, n, *change) in enumerate(shards):
+        p = tmp_path / f"s{i}.json"
+        p.write_text(json.dumps(_shard_json(k, n, **(change[0] if change else {}))))
+        paths.append(str(p))
+    r = harness("merge", *paths)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.strip().splitlines() == [r.stderr.strip()] and says in r.stderr, r.stderr
+
+
+@pytest.mark.unit
+def test_merge_refuses_what_is_not_a_shard(tmp_path):
+    whole = tmp_path / "whole.json"
+    whole.write_text(json.dumps({**_shard_json(1, 1), "shard": None}))
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    for p, says in ((whole, "not a shard"), (bad, "not JSON"), (tmp_path / "no.json",
+                                                                  "no such file")):
+        r = harness("merge", str(p))
+        assert r.returncode == 2 and says in r.stderr, r.stderr
+
+
+# A small family both ways: the flush route's one thread start and ONNX Runtime's
+# post-processing (#24702's commit 3: ALTERED in base, SURFACED in before).
+SMALL = ("--backend-name", "onnx", "--filter", "dnn_processing", "--route", "frames,flush",
+         "--fault", "pthread_create,wrap:ff_proc_from_dnn_to_frame", "--confirm", "1")
+
+
+def _sites(d):
+    return [(s["order"], s["backend"], s["filter"], s["route"], s["family"], s["place"],
+             s["nth"], s["change"], s["blind"], s["touched"], s["from"] and s["from"]["class"],
+             s["to"] and s["to"]["class"]) for s in d["sites"]]
+
+
+@pytest.mark.onnx
+@pytest.mark.base
+@pytest.mark.before
+@pytest.mark.parametrize("a, b", [("base", "before"), ("before", "base")],
+                         ids=["base-before", "before-base"])
+def test_merged_shards_are_the_whole_diff(tree, tmp_path, a, b):
+    tree(a), tree(b)
+    whole = tmp_path / "whole.json"
+    r = harness("diff", "--from", a, "--to", b, *SMALL, "--json", str(whole))
+    assert r.returncode in (0, 1), r.stderr[-2000:]
+    status = r.returncode
+    parts = []
+    for k in (1, 2, 3):
+        p = tmp_path / f"shard{k}.json"
+        s = harness("diff", "--from", a, "--to", b, *SMALL, "--shard", f"{k}/3", "--json", str(p))
+        assert s.returncode == 0, s.stderr[-2000:]
+        parts.append(str(p))
+    merged = tmp_path / "merged.json"
+    m = harness("merge", *reversed(parts), "--json", str(merged))
+    assert m.returncode == status, m.stdout + m.stderr[-2000:]
+    w, g = json.loads(whole.read_text()), json.loads(merged.read_text())
+    assert _sites(g) == _sites(w)
+    for key in ("exit_status", "word", "verdict", "counts", "blind", "touched", "groups"):
+        assert g[key] == w[key], key
+    sizes = [len(json.loads(Path(p).read_text())["sites"]) for p in parts]
+    assert sum(sizes) == len(w["sites"]) and min(sizes) > 0
+    verdict = next(l for l in r.stdout.splitlines() if l.startswith("**"))
+    assert verdict in m.stdout
