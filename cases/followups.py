@@ -30,7 +30,7 @@ DIFF = {
     # the callback's dims and the request's way back (0003), each of which "left the filter
     # waiting forever"; the lltask's own allocation at frames 2-4 hangs on after with the
     # injector's poison (the task's counts, never set, read back unequal), where without it
-    # the run hung or not by what the freed block held (README, "Sweeps")
+    # the run hung or not by what the freed block held (docs/sweeps-and-diffs.md, "Sweeps")
     "onnx / dnn_processing / frames / malloc": {("SURFACED", "SURFACED"): 60,
                                                 ("ALTERED", "SURFACED"): 36,
                                                 ("HANG", "SURFACED"): 19,

@@ -46,7 +46,7 @@ class Claim:
 
 
 # "exactly one pthread_create() call failed": the stand-in flush's own start, named by
-# its stack (the census keeps each eligible call's, harness/sites.py)
+# its stack (the census keeps each eligible call's, harness/run/sites.py)
 FLUSH_START = ("ff_dnn_start_inference_async", "standin_flush")
 TORCH_FRAME_START = ("ff_dnn_start_inference_async", "execute_model_th")
 IN_EACH_RUN = "In each run with injection, exactly one `pthread_create()` call failed."
@@ -246,7 +246,7 @@ TABLE_NEEDS = {"before": {"has": (7,), "lacks": (9,)}, "after": {"has": (7, 9), 
 # The first sites of a sweep, call by call (the suite runs these; `make sweep` runs all):
 # (backend, filter, family) -> (sites in the census, ((class, innermost function) per
 # call, from the first)). Measured here, the same in before and after (2026-12-03), and
-# the site count the README's `make sweep` table gives.
+# the site count the `make sweep` table of docs/sweeps-and-diffs.md gives.
 SWEEP_FIRST = {
     ("onnx", "dnn_processing", "malloc"): (124, (
         ("SURFACED", "av_frame_alloc"),        # av_buffersrc_add_frame_flags()
@@ -363,7 +363,7 @@ COMMIT7_CITES = ("dnn_processing, dnn_detect and dnn_classify return -1, i.e. "
                  "backend's error with \"Operation not permitted\". Return the error "
                  "ff_dnn_flush() reported instead.")
 EPERM = -errno.EPERM
-# the filter's own graph (harness/graphs.py) for each filter commit 7 changes
+# the filter's own graph (harness/run/chains.py) for each filter commit 7 changes
 COMMIT7_FILTERS = {"dnn_processing": ("onnx",), "dnn_detect": ("tf",),
                    "dnn_classify": ("tf", "openvino")}
 
@@ -634,7 +634,7 @@ SANITIZER_CLAIMS = (
 
 
 # The PR's "Testing" paragraphs on warnings, asserted from the trees' stamps (each tree's
-# warning lines by object, harness/trees.py; harness/warnclaims.py checks them). `file`:
+# warning lines by object, harness/obtain/trees.py; harness/judge/warnclaims.py checks them). `file`:
 # no warning line may name it; `same`: before and after have the same lines.
 @dataclass(frozen=True)
 class WarningClaim:
@@ -655,7 +655,7 @@ WARNING_CLAIMS = (
 )
 
 
-# The PR's "Callers" paragraph, from real runs (harness/callers.py): the census of every
+# The PR's "Callers" paragraph, from real runs (harness/judge/callers.py): the census of every
 # pthread_create() call FFmpeg's own code makes (a window that never fails, armed before
 # the first of 4 frames) on every backend and filter. Each call's innermost function in
 # FFmpeg's code must be `creates`, called from one of its backend's `reached_from`; a

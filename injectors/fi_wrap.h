@@ -5,7 +5,7 @@
  * itself. Linking with -Wl,--wrap=<symbol> sends every reference of that link
  * to __wrap_<symbol>, which asks its fault window (fi_window.h) and either
  * returns the armed value or calls __real_<symbol>. wrap_ff.c holds the named
- * set; FI_WRAP_LDFLAGS in harness/injectors.py lists the same symbols.
+ * set; FI_WRAP_LDFLAGS in harness/compile/injector_build.py lists the same symbols.
  *
  * The value a wrapper fails with is returned as is: an AVERROR code, or a
  * positive errno where the real function can return one (for example

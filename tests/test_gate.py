@@ -164,7 +164,7 @@ def test_all_touched_sites_blind(tree, tmp_path):
         "or crashed in both trees" in r.stdout
 
 
-# With the fifth follow-up (builds/patches/followups/0005), LibTorch's own thread starts
+# With the fifth follow-up (0005 in builds/patches/followups/), LibTorch's own thread starts
 # surface their error through the task, so a revert of #24760 shows on LibTorch's real
 # frame route too: the positive errno is no error to ff_dnn_complete_lltask(), the task
 # completes as a success and its frame comes out unwritten (ALTERED). TensorFlow's 0001

@@ -1,4 +1,4 @@
-"""Where LibTorch comes from (harness/libtorch.py): only a CPU build, by the first route
+"""Where LibTorch comes from (harness/obtain/libtorch.py): only a CPU build, by the first route
 that gives one, and one error line naming every way when none does."""
 
 import os

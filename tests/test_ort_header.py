@@ -1,4 +1,4 @@
-"""ONNX Runtime's C header chain (harness/ort_header.py): each step in order, and one
+"""ONNX Runtime's C header chain (harness/obtain/ort_header.py): each step in order, and one
 error line naming every step when all fail."""
 
 import pytest

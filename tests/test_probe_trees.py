@@ -11,7 +11,7 @@ from harness.run import chains
 
 pytestmark = [pytest.mark.trees]
 
-# What harness/run/graphs.py's NOT_ON_THIS_BASE listed for 9.0.2, by hand, before the probe.
+# What harness/run/chains.py's NOT_ON_THIS_BASE listed for 9.0.2, by hand, before the probe.
 WRITTEN_FOR_902 = {("onnx", "dnn_detect"), ("onnx", "dnn_classify"), ("tf", "dnn_classify"),
                    ("torch", "dnn_detect"), ("torch", "dnn_classify")}
 PAIRS = {(b, f) for b in chains.BACKENDS for f in chains.FILTERS}

@@ -1,4 +1,4 @@
-"""Wheels fetched for their C parts, not for the running interpreter (harness/wheels.py):
+"""Wheels fetched for their C parts, not for the running interpreter (harness/obtain/wheels.py):
 real pip against the configured index, with a small package whose releases stop at a
 Python version (MarkupSafe 2.1.3: wheels up to cp312), as tensorflow-cpu 2.18.0 does."""
 

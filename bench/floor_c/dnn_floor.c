@@ -10,7 +10,7 @@
  * buffer -> format=rgb24,dnn_processing=dnn_backend=onnx:model=M:input=x:output=y
  * -> buffersink, pushes two 64x64 rgb24 frames through real ONNX Runtime
  * inference and drains them, installs the same stand-in flush as the harness
- * (harness/_cffi_src/standin.py, FFDNN_FLUSH_ASYNC: 9.0.2's dnn_flush_th() ->
+ * (harness/compile/_cffi_src/standin.py, FFDNN_FLUSH_ASYNC: 9.0.2's dnn_flush_th() ->
  * execute_model_th() for a partial batch, i.e. ff_dnn_start_inference_async()),
  * arms the LD_PRELOAD injector (resolved with dlsym) to fail this program's next
  * pthread_create() with ERRNO (default EAGAIN), sends EOF and pulls until
@@ -131,7 +131,7 @@ static AVFrame *make_frame(int index)
         av_frame_free(&frame);
         return NULL;
     }
-    /* the harness's gradient (harness/graph.py: Graph.frame) */
+    /* the harness's gradient (harness/run/filtergraph.py: Graph.frame) */
     for (int y = 0; y < HEIGHT; y++) {
         uint8_t *row = frame->data[0] + y * frame->linesize[0];
         for (int x = 0; x < WIDTH; x++) {

@@ -20,7 +20,7 @@ typedef struct FFDNNFamily {
     int (*site)(unsigned, void **, int);
 } FFDNNFamily;
 
-/* Families are found by name (harness/run/families.py), resolved on first use. */
+/* Families are found by name (harness/compile/families.py), resolved on first use. */
 static FFDNNFamily ffdnn_families[8];
 
 static void *ffdnn_family_sym(const FFDNNFamily *f, const char *name)

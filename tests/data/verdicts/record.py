@@ -1,4 +1,4 @@
-"""Re-records the real results the verdict tests feed the judging code (tests/test_verdicts.py,
+"""Re-records the real results the verdict tests feed the judging code (tests/test_recorded_judge.py and the other test_recorded_*.py,
 tests/test_idle.py; `make mutants`): each file here is what real runs of the 9.0.2 trees
 did, kept small (the fields the judging code reads, and the scenario each run was), so the
 judge, the sweep's classes, the diff's verdict and the callers check are tested on what
@@ -44,7 +44,7 @@ def _data(data: dict, keep=KEEP) -> dict:
 
 
 def _result(r, keep=KEEP) -> dict:
-    """A runner.Result as the tests rebuild it (tests/verdicts.py)."""
+    """A runner.Result as the tests rebuild it (tests/recorded.py)."""
     return {"scenario": json.loads(r.scenario.to_json()), "outcome": r.outcome.value,
             "reason": r.reason, "diffs": r.diffs, "seconds": round(r.seconds, 2),
             "data": _data(r.data, keep)}
