@@ -1,3 +1,3 @@
 """ffmpeg-dnn-fault-harness: drive real FFmpeg DNN filter builds, inject faults, compare."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"  # as pyproject.toml says

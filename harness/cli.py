@@ -350,7 +350,9 @@ def add_build_options(p) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
+    from harness import __version__
     ap = Parser(prog="python -m harness", description=__doc__)
+    ap.add_argument("--version", action="version", version=f"ffmpeg-dnn-fault-harness {__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
     p = sub.add_parser("build", help="build (or find in the cache) the base/before/after trees")
     p.add_argument("--tree", help="only this tree (and its parents)")

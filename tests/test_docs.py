@@ -51,3 +51,14 @@ def test_the_check_can_fail(tmp_path):
     assert named("see `harness/judge/nosuch.py` and harness/run/worker.py.") == \
         {"harness/judge/nosuch.py", "harness/run/worker.py"}
     assert not (ROOT / "harness/judge/nosuch.py").exists()
+
+
+def test_version_is_the_packages():
+    """`--version` (python -m harness, and the ffdnn-harness command) says the version
+    pyproject.toml gives the package."""
+    import subprocess
+    import sys
+    want = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M)[1]
+    r = subprocess.run([sys.executable, "-m", "harness", "--version"], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == f"ffmpeg-dnn-fault-harness {want}"
