@@ -8,3 +8,5 @@ sentence it comes from. The engine imports no case:
 harness/caseload.py loads one by name (--case) and the runner is handed what to expect
 (harness.run.runner.Expect).
 """
+
+DEFAULT = "pr24760"  # the case a command judges against when --case names none

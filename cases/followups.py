@@ -13,6 +13,7 @@ from harness import paths
 
 EXPECT = pr24760.EXPECT   # the runs are the PR's: its rows, its named hangs
 LAYOUT = pr24760.LAYOUT   # on the PR's trees
+PAIR = pr24760.PAIR
 ON = "after"
 SERIES = paths.PATCHES / "followups"
 

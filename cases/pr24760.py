@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from harness import errnos, paths
 from harness.obtain.layout import Layout, TreeSpec
 from harness.run.faults import Fault
+from harness.run.matrix import Table
 from harness.run.outcome import Expectation
 from harness.judge.claimrun import ZEROS_64X64_RGB24
 from harness.run.runner import Expect
@@ -216,26 +217,30 @@ LAYOUT = Layout((TreeSpec("base"),
                  TreeSpec("before", parent="base", patches=tuple(range(1, 9))),
                  TreeSpec("after", parent="before", patches=(9,))),
                 series_dir=paths.PATCHES, sanitizer_trees=("base", "before"))
+# The trees the PR's rows, tables and diffs compare (from, to), and those #24702's claims
+# compare: the engine knows no tree by name.
+PAIR = ("before", "after")
+CLAIMS_PAIR = ("base", "before")
 
 # The PR's rows, the default faults of `run` and `table`.
 FAULTS = ("pthread_create=EAGAIN", "pthread_create=EINVAL", "pthread_create=EPERM",
           "flush=AVERROR(EAGAIN)")
 
 # What `table` runs: the PR's table 1, its table 2, and the backends' own route, where
-# the last frame's thread start fails (route "frame", FRAME_FAULTS, FRAME_TIMEOUT).
-TABLES = {
-    "Table 1: dnn_processing, stand-in flush": [("onnx", "dnn_processing"),
-                                                ("openvino", "dnn_processing"),
-                                                ("tf", "dnn_processing"),
-                                                ("torch", "dnn_processing")],
-    "Table 2: dnn_detect and dnn_classify, stand-in flush": [
-        ("tf", "dnn_detect"), ("openvino", "dnn_detect"), ("openvino", "dnn_classify"),
-        ("onnx", "dnn_detect")],
-    "LibTorch's own route: the last frame's thread start fails (measured here)": [
-        ("torch", "dnn_processing")],
-}
+# the last frame's thread start fails (FRAME_FAULTS, capped at FRAME_TIMEOUT).
 FRAME_FAULTS = ("pthread_create=EAGAIN", "pthread_create=EINVAL")
 FRAME_TIMEOUT = 10.0  # LibTorch's own route hangs at EOF (torch-frame-start-fails-then-hangs)
+TABLES = {
+    "Table 1: dnn_processing, stand-in flush": Table(
+        (("onnx", "dnn_processing"), ("openvino", "dnn_processing"), ("tf", "dnn_processing"),
+         ("torch", "dnn_processing")), route="flush"),
+    "Table 2: dnn_detect and dnn_classify, stand-in flush": Table(
+        (("tf", "dnn_detect"), ("openvino", "dnn_detect"), ("openvino", "dnn_classify"),
+         ("onnx", "dnn_detect")), route="flush"),
+    "LibTorch's own route: the last frame's thread start fails (measured here)": Table(
+        (("torch", "dnn_processing"),), route="frame", faults=FRAME_FAULTS,
+        timeout=FRAME_TIMEOUT),
+}
 
 # What the PR's tables need of the two trees (harness/judge/series.py checks it against
 # the patches a release took): #24702's commit 7 makes activate() return the flush

@@ -1,12 +1,12 @@
 """Cases by name: the engine loads a case (cases/<name>.py, data about one patch series)
-the way FATE's runner reads a test's definition, knowing it only by its name."""
+the way FATE's runner reads a test's definition, knowing it only by its name; the default
+is the one cases/__init__.py names."""
 
 import importlib
 
+from cases import DEFAULT
 from harness.errors import HarnessError
 from harness.paths import PROJECT
-
-DEFAULT = "pr24760"
 
 
 def names() -> list:

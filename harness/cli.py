@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from harness import inputs
+from harness.caseload import DEFAULT as DEFAULT_CASE
 from harness.compile.families import sweep_fault
 from harness.errors import HarnessError
 
@@ -21,21 +22,29 @@ class Parser(argparse.ArgumentParser):
 
 
 def _case(args):
-    """The case the command judges against (cases/; --case, default pr24760)."""
+    """The case the command judges against (cases/; --case, default caseload.DEFAULT)."""
     from harness import caseload
     return caseload.load(args.case)
 
 
-def _plan(args, need=(), names=("before", "after")):
-    """The trees' plan: the case's LAYOUT (cases/), or the refs of --git-dir. With no
-    --backend and no FFDNN_BACKENDS, the built backend set that covers `need` for the
-    trees `names` (all the layout's when None; harness/obtain/builtsets.py)."""
+def _builds(args) -> list:
+    """--build's trees, or the two the case compares (its PAIR)."""
+    return [b for b in (args.build or ",".join(_case(args).PAIR)).split(",") if b]
+
+
+def _plan(args, need=(), names=()):
+    """The trees' plan: the case's LAYOUT (cases/), or the refs of --git-dir (named as the
+    case's PAIR). With no --backend and no FFDNN_BACKENDS, the built backend set that
+    covers `need` for the trees `names` (the case's PAIR when empty, all the layout's when
+    None; harness/obtain/builtsets.py)."""
     from harness.obtain.builtsets import backend_set
     from harness.obtain.trees import Plan
-    layout = _case(args).LAYOUT
+    case = _case(args)
+    layout = case.LAYOUT
+    names = case.PAIR if names == () else names
     refs = {}
     if args.git_dir:
-        refs = {"before": args.before_ref, "after": args.after_ref}
+        refs = dict(zip(case.PAIR, (args.before_ref, args.after_ref)))
         names = tuple(refs)
     backend = backend_set(args.backend, set(need), names or layout.names, layout)
     return Plan(backend, layout, source_file=args.source, repo=args.git_dir, refs=refs,
@@ -45,8 +54,8 @@ def _plan(args, need=(), names=("before", "after")):
 def _tree_names(args) -> tuple:
     """The tree names in --build that are trees of the case's layout (paths are not
     looked up by backend set)."""
-    names = _case(args).LAYOUT.names
-    return tuple(b for b in args.build.split(",") if b in names) or ("before", "after")
+    case = _case(args)
+    return tuple(b for b in _builds(args) if b in case.LAYOUT.names) or case.PAIR
 
 
 def write_file(option: str, path: str, text: str) -> None:
@@ -96,7 +105,8 @@ def cmd_build(args) -> int:
               f"series {len(s['series'])} patches, built in {s['seconds']['total']} s)")
     from harness.judge import series
     needs = getattr(_case(args), "TABLE_NEEDS", {})
-    for line in series.notes([t for t in built if t.name.split("-")[0] != "base"], needs):
+    first = _case(args).LAYOUT.names[0]  # the release itself: no patch of the series
+    for line in series.notes([t for t in built if t.name.split("-")[0] != first], needs):
         print(f"- {line}")
     return 0
 
@@ -111,7 +121,7 @@ def cmd_probe(args) -> int:
         return 0
     plan = _plan(args)
     pairs = [(b, f) for b in chains.BACKENDS for f in chains.FILTERS]
-    for name in args.build.split(","):
+    for name in _builds(args):
         tree = matrix.resolve_tree(name, plan, build=False)
         print(f"## {tree.name}: {tree.path}")
         for line in probe.facts(tree.src).describe(pairs):
@@ -137,7 +147,7 @@ def cmd_run(args) -> int:
     need = graphs.needs(args.backend_name, args.filter) \
         if (args.backend_name, args.filter) in graphs.GRAPHS else {args.backend_name}
     plan = _plan(args, need, _tree_names(args))
-    trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
+    trees = [matrix.resolve_tree(b, plan) for b in _builds(args)]
     scs = matrix.scenarios(trees, args.backend_name, args.filter, args.fault or
                            list(case.FAULTS), model=args.model, expect=args.expect,
                            injector=args.injector, timeout=args.timeout, route=args.route,
@@ -160,13 +170,12 @@ def cmd_table(args) -> int:
     from harness.judge import report, series
     case = _case(args)
     plan = _plan(args)  # no need: every table of every backend built
-    trees = [matrix.resolve_tree(b, plan) for b in ("before", "after")]
+    trees = [matrix.resolve_tree(b, plan) for b in case.PAIR]
     have = {b["name"] for b in trees[0].stamp["backends"]}
     groups, notes = [], series.notes(trees, getattr(case, "TABLE_NEEDS", {}))
-    for title, pairs in case.TABLES.items():
-        route = "frame" if "own route" in title else "flush"
-        faults = list(case.FRAME_FAULTS if route == "frame" else case.FAULTS)
-        for backend, filt in pairs:
+    for title, table in case.TABLES.items():
+        route, faults = table.route, list(table.faults or case.FAULTS)
+        for backend, filt in table.pairs:
             key = f"{backend} / {filt}"
             why = graphs.not_on_trees(trees, backend, filt)
             if why:
@@ -177,7 +186,7 @@ def cmd_table(args) -> int:
             elif not graphs.needs(backend, filt) <= have:
                 notes.append(f"{title}: {key}: not built (backends: {', '.join(sorted(have))})")
             else:
-                timeout = min(args.timeout, case.FRAME_TIMEOUT) if route == "frame" else args.timeout
+                timeout = min(args.timeout, table.timeout or args.timeout)
                 groups.append((f"{title}: {key}", backend, filt, faults, timeout, route))
     # each table is printed as soon as its rows ran, the first (ONNX Runtime's) before the
     # others' models are even made (LibTorch's is compiled: about a minute, cold)
@@ -206,7 +215,7 @@ def cmd_sweep(args) -> int:
     need = set().union(*(graphs.needs(b, f) for b in args.backend_name.split(",")
                          for f in args.filter.split(",") if (b, f) in graphs.GRAPHS))
     plan = _plan(args, need, _tree_names(args))
-    trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
+    trees = [matrix.resolve_tree(b, plan) for b in _builds(args)]
     fault = sweep_fault(args.fault)
     routes = sweep.route_names(args.route)
     have = {b["name"] for b in trees[0].stamp["backends"]}
@@ -258,7 +267,7 @@ def cmd_unchanged(args) -> int:
     from harness.run import matrix
     from harness.judge import unchanged as u
     plan = _plan(args, names=_tree_names(args))
-    trees = [matrix.resolve_tree(b, plan) for b in args.build.split(",") if b]
+    trees = [matrix.resolve_tree(b, plan) for b in _builds(args)]
     identity, rows = u.plan_rows({b["name"] for b in trees[0].stamp["backends"]})
     u.run_rows(trees, identity, rows, u.clip(trees[0], u.SHORT_CLIP if args.short else u.CLIP))
     print()
@@ -289,12 +298,13 @@ def cmd_claims(args) -> int:
     if unknown:
         raise HarnessError(f"no claims for commit {', '.join(map(str, unknown))} "
                            f"(known: {', '.join(map(str, known))})")
-    plan = _plan(args, names=("base", "before"))
-    trees = {b: matrix.resolve_tree(b, plan) for b in ("base", "before")}
+    pair = _case(args).CLAIMS_PAIR
+    plan = _plan(args, names=pair)
+    trees = {b: matrix.resolve_tree(b, plan) for b in pair}
     ctx = claims.Context(_case(args), trees, matrix.preload_library(),
                          set(args.commit or ()) or None)
     rows = claims.rows(ctx)
-    print(claims.markdown(rows))
+    print(claims.markdown(rows, pair))
     if args.json:
         write_file("--json", args.json, json.dumps(rows, indent=1))
     bad = [r for r in rows if not claims.as_expected(r)]
@@ -332,8 +342,9 @@ def add_build_options(p) -> None:
                    help="backends to configure: onnx, openvino, tf, torch, a comma list, "
                         "'default' (onnx) or 'all' (default: FFDNN_BACKENDS, else the "
                         "built set that covers the command, as `make` built it)")
-    p.add_argument("--case", default="pr24760",
-                   help="the case whose claims a run is judged against (cases/)")
+    p.add_argument("--case", default=DEFAULT_CASE,
+                   help=f"the case whose claims a run is judged against (cases/; default "
+                        f"{DEFAULT_CASE})")
     p.add_argument("--source", metavar="TARBALL",
                    help="FFmpeg release tarball to use (checked against the pinned sha256)")
     p.add_argument("--release", metavar="VERSION",
@@ -362,17 +373,18 @@ def parser() -> argparse.ArgumentParser:
     add_build_options(p)
     p.set_defaults(func=cmd_build)
     p = sub.add_parser("probe", help="what each built tree has, lacks and cannot express")
-    p.add_argument("--build", default="before,after",
-                   help="comma list of tree names (base, before, after) or built-tree paths")
+    p.add_argument("--build", help="comma list of tree names of the case's layout or "
+                   "built-tree paths (default: the two trees the case compares)")
     p.add_argument("--releases", action="store_true",
                    help="every pinned release side by side (harness/obtain/releases.py): "
                         "what each has, the patches its built trees took, and each row of "
                         "the case's tables, expressible or why not")
     add_build_options(p)
     p.set_defaults(func=cmd_probe)
-    p = sub.add_parser("run", help="run the PR #24760 reproduction and print its table")
-    p.add_argument("--build", default="before,after",
-                   help="comma list of tree names (base, before, after) or built-tree paths")
+    p = sub.add_parser("run", help="run the case's rows on one backend and filter and print "
+                                   "their table")
+    p.add_argument("--build", help="comma list of tree names of the case's layout or "
+                   "built-tree paths (default: the two trees the case compares)")
     p.add_argument("--backend-name", "--dnn-backend", default="onnx", dest="backend_name",
                    help="the DNN backend the filter uses (default onnx)")
     p.add_argument("--filter", default="dnn_processing",
@@ -382,10 +394,11 @@ def parser() -> argparse.ArgumentParser:
                         "own thread start for the last frame")
     p.add_argument("--fault", action="append",
                    help="pthread_create=ENAME, flush=AVERROR(ENAME) or none; repeatable "
-                        "(default: the PR's four rows)")
+                        "(default: the case's FAULTS)")
     p.add_argument("--model", help="model file (default: a generated identity model)")
-    p.add_argument("--expect", default="", choices=("", "before", "after"),
-                   help="judge every build against this build's expectations")
+    p.add_argument("--expect", default="", metavar="TREE",
+                   help="judge every build against the expectations of this tree of the two "
+                        "the case compares")
     p.add_argument("--injector", default="preload", choices=("preload", "wrap"))
     p.add_argument("--frames", type=inputs.frames, default=2,
                    help=f"frames pushed (default 2, as the PR; 1 to {inputs.MAX_FRAMES})")
@@ -393,14 +406,14 @@ def parser() -> argparse.ArgumentParser:
     add_build_options(p)
     p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser("table", help="the PR's tables on every backend and filter built")
+    p = sub.add_parser("table", help="the case's tables on every backend and filter built")
     p.add_argument("--all", action="store_true", help="every table (the default)")
     add_report_options(p)
     add_build_options(p)
     p.set_defaults(func=cmd_table)
 
     p = sub.add_parser("sweep", help="fail every call of a family in turn, classify each run")
-    p.add_argument("--build", default="before,after")
+    p.add_argument("--build", help="comma list of trees (default: the two the case compares)")
     p.add_argument("--backend-name", default="tf", dest="backend_name",
                    help="comma list of the backends the filter uses (default tf)")
     p.add_argument("--filter", default="dnn_processing",
@@ -425,7 +438,8 @@ def parser() -> argparse.ArgumentParser:
                                     "from-tree -> to-tree; exit 1 on a regression")
     from harness.judge import diffcmd
     diffcmd.add_arguments(p)
-    p.add_argument("--case", default="pr24760", help="the case that names known hangs (cases/)")
+    p.add_argument("--case", default=DEFAULT_CASE,
+                   help=f"the case that names known hangs (cases/; default {DEFAULT_CASE})")
     add_results_option(p)
     p.set_defaults(func=diffcmd.cmd)
 
@@ -435,7 +449,8 @@ def parser() -> argparse.ArgumentParser:
     merge.add_arguments(p)
     p.set_defaults(func=merge.cmd)
 
-    p = sub.add_parser("claims", help="#24702's claims (commits 1-8), base against before")
+    p = sub.add_parser("claims", help="the case's commit claims, on the two trees its claims "
+                                      "compare")
     p.add_argument("--commit", type=inputs.commit, action="append", metavar="N",
                    help="only this commit's claims; repeatable")
     p.add_argument("--json", metavar="FILE", help="write the rows as JSON")
@@ -446,7 +461,7 @@ def parser() -> argparse.ArgumentParser:
     cachecmd.add_parser(sub)
 
     p = sub.add_parser("unchanged", help="ffmpeg CLI output, before against after")
-    p.add_argument("--build", default="before,after")
+    p.add_argument("--build", help="comma list of trees (default: the two the case compares)")
     p.add_argument("--short", action="store_true", help="a 2 s 320x180 clip instead of 24 s 720p")
     add_build_options(p)
     p.set_defaults(func=cmd_unchanged)

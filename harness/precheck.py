@@ -132,6 +132,9 @@ def check(args) -> None:
             raise HarnessError(f"--tree: unknown tree '{args.tree}' (known: "
                                f"{', '.join(case.LAYOUT.names)})")
         _trees(args, case.LAYOUT)
+    if case is not None and _get(args, "expect") and args.expect not in case.PAIR:
+        raise HarnessError(f"--expect: unknown tree '{args.expect}' (the trees case "
+                           f"{args.case} compares: {', '.join(case.PAIR)})")
     _names(args)
     _faults(args)
     _files(args)

@@ -148,7 +148,7 @@ CASES = [
     P("run", "--bogus", says="unrecognized arguments: --bogus", id="unknown-option"),
     P(says="the following arguments are required: command", id="no-command"),
     P("frobnicate", says="invalid choice: 'frobnicate'", id="unknown-command"),
-    P("run", "--expect", "during", says="invalid choice: 'during'", id="expect-choice"),
+    P("run", "--expect", "during", says="--expect: unknown tree 'during'", id="expect-choice"),
     P("run", "--route", "sideways", says="invalid choice: 'sideways'", id="run-route-choice"),
     P("run", "--timeout", says="expected one argument", id="option-without-value"),
 ]

@@ -11,6 +11,7 @@ import pytest
 from cases import pr24760 as expected
 from harness import cli
 from harness.paths import PROJECT
+from harness.run.matrix import Table
 
 pytestmark = [pytest.mark.onnx, pytest.mark.dnn_processing]
 
@@ -77,7 +78,7 @@ def test_table_rows_without_expectation_are_not_green(tree, monkeypatch, capsys)
     """`table` on one pair of the case's tables: 0 with the PR's rows; a fault the case has
     no row for (a window that skips a call) makes it 1, unless --measure."""
     tree("before"), tree("after")
-    monkeypatch.setattr(expected, "TABLES", {"Table 1": [("onnx", "dnn_processing")]})
+    monkeypatch.setattr(expected, "TABLES", {"Table 1": Table((("onnx", "dnn_processing"),))})
     argv = ["table", "--results", ""]
     assert cli.main(argv) == 0
     assert "8 runs: 8 PASS" in capsys.readouterr().out

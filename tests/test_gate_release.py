@@ -36,7 +36,7 @@ def release(request, tmp_path_factory):
     plan = Plan(backends, LAYOUT, release=version)
     trees = [plan.get(n) for n in ("before", "after")]
     notes = series.notes(trees, TABLE_NEEDS)
-    if not notes or not notes[-1].startswith("the PR's tables can be shown"):
+    if not notes or not notes[-1].startswith("the case's tables can be shown"):
         pytest.skip(f"{version}: {notes[-1] if notes else 'no note'}")
     d = tmp_path_factory.mktemp(f"revert-{version}")
     repo = d / "ffmpeg"

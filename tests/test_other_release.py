@@ -108,7 +108,7 @@ def test_the_patches_that_apply(trees, version):
     assert all(why for _, why in after.get("skipped", []))
     notes = series.notes(list(ts.values()), expected.TABLE_NEEDS)
     if pin.left_out:
-        assert notes[-1].startswith("the PR's tables can be shown on these trees")
+        assert notes[-1].startswith("the case's tables can be shown on these trees")
     else:
         assert notes == []  # the series' own release: nothing to say
 
@@ -205,7 +205,7 @@ def test_the_releases_side_by_side(trees, version):
     assert col["series (git am -3)"].startswith(
         f"before = {', '.join(map(str, pin.applies))}; after = "
         f"{', '.join(map(str, pin.applies + (9,)))}")
-    assert col["the PR's tables"] == "can be shown"
+    assert col["the case's tables"] == "can be shown"
     assert col["Table 1: tf / dnn_processing"] == "expressible"
     for (backend, filt), why in (pin.refused or {}).items():
         assert col[f"Table 2: {backend} / {filt}"] == f"not expressible: {why}"

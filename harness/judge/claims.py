@@ -1,5 +1,6 @@
-"""#24702's claims on FFmpeg 9.0.2, base against before: one row per claim, as dicts
-with the keys of KEYS, from every source in SOURCES, printed as one Markdown table.
+"""A case's commit claims, on the two trees its claims compare (its CLAIMS_PAIR, the tree
+without the commits and the tree with them): one row per claim, as dicts with the keys of
+keys(), from every source in SOURCES, printed as one Markdown table.
 
 A source is (the commits it covers, a callable Context -> iterable of row dicts); it runs
 only when one of its commits is asked for. Every verdict but "does not reproduce: ..." is
@@ -11,30 +12,34 @@ from dataclasses import dataclass
 
 from harness.judge import claimrun
 
-KEYS = ("commit", "id", "claim", "base", "before", "verdict")
-NOT_EXPRESSIBLE = "not expressible on 9.0.2"
+def keys(pair) -> tuple:
+    """A row's keys: the claim, one outcome per tree of the pair, the verdict."""
+    return ("commit", "id", "claim", *pair, "verdict")
 
 
-def verdict(claim, diffs: dict) -> str:
-    """reproduces / does not reproduce: <what differed> / not expressible on 9.0.2: <why>."""
+NOT_EXPRESSIBLE = "not expressible on"
+
+
+def verdict(claim, diffs: dict, release: str = "") -> str:
+    """reproduces / does not reproduce: <what differed> / not expressible on <release>: <why>."""
     bad = [f"{build}: {d}" for build, ds in diffs.items() for d in ds]
     if bad:
         return "does not reproduce: " + "; ".join(bad)
     if claim.not_expressible:
-        return f"{NOT_EXPRESSIBLE}: {claim.not_expressible}"
+        return f"{NOT_EXPRESSIBLE} {release or 'this release'}: {claim.not_expressible}"
     return "reproduces"
 
 
 def commit_row(claim, trees: dict, preload: str, seen: dict = None) -> dict:
-    """Run one COMMIT_CLAIMS row on base and before; `seen` shares the runs of rows with
-    the same graph on the same tree."""
+    """Run one COMMIT_CLAIMS row on the two trees (name -> Tree, in the case's CLAIMS_PAIR
+    order; the claim's expectations are its fields of the same names); `seen` shares the
+    runs of rows with the same graph on the same tree."""
     seen = {} if seen is None else seen
     cells, diffs = {}, {}
-    for build in ("base", "before"):
-        tree = trees[build]
+    for build, tree in trees.items():
         missing = set(claim.needs) - {b["name"] for b in tree.stamp["backends"]}
         if missing:
-            return _row(claim, "SKIP", "SKIP",
+            return _row(claim, dict.fromkeys(trees, "SKIP"),
                         f"skipped: the trees were built without {', '.join(sorted(missing))}")
 
         def run(graph=""):
@@ -46,18 +51,19 @@ def commit_row(claim, trees: dict, preload: str, seen: dict = None) -> dict:
         ref = run(claim.reference)["frames"] if claim.reference else None
         diffs[build] = claimrun.diffs(obs, getattr(claim, build), ref)
         cells[build] = claimrun.summary(obs, claimrun.ZEROS_64X64_RGB24, ref, claim.reference)
-    return _row(claim, cells["base"], cells["before"], verdict(claim, diffs))
+    release = next(iter(trees.values())).stamp["source"].get("version", "")
+    return _row(claim, cells, verdict(claim, diffs, release))
 
 
-def _row(claim, base, before, verdict_text) -> dict:
-    return {"commit": claim.commit, "id": claim.id, "claim": claim.claim, "base": base,
-            "before": before, "verdict": verdict_text}
+def _row(claim, cells: dict, verdict_text) -> dict:
+    return {"commit": claim.commit, "id": claim.id, "claim": claim.claim, **cells,
+            "verdict": verdict_text}
 
 
 @dataclass
 class Context:
     case: object         # the case module (cases/): COMMIT_CLAIMS, SANITIZER_CLAIMS, LAYOUT
-    trees: dict          # "base", "before" -> Tree (the backends of the run's plan)
+    trees: dict          # the case's CLAIMS_PAIR, name -> Tree (the backends of the run's plan)
     preload: str         # LD_PRELOAD for workers (harness.run.matrix.preload_library())
     commits: set = None  # only these commits (None: all)
     build: bool = False  # may a source build what it misses
@@ -79,7 +85,7 @@ def sanitizer_claims(ctx: Context):
         try:
             yield from sanitizer.claim_rows([c], ctx.case.LAYOUT, build=ctx.build)
         except StampError as e:
-            yield _row(c, "SKIP", "SKIP", f"skipped: {e}")
+            yield _row(c, dict.fromkeys(ctx.trees, "SKIP"), f"skipped: {e}")
 
 
 SOURCES = [
@@ -127,10 +133,18 @@ def exit_status(rows_: list) -> int:
     return NOT_MEASURED if bad else 0
 
 
-def markdown(rows_: list) -> str:
-    cells = lambda r: [str(r["commit"]), f"`{r['id']}`: {r['claim']}", r["base"], r["before"],
-                       r["verdict"]]
-    lines = ["| commit | claim | base outcome | before outcome | verdict |",
-             "|---|---|---|---|---|"]
+def trees_of(row: dict) -> list:
+    """The tree names a row has an outcome for (between its claim and its verdict)."""
+    names = list(row)
+    return names[names.index("claim") + 1:names.index("verdict")]
+
+
+def markdown(rows_: list, pair=None) -> str:
+    """The rows as one table, one outcome column per tree (`pair`, else the first row's)."""
+    pair = list(pair or (trees_of(rows_[0]) if rows_ else ()))
+    cells = lambda r: [str(r["commit"]), f"`{r['id']}`: {r['claim']}",
+                       *(r[t] for t in pair), r["verdict"]]
+    lines = ["| commit | claim | " + "".join(f"{t} outcome | " for t in pair) + "verdict |",
+             "|---|---|" + "---|" * len(pair) + "---|"]
     lines += ["| " + " | ".join(c.replace("|", "\\|") for c in cells(r)) + " |" for r in rows_]
     return "\n".join(lines)

@@ -1,8 +1,9 @@
 """`python -m harness diff`: which two trees, which families and pairs, and the reports.
 
-The trees come from any source the harness knows: the series' trees (`--from before
---to after`, or a built tree's path), two refs of the user's clone (`--git-dir CLONE
---from-ref A --to-ref B`, built as `run --git-dir` builds them), and either of those plus
+The trees come from any source the harness knows: a case's trees (`--from TREE --to
+TREE`, trees of its layout, or a built tree's path), two refs of the user's clone
+(`--git-dir CLONE --from-ref A --to-ref B`, built as `run --git-dir` builds them), and
+either of those plus
 `--patch FILE` (repeatable), applied with `git am` on top of the to-tree's source and
 built from its objects (harness/obtain/patched.py).
 """
@@ -18,10 +19,11 @@ CONFIRM = 4  # as harness.judge.diff.CONFIRM, without importing the runner for -
 
 def add_arguments(p) -> None:
     p.add_argument("--from", dest="from_tree", metavar="TREE",
-                   help="the tree before the change: base, before, after or a built "
-                        "tree's path (default before)")
+                   help="the tree before the change: a tree of the case's layout or a "
+                        "built tree's path (default: the first of the two the case compares)")
     p.add_argument("--to", dest="to_tree", metavar="TREE",
-                   help="the tree after it (default after; with --patch, --from)")
+                   help="the tree after it (default: the second the case compares; with "
+                        "--patch, --from)")
     p.add_argument("--patch", action="append", default=[], metavar="FILE",
                    help="a git am-able patch applied on top of the to-tree; repeatable")
     p.add_argument("--git-dir", metavar="CLONE", help="your FFmpeg clone: diff two of its refs")
@@ -36,7 +38,7 @@ def add_arguments(p) -> None:
     p.add_argument("--route", metavar="LIST",
                    help="the sweep's routes: frames (each family's calls from the first "
                         "frame on, the backend's own code throughout) and flush (its calls "
-                        "from EOF on, the PR's stand-in flush starting an inference thread "
+                        "from EOF on, the stand-in flush starting an inference thread "
                         "through ff_dnn_start_inference_async()); default both")
     p.add_argument("--backend-name", dest="backend_name", metavar="LIST",
                    help="backends the filter uses (default: every one both trees have)")
@@ -82,14 +84,15 @@ def families(texts) -> list:
     return out
 
 
-def _trees(args, layout):
-    """The plan (the trees of `layout`, a case's, or of --git-dir's refs) and the two tree
-    names, from the options; bad combinations are bad input."""
+def _trees(args, case):
+    """The plan (the trees of the case's LAYOUT, or of --git-dir's refs, named as the
+    case's PAIR) and the two tree names, from the options; bad combinations are bad input."""
     from harness.obtain.builtsets import backend_set
     from harness.obtain.patched import PatchedPlan
     from harness.obtain.trees import Plan
     from harness.run import chains as graphs
     check_combinations(args)
+    layout, (first, second) = case.LAYOUT, case.PAIR
     need = set()
     for b in (args.backend_name.split(",") if args.backend_name else ()):
         filters = args.filter.split(",") if args.filter else graphs.FILTERS
@@ -100,12 +103,12 @@ def _trees(args, layout):
     if args.git_dir:
         a = args.from_ref or "HEAD~1"
         b = args.to_ref or (a if args.patch else "HEAD")
-        refs = {"before": a} if (args.patch and b == a) else {"before": a, "after": b}
+        refs = {first: a} if (args.patch and b == a) else {first: a, second: b}
         kw = dict(source_file=args.source, repo=args.git_dir, refs=refs, release=args.release)
-        names, labels = ["before", "after" if "after" in refs else "before"], [a, b]
+        names, labels = [first, second if second in refs else first], [a, b]
     else:
-        a = args.from_tree or "before"
-        b = args.to_tree or (a if args.patch else "after")
+        a = args.from_tree or first
+        b = args.to_tree or (a if args.patch else second)
         kw = dict(source_file=args.source, release=args.release)
         names, labels = [a, b], [a, b]
     if args.patch:  # on a tree of the plan, not a built tree's path
@@ -119,10 +122,10 @@ def _trees(args, layout):
     return plan, names, labels
 
 
-def sides(args, layout) -> list:
+def sides(args, case) -> list:
     from harness.judge.diff import Side
     from harness.run import matrix
-    plan, names, labels = _trees(args, layout)
+    plan, names, labels = _trees(args, case)
     if args.patch:  # refused before any tree is copied, when the tree they go on is built
         plan.check_if_built()
     trees = [matrix.resolve_tree(n, plan) for n in names]
@@ -256,7 +259,7 @@ def cmd(args) -> int:
         return 0
 
     with contextlib.redirect_stdout(sys.stderr):  # builds say what they do: progress
-        two = sides(args, case.LAYOUT)
+        two = sides(args, case)
         if touched.same_source(two[0].tree, two[1].tree):
             print(f"diff: {two[0].label} and {two[1].label} have the same sources: "
                   "no change to diff", file=sys.__stdout__, flush=True)

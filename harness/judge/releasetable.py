@@ -21,14 +21,14 @@ PROBE_FILES = ("*/VERSION", "*/RELEASE", "*/configure", "*/libavfilter/*.h",
                "*/libavfilter/vf_*.c", "*/libavfilter/dnn/*")
 
 
-def built_trees(version: str, layout) -> tuple | None:
-    """(before, after) of the release from the cache, of the largest backend set built
-    with this checkout's recipe, or None."""
-    for combo in builtsets.candidates(("before", "after")):
+def built_trees(version: str, case) -> tuple | None:
+    """The two trees the case compares (its PAIR) of the release from the cache, of the
+    largest backend set built with this checkout's recipe, or None."""
+    for combo in builtsets.candidates(case.PAIR):
         try:
-            plan = Plan(",".join(combo), layout, release=version)
-            if all((plan.path(n) / "stamp.json").is_file() for n in ("before", "after")):
-                return tuple(plan.get(n, build=False) for n in ("before", "after"))
+            plan = Plan(",".join(combo), case.LAYOUT, release=version)
+            if all((plan.path(n) / "stamp.json").is_file() for n in case.PAIR):
+                return tuple(plan.get(n, build=False) for n in case.PAIR)
         except HarnessError:
             continue
     return None
@@ -52,7 +52,7 @@ def _cell(text: str) -> str:
 
 def column(rel, case) -> dict:
     """One release's cells, by row name."""
-    trees = built_trees(rel.version, case.LAYOUT)
+    trees = built_trees(rel.version, case)
     facts = probe.facts(trees[1].src if trees else extracted(rel))
     origin = (f"Debian `{rel.debian_spec.split('=', 1)[1]}` orig tarball, "
               f"{rel.size:,} bytes, sha256 `{rel.sha256[:12]}…`")
@@ -67,21 +67,21 @@ def column(rel, case) -> dict:
         "DNN backends in the tree": ", ".join(b.label for b in have) or "none",
     }
     if trees:
-        before, after = (t.stamp for t in trees)
-        skipped = series.numbers(n for n, _ in after.get("skipped", []))
-        out["series (git am -3)"] = (
-            f"before = {', '.join(map(str, series.numbers(before['series'])))}; after = "
-            f"{', '.join(map(str, series.numbers(after['series'])))}"
-            + (f"; left out: {', '.join(map(str, skipped))}" if skipped else ""))
-        out["built with"] = ", ".join(b["name"] for b in after["backends"])
+        stamps = [t.stamp for t in trees]
+        skipped = series.numbers(n for n, _ in stamps[-1].get("skipped", []))
+        out["series (git am -3)"] = "; ".join(
+            f"{name} = {', '.join(map(str, series.numbers(s['series'])))}"
+            for name, s in zip(case.PAIR, stamps)) + (
+            f"; left out: {', '.join(map(str, skipped))}" if skipped else "")
+        out["built with"] = ", ".join(b["name"] for b in stamps[-1]["backends"])
         notes = series.notes(list(trees), getattr(case, "TABLE_NEEDS", {}))
-        out["the PR's tables"] = ("can be shown" if not notes or "can be shown" in notes[-1]
-                                  else notes[-1])
+        out["the case's tables"] = ("can be shown" if not notes or "can be shown" in notes[-1]
+                                    else notes[-1])
     else:
         out["series (git am -3)"] = (f"not tried: no tree built (`python -m harness build "
                                      f"--release {rel.version}`)")
-    for title, pairs in case.TABLES.items():
-        for backend, filt in pairs:
+    for title, table in case.TABLES.items():
+        for backend, filt in table.pairs:
             why = facts.why_not(backend, filt)
             out[f"{title.split(':')[0]}: {backend} / {filt}"] = (
                 f"not expressible: {why}" if why else "expressible")

@@ -1,8 +1,9 @@
-"""#24702's commits 1 and 2 under FFmpeg's own sanitizer toolchains, base against before.
+"""A case's sanitizer claims under FFmpeg's own sanitizer toolchains: the layout's two
+sanitizer trees, the one without the fix against the one with it.
 
 Each claim runs the tree's own `ffmpeg` program (no sanitizer runtime in Python) with
 the report written to a temporary directory, parses the reports (harness/judge/sanreport.py)
-and judges them against a case's SANITIZER_CLAIMS (cases/pr24760.py) (harness/judge/sanverdict.py).
+and judges them against a case's SANITIZER_CLAIMS (harness/judge/sanverdict.py).
 `claim_rows()` is what a claims table shows.
 """
 
@@ -88,18 +89,21 @@ def trees(sanitizer: str, layout, build: bool = False) -> dict:
         spec = backends.BACKENDS[name]
         entry = cache_root() / "backends" / f"{spec.package}-{spec.version}"
         if not build and not (entry / "backend.json").is_file():
-            raise StampError(f"tree '{p.label('base')}' is not built: {spec.package} is not "
+            raise StampError(f"tree '{p.label(layout.sanitizer_trees[0])}' is not built: "
+                             f"{spec.package} is not "
                              f"installed (run: python -m harness build --sanitizer {sanitizer})")
     return {name: p.get(name, build=build) for name in p.names}
 
 
 def claim_rows(claims, layout, build: bool = False, timeout: float = 300.0) -> list:
-    """Run each claim (a case's SANITIZER_CLAIMS) on base and before of the case's
-    `layout`; one row each, keys: commit, id, claim, base, before, verdict."""
+    """Run each claim (a case's SANITIZER_CLAIMS) on the two sanitizer trees of the case's
+    `layout` (without the fix, with it); one row each, keys: commit, id, claim, the two
+    trees' outcomes, verdict."""
     from harness.judge.sanverdict import judge
     rows = []
+    without, with_ = layout.sanitizer_trees
     for claim in claims:
         t = trees(claim.sanitizer, layout, build)
-        rows.append(judge(claim, run(claim, t["base"], timeout),
-                          run(claim, t["before"], timeout)))
+        rows.append(judge(claim, run(claim, t[without], timeout),
+                          run(claim, t[with_], timeout)))
     return rows

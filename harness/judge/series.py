@@ -1,6 +1,6 @@
 """What a pair of trees built from a release can show: the patches each took (`git am
 -3`) and left out, and whether the case's tables can be shown on them (the case says
-which commits its tables need: TABLE_NEEDS, e.g. cases/pr24760.py)."""
+which commits its tables need: its TABLE_NEEDS)."""
 
 import re
 
@@ -40,10 +40,10 @@ def notes(trees, needs: dict) -> list:
     if not needs:
         return out
     if problems:
-        out.append(f"the PR's tables cannot be shown on these trees ({rule}): "
+        out.append(f"the case's tables cannot be shown on these trees ({rule}): "
                    + ", ".join(problems))
     else:
-        out.append(f"the PR's tables can be shown on these trees ({rule}), for the "
-                   "backends they were built with; #24702's own claims of the commits "
+        out.append(f"the case's tables can be shown on these trees ({rule}), for the "
+                   "backends they were built with; the case's claims of the commits "
                    "left out cannot")
     return out

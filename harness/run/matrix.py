@@ -1,5 +1,6 @@
 """From command-line choices to scenarios: trees, models, injectors, ids."""
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from harness.run import faults as faults_mod
@@ -10,6 +11,17 @@ from harness.paths import cache_root
 from harness.run.scenario import FRAMES, Scenario
 from harness.obtain.trees import Plan, Tree, check_stamp, read_stamp
 
+
+@dataclass(frozen=True)
+class Table:
+    """One of a case's tables (its TABLES: title -> Table): the (backend, filter) pairs it
+    runs, on which route (harness/run/scenario.py), with which faults (None: the case's
+    FAULTS) and a cap on --timeout (None: none)."""
+
+    pairs: tuple
+    route: str = "flush"
+    faults: tuple | None = None
+    timeout: float | None = None
 
 
 def resolve_tree(spec: str, plan: Plan, build: bool = True) -> Tree:
