@@ -18,6 +18,7 @@ from harness.run.faults import Fault
 from harness.run.matrix import Table
 from harness.run.outcome import Expectation
 from harness.judge.claimrun import ZEROS_64X64_RGB24
+from harness.judge.trained import TrainedRow
 from harness.run.runner import Expect
 
 LOG_BEFORE = "Unable to start async inference.\n"
@@ -216,11 +217,20 @@ EXPECT = Expect(expectation, known_hang)
 LAYOUT = Layout((TreeSpec("base"),
                  TreeSpec("before", parent="base", patches=tuple(range(1, 9))),
                  TreeSpec("after", parent="before", patches=(9,))),
-                series_dir=paths.PATCHES, sanitizer_trees=("base", "before"))
+                series_dir=paths.PATCHES, sanitizer_trees=("base", "before"),
+                # each variant with only what its claims need (2 cores build them); TSan
+                # runs TensorFlow: OpenVINO cannot run under it, since TBB dlopen()s
+                # libtbbbind_2_5.so.3 with RTLD_DEEPBIND, which the sanitizer runtime refuses
+                sanitizer_backends=(("asan", "onnx"), ("tsan", "tf")))
 # The trees the PR's rows, tables and diffs compare (from, to), and those #24702's claims
 # compare: the engine knows no tree by name.
 PAIR = ("before", "after")
 CLAIMS_PAIR = ("base", "before")
+
+# "Without injection, `ffmpeg -f lavfi -i testsrc=s=64x64:d=0.4 -vf
+# format=rgb24,dnn_processing=... -f md5 -` gives the same MD5
+# (`eadd543ed2bc6e4e16e9295f92a11f5c`), exit 0, for both builds": `unchanged`'s identity rows.
+IDENTITY_MD5 = "eadd543ed2bc6e4e16e9295f92a11f5c"
 
 # The PR's rows, the default faults of `run` and `table`.
 FAULTS = ("pthread_create=EAGAIN", "pthread_create=EINVAL", "pthread_create=EPERM",
@@ -673,3 +683,29 @@ CALLERS = {
     "reached_from": {"tf": ("execute_model_tf",), "torch": ("execute_model_th",),
                      "onnx": (), "openvino": ()},
 }
+
+
+# `unchanged`'s rows over real footage with a trained model (harness/judge/trained.py): the
+# PR hashed `showinfo` over a real clip through trained detectors and a classifier; here
+# photographs panned into a clip and MTCNN's nets, each row with what its counts must be.
+ONET = "MTCNN ONet (trained; facenet-pytorch 2.6.0 `facenet_pytorch/data/onet.pt`)"
+PNET = "MTCNN PNet (trained; facenet-pytorch 2.6.0 `facenet_pytorch/data/pnet.pt`)"
+DETECT = "format=rgb24,dnn_detect=dnn_backend=openvino:model={det}:input=x"
+CLASSIFY = ",dnn_classify=dnn_backend=openvino:model={onet}:input=x:labels={labels}:confidence=0"
+
+TRAINED_ROWS = (
+    TrainedRow("(no DNN filter)", "— (photographs)", "", {}, frozenset(), (), 0, 0, 0),
+    TrainedRow("`dnn_detect`", "OpenVINO `ov-detect` (constant box, not trained)",
+               DETECT, {"det": "ov-detect"}, frozenset({"openvino"}), (), 1, 0, 0),
+    TrainedRow("`dnn_detect,dnn_classify`", f"OpenVINO `ov-detect` box + {ONET}",
+               DETECT + CLASSIFY, {"det": "ov-detect", "onet": "mtcnn-onet",
+                                   "labels": "mtcnn-onet-labels"},
+               frozenset({"openvino"}), ("facenet-pytorch",), 1, 1, 1),
+    TrainedRow("`dnn_detect`", PNET, DETECT.replace("input=x", "input=x:confidence=0.6"),
+               {"det": "mtcnn-pnet-detect"}, frozenset({"openvino"}), ("facenet-pytorch",),
+               None, 0, 0),
+    TrainedRow("`dnn_detect,dnn_classify`", f"{PNET} + {ONET}",
+               DETECT.replace("input=x", "input=x:confidence=0.6") + CLASSIFY,
+               {"det": "mtcnn-pnet-detect", "onet": "mtcnn-onet", "labels": "mtcnn-onet-labels"},
+               frozenset({"openvino"}), ("facenet-pytorch",), None, 1, 1),
+)

@@ -272,13 +272,15 @@ def cmd_unchanged(args) -> int:
     u.run_rows(trees, identity, rows, u.clip(trees[0], u.SHORT_CLIP if args.short else u.CLIP))
     print()
     print(u.markdown(identity, rows, [t.name for t in trees]))
-    for row in identity:
+    want = getattr(_case(args), "IDENTITY_MD5", None)
+    for row in identity if want else ():
         got = next(iter(row.runs.values())).md5
-        same = "reproduces" if got == u.PR_IDENTITY_MD5 else "differs from"
-        print(f"- {row.backend}: identity MD5 {got} {same} the PR's {u.PR_IDENTITY_MD5}")
+        same = "reproduces" if got == want else "differs from"
+        print(f"- {row.backend}: identity MD5 {got} {same} case {args.case}'s {want}")
     bad = u.problems(identity, rows)
     from harness.judge import trained
-    tp = trained.plan({b["name"] for b in trees[0].stamp["backends"]}, trees[0], args.short)
+    tp = trained.plan({b["name"] for b in trees[0].stamp["backends"]}, trees[0], args.short,
+                      getattr(_case(args), "TRAINED_ROWS", ()))
     trained.run(trees, tp)
     text, more = trained.report(tp, [t.name for t in trees], args.short)
     print()
@@ -293,7 +295,7 @@ def cmd_claims(args) -> int:
 
     from harness.judge import claims
     from harness.run import matrix
-    known = sorted({n for covers, _ in claims.SOURCES for n in covers})
+    known = claims.known_commits(_case(args))
     unknown = sorted(set(args.commit or ()) - set(known))
     if unknown:
         raise HarnessError(f"no claims for commit {', '.join(map(str, unknown))} "

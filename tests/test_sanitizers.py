@@ -93,7 +93,7 @@ def test_judge_needs_runs_that_finished():
         return sanitizer.Run(SimpleNamespace(name=name), "ffmpeg_g ...", code, 0.1,
                              list(found), md5, list(tail))
     base = run("base-asan", 1, reports("asan-commit1-base"))
-    clean = run("before-asan", 0, md5=unchanged.PR_IDENTITY_MD5)
+    clean = run("before-asan", 0, md5=expected.IDENTITY_MD5)
     failed = run("before-asan", 1, tail=["Failed to load model"])
     assert sanverdict.judge(CLAIM[1], base, clean)["verdict"] == "reproduces"
     assert sanverdict.judge(CLAIM[1], base, failed)["verdict"] == (
@@ -103,7 +103,7 @@ def test_judge_needs_runs_that_finished():
         "does not reproduce: base has no stack-buffer-overflow report on middle_data")
     assert sanverdict.judge(CLAIM[1], base, run("before-asan", None))["verdict"] == \
         "does not reproduce: a run timed out"
-    one_path = run("base-asan", 0, reports("asan-commit1-base")[:2], unchanged.PR_IDENTITY_MD5)
+    one_path = run("base-asan", 0, reports("asan-commit1-base")[:2], expected.IDENTITY_MD5)
     assert sanverdict.judge(CLAIM[1], one_path, clean)["verdict"] == (
         "does not reproduce: base has no such report through ff_proc_from_dnn_to_frame()")
     row = sanverdict.judge(CLAIM[1], base, clean)
@@ -176,7 +176,7 @@ def test_sanitizer_claim(runs, claim, build):
     if claim.sanitizer == "asan":
         # "the output is unaffected": every frame out, the PR's identity MD5, in both
         # builds (the ASan build recovers); before has no report at all
-        assert r.md5 == unchanged.PR_IDENTITY_MD5, r.stderr_tail
+        assert r.md5 == expected.IDENTITY_MD5, r.stderr_tail
         assert r.exit == 0 and (build == "base" or r.reports == []), r.stderr_tail
 
 

@@ -2,8 +2,8 @@
 without the commits and the tree with them): one row per claim, as dicts with the keys of
 keys(), from every source in SOURCES, printed as one Markdown table.
 
-A source is (the commits it covers, a callable Context -> iterable of row dicts); it runs
-only when one of its commits is asked for. Every verdict but "does not reproduce: ..." is
+A source is (the part of the case it reads, a callable Context -> iterable of row dicts);
+it covers the commits its part's claims name, and runs only when one of them is asked for. Every verdict but "does not reproduce: ..." is
 as expected: a claim is declared not expressible in its row of the expected table
 (with the measurement that shows why), never decided here. Adding a source is one line in SOURCES.
 """
@@ -77,8 +77,8 @@ def commit_claims(ctx: Context):
 
 
 def sanitizer_claims(ctx: Context):
-    """Commits 1 and 2 under ASan and TSan (harness/judge/sanitizer.py); a variant that is not
-    built gives a SKIP row naming the command that builds it."""
+    """The case's SANITIZER_CLAIMS under ASan and TSan (harness/judge/sanitizer.py); a
+    variant that is not built gives a SKIP row naming the command that builds it."""
     from harness.judge import sanitizer
     from harness.errors import StampError
     for c in ctx.case.SANITIZER_CLAIMS:
@@ -89,15 +89,24 @@ def sanitizer_claims(ctx: Context):
 
 
 SOURCES = [
-    ((1, 2), sanitizer_claims),
-    ((3, 4, 5, 6, 7, 8), commit_claims),
+    ("SANITIZER_CLAIMS", sanitizer_claims),
+    ("COMMIT_CLAIMS", commit_claims),
 ]
+
+
+def covers(case, part: str) -> set:
+    """The commits a part of the case has claims for (none when the case lacks it)."""
+    return {c.commit for c in getattr(case, part, ())}
+
+
+def known_commits(case) -> list:
+    return sorted(set().union(*(covers(case, part) for part, _ in SOURCES)))
 
 
 def rows(ctx: Context) -> list:
     out = []
-    for covers, source in SOURCES:
-        if not ctx.commits or ctx.commits & set(covers):
+    for part, source in SOURCES:
+        if not ctx.commits or ctx.commits & covers(ctx.case, part):
             out += [r for r in source(ctx) if not ctx.commits or r["commit"] in ctx.commits]
     return sorted(out, key=lambda r: r["commit"])
 

@@ -20,10 +20,6 @@ from harness.paths import PROJECT, cache_root
 from harness.obtain.trees import Plan
 from harness.run import program
 
-# The backend set of each variant: only what its claim needs (2 cores build them).
-# TSan runs TensorFlow: OpenVINO cannot run under it, since TBB dlopen()s
-# libtbbbind_2_5.so.3 with RTLD_DEEPBIND, which the sanitizer runtime refuses.
-VARIANT_BACKENDS = {"asan": "onnx", "tsan": "tf"}
 TSAN_SUPPRESSIONS = PROJECT / "builds" / "sanitizers" / "tsan.supp"
 OPTIONS = {  # the runtime's options; log_path is added per run
     # recoverable build: every report, and every path (the two callers of sws_scale()
@@ -35,11 +31,13 @@ OPTIONS = {  # the runtime's options; log_path is added per run
 
 
 def plan(sanitizer: str, layout, source_file=None, repo=None) -> Plan:
-    """The variant's trees: the sanitizer trees of `layout` (a case's LAYOUT)."""
-    if sanitizer not in VARIANT_BACKENDS:
+    """The variant's trees: the sanitizer trees of `layout` (a case's LAYOUT), with the
+    backend set the layout gives that sanitizer."""
+    known = dict(layout.sanitizer_backends)
+    if sanitizer not in known:
         raise HarnessError(f"unknown sanitizer '{sanitizer}' (known: "
-                           f"{', '.join(VARIANT_BACKENDS)})")
-    return Plan(VARIANT_BACKENDS[sanitizer], layout, source_file=source_file, repo=repo,
+                           f"{', '.join(known) or 'none: the case builds no variant'})")
+    return Plan(known[sanitizer], layout, source_file=source_file, repo=repo,
                 sanitizer=sanitizer)
 
 

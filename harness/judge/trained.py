@@ -7,8 +7,8 @@ wheel (models/mtcnn.py), classifying each box of a detector as face or not face.
 are fetched pinned; a row whose package cannot be fetched is skipped with a reason
 naming it, never run on something else.
 
-ROWS is the data: each row's chain, the generated or trained models it uses, the
-backends and packages it needs, and what its counts must be over the clip.
+A case's TRAINED_ROWS are the data: each row's chain, the generated or trained models it
+uses, the backends and packages it needs, and what its counts must be over the clip.
 """
 
 from dataclasses import dataclass, field
@@ -17,13 +17,9 @@ from harness.run import chains
 from harness.judge import unchanged as u
 from harness.obtain import footage, packages
 
-ONET = "MTCNN ONet (trained; facenet-pytorch 2.6.0 `facenet_pytorch/data/onet.pt`)"
-PNET = "MTCNN PNet (trained; facenet-pytorch 2.6.0 `facenet_pytorch/data/pnet.pt`)"
 CONVERSION = ("read without torch (models/torchweights.py) and written as ONNX (models/mtcnn.py): "
               "ONet's face probability; PNet over a 6-level pyramid with box regression and "
               "non-maximum suppression in the graph")
-DETECT = "format=rgb24,dnn_detect=dnn_backend=openvino:model={det}:input=x"
-CLASSIFY = ",dnn_classify=dnn_backend=openvino:model={onet}:input=x:labels={labels}:confidence=0"
 
 
 @dataclass(frozen=True)
@@ -39,24 +35,6 @@ class TrainedRow:
     faces_at_least: int   # boxes ONet labels "face" (the pan crosses faces)
 
 
-ROWS = (
-    TrainedRow("(no DNN filter)", "— (photographs)", "", {}, frozenset(), (), 0, 0, 0),
-    TrainedRow("`dnn_detect`", "OpenVINO `ov-detect` (constant box, not trained)",
-               DETECT, {"det": "ov-detect"}, frozenset({"openvino"}), (), 1, 0, 0),
-    TrainedRow("`dnn_detect,dnn_classify`", f"OpenVINO `ov-detect` box + {ONET}",
-               DETECT + CLASSIFY, {"det": "ov-detect", "onet": "mtcnn-onet",
-                                   "labels": "mtcnn-onet-labels"},
-               frozenset({"openvino"}), ("facenet-pytorch",), 1, 1, 1),
-    TrainedRow("`dnn_detect`", PNET, DETECT.replace("input=x", "input=x:confidence=0.6"),
-               {"det": "mtcnn-pnet-detect"}, frozenset({"openvino"}), ("facenet-pytorch",),
-               None, 0, 0),
-    TrainedRow("`dnn_detect,dnn_classify`", f"{PNET} + {ONET}",
-               DETECT.replace("input=x", "input=x:confidence=0.6") + CLASSIFY,
-               {"det": "mtcnn-pnet-detect", "onet": "mtcnn-onet", "labels": "mtcnn-onet-labels"},
-               frozenset({"openvino"}), ("facenet-pytorch",), None, 1, 1),
-)
-
-
 @dataclass
 class Plan:
     rows: list = field(default_factory=list)    # (TrainedRow, u.Row)
@@ -64,15 +42,16 @@ class Plan:
     clip: object = None
 
 
-def plan(backends: set, tree, short: bool = False) -> Plan:
-    """The rows this build can run; the clip, or every row skipped with the reason."""
+def plan(backends: set, tree, short: bool = False, rows=()) -> Plan:
+    """The rows (a case's TRAINED_ROWS) this build can run; the clip, or every row
+    skipped with the reason."""
     p = Plan()
     try:
         p.clip = footage.clip(tree, u.ffmpeg, footage.SHORT if short else footage.FULL)
     except packages.PackageError as e:
-        p.skipped = [f"{r.label} ({r.what}): skipped, no real footage: {e}" for r in ROWS]
+        p.skipped = [f"{r.label} ({r.what}): skipped, no real footage: {e}" for r in rows]
         return p
-    for r in ROWS:
+    for r in rows:
         if not r.needs <= set(backends):
             p.skipped.append(f"{r.label} ({r.what}): skipped, the build has no "
                              f"{', '.join(sorted(r.needs - set(backends)))}")
@@ -89,7 +68,7 @@ def plan(backends: set, tree, short: bool = False) -> Plan:
 
 
 def expected_problems(p: Plan, frames: int) -> list:
-    """Counts against ROWS: every frame, its boxes, a label a box, and faces found."""
+    """Counts against the rows: every frame, its boxes, a label a box, and faces found."""
     out = []
     for r, row in p.rows:
         for name, run in row.runs.items():

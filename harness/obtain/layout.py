@@ -22,11 +22,14 @@ class TreeSpec:
 @dataclass(frozen=True)
 class Layout:
     """The trees, parents first; the folder whose `series` file lists the patches the
-    numbers count; the trees that are built again under a sanitizer toolchain."""
+    numbers count; the trees that are built again under a sanitizer toolchain (the one
+    without the fix, the one with it), and the backend set each sanitizer's variant is
+    built with (sanitizer -> backends: only what its claims need)."""
 
     trees: tuple
     series_dir: Path | None = None
     sanitizer_trees: tuple = ()
+    sanitizer_backends: tuple = ()   # ((sanitizer, backends), ...)
 
     def __post_init__(self):
         seen = []
