@@ -3,12 +3,12 @@
 import argparse
 import signal
 import sys
-from pathlib import Path
 
 from harness import inputs
 from harness.caseload import DEFAULT as DEFAULT_CASE
 from harness.compile.families import sweep_fault
 from harness.errors import HarnessError
+from harness.paths import write_file
 
 
 class UsageError(HarnessError):
@@ -56,14 +56,6 @@ def _tree_names(args) -> tuple:
     looked up by backend set)."""
     case = _case(args)
     return tuple(b for b in _builds(args) if b in case.LAYOUT.names) or case.PAIR
-
-
-def write_file(option: str, path: str, text: str) -> None:
-    """A report file (checked writable before the command ran, harness/inputs.py)."""
-    try:
-        Path(path).write_text(text)
-    except OSError as e:
-        raise HarnessError(f"{option} {path}: cannot be written ({e.strerror})") from None
 
 
 def _write_reports(args, results, markdown: str) -> None:

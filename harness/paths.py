@@ -1,5 +1,5 @@
 """Where things live: the project, the cache outside it, atomic cache entries (a
-directory, `atomic_dir`, or a single file, `atomic_file`)."""
+directory, `atomic_dir`, or a single file, `atomic_file`), the report files a command writes."""
 
 import contextlib
 import errno
@@ -31,6 +31,14 @@ def digest(*parts) -> str:
     """sha256 of a JSON-serialisable description: the content-addressed key."""
     text = json.dumps(parts, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def write_file(option: str, path: str, text: str) -> None:
+    """A report file (checked writable before the command ran, harness/inputs.py)."""
+    try:
+        Path(path).write_text(text)
+    except OSError as e:
+        raise HarnessError(f"{option} {path}: cannot be written ({e.strerror})") from None
 
 
 def file_sha256(path: Path) -> str:

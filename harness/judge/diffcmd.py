@@ -240,7 +240,7 @@ def cmd(args) -> int:
     import json
 
     from harness import caseload
-    from harness.judge import diff, diff_html, diffreport, shard as sharding, sweep, touched
+    from harness.judge import diff, diffreport, shard as sharding, sweep, touched
     from harness.run import matrix, runner
     case = caseload.load(args.case)
     shard = sharding.parse(args.shard)
@@ -276,7 +276,7 @@ def cmd(args) -> int:
         d = diff.run(two, groups, matrix.preload_library(), args.jobs, case.EXPECT, runner.progress,
                      results=args.results or None, confirm=max(0, args.confirm),
                      touched=change, shard=shard)
-    from harness.cli import write_file
+    from harness.paths import write_file
     if shard:  # a part: its verdict is the merge's (with the case's claim, if any)
         write_file("--json", args.json, json.dumps(
             {**diffreport.to_json(d),
@@ -288,21 +288,10 @@ def cmd(args) -> int:
         return 0
     wrong = diff.against(d, claims) if claims is not None else []
     status = diff.FAIL if wrong else d.exit_status
-    text = diffreport.markdown(d)
-    if claims is not None:  # the case's claim is the verdict: said where the report is read
-        text += "\n" + "\n".join([f"Case {args.case}: " + ("as it says." if not wrong else
-                                   f"not as it says (exit {status}):")]
-                                  + [f"- {w}" for w in wrong]) + "\n"
-    print(text)
-    if args.markdown:
-        write_file("--markdown", args.markdown, text)
-    if args.json:
-        write_file("--json", args.json, json.dumps(
-            {**diffreport.to_json(d), "exit_status": status,
-             **({"case": {"name": args.case, "wrong": wrong}} if claims is not None else {})},
-            indent=1) + "\n")
-    if args.html:
-        write_file("--html", args.html, diff_html.page(d))
+    diffreport.publish(args, d, diffreport.markdown(d), status,
+                       args.case if claims is not None else None, wrong,
+                       {"case": {"name": args.case, "wrong": wrong}} if claims is not None
+                       else None)
     for w in wrong:
         print(f"- not as case {args.case} says: {w}", file=sys.stderr)
     print(f"diff: {d.runs} runs in {d.seconds['total']:.1f} s ({diffreport.rate(d):.2f} runs/s), "

@@ -134,8 +134,7 @@ def case_claims(shards: list):
 
 def cmd(args) -> int:
     from harness import inputs
-    from harness.cli import write_file
-    from harness.judge import diff_html, diffreport
+    from harness.judge import diffreport
     for option in ("json", "markdown", "html"):  # also checked by harness/precheck.py
         inputs.output_file(f"--{option}", getattr(args, option))
     shards = load(args.shards)
@@ -146,16 +145,6 @@ def cmd(args) -> int:
     text = diffreport.markdown(d)
     walls = ", ".join(f"{k}/{len(d.shard_walls)} {w:.1f} s" for k, w in d.shard_walls)
     text += f"\nShards' walls: {walls}; the longest {max(w for _, w in d.shard_walls):.1f} s.\n"
-    if claims is not None:
-        text += "\n" + "\n".join([f"Case {name}: " + ("as it says." if not wrong else
-                                   f"not as it says (exit {status}):")]
-                                  + [f"- {w}" for w in wrong]) + "\n"
-    print(text)
-    if args.markdown:
-        write_file("--markdown", args.markdown, text)
-    if args.json:
-        write_file("--json", args.json, json.dumps({**diffreport.to_json(d),
-                                                    "exit_status": status}, indent=1) + "\n")
-    if args.html:
-        write_file("--html", args.html, diff_html.page(d))
+    diffreport.publish(args, d, text, status, name, wrong,
+                       {"case": {"name": name, "wrong": wrong}} if claims is not None else None)
     return status
