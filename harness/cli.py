@@ -44,7 +44,7 @@ def _plan(args, need=(), names=()):
     names = case.PAIR if names == () else names
     refs = {}
     if args.git_dir:
-        refs = dict(zip(case.PAIR, (args.before_ref, args.after_ref)))
+        refs = dict(zip(case.PAIR, (args.from_ref, args.to_ref)))
         names = tuple(refs)
     backend = backend_set(args.backend, set(need), names or layout.names, layout)
     return Plan(backend, layout, source_file=args.source, repo=args.git_dir, refs=refs,
@@ -348,10 +348,10 @@ def add_build_options(p) -> None:
                         "left out and named")
     p.add_argument("--git-dir", metavar="DIR",
                    help="bring your own tree: an FFmpeg git clone; builds before/after from refs")
-    p.add_argument("--before-ref", "--from-ref", dest="before_ref", default="HEAD~1",
-                   help="with --git-dir: the 'before' ref (--from-ref, as diff says it)")
-    p.add_argument("--after-ref", "--to-ref", dest="after_ref", default="HEAD",
-                   help="with --git-dir: the 'after' ref (--to-ref, as diff says it)")
+    p.add_argument("--from-ref", "--before-ref", dest="from_ref", default="HEAD~1",
+                   help="with --git-dir: the ref before the change (--before-ref is an alias)")
+    p.add_argument("--to-ref", "--after-ref", dest="to_ref", default="HEAD",
+                   help="with --git-dir: the ref after it (--after-ref is an alias)")
 
 
 def parser() -> argparse.ArgumentParser:

@@ -90,8 +90,7 @@ def _clone(args) -> None:
     if _get(args, "sanitizer"):
         raise HarnessError("--sanitizer builds base and before of the release, not a tree "
                            "of your own (--git-dir)")
-    refs = [("--before-ref", _get(args, "before_ref")), ("--after-ref", _get(args, "after_ref")),
-            ("--from-ref", _get(args, "from_ref")), ("--to-ref", _get(args, "to_ref"))]
+    refs = [("--from-ref", _get(args, "from_ref")), ("--to-ref", _get(args, "to_ref"))]
     for option, ref in refs:
         if ref is not None:
             inputs.ref(repo, option, ref)

@@ -34,9 +34,9 @@ CASES = [
     P("run", "--git-dir", "{tmp}", says="not a git clone", id="run-git-dir-not-clone"),
     # refs of a clone
     P("run", "--git-dir", "{clone}", "--before-ref", "no-such-ref",
-      says="--before-ref 'no-such-ref': no such commit", id="run-bad-before-ref"),
-    P("build", "--git-dir", "{clone}", "--after-ref", "", says="--after-ref: an empty ref",
-      id="build-empty-after-ref"),
+      says="--from-ref 'no-such-ref': no such commit", id="run-bad-before-ref-alias"),
+    P("build", "--git-dir", "{clone}", "--after-ref", "", says="--to-ref: an empty ref",
+      id="build-empty-after-ref-alias"),
     P("diff", "--git-dir", "{clone}", "--to-ref", "nope~99", says="no such commit",
       id="diff-bad-to-ref"),
     P("run", "--git-dir", "{clone}", "--release", "8.1.2", says="two ways to get a tree",

@@ -147,3 +147,21 @@ def test_a_module_that_fails_in_its_own_process_is_one_error(tmp_path):
     with pytest.raises(StampError, match=r"cache entry .*/gone: stamp.json does not parse") as e:
         ffi_build.finish(ffi_build.start(gone))
     assert "\n" not in str(e.value)
+
+
+@pytest.mark.unit
+def test_one_spelling_of_the_ref_options():
+    """Every command that takes --git-dir names its refs --from-ref/--to-ref (the older
+    --before-ref/--after-ref are aliases of the same options)."""
+    from harness import cli
+    sub = next(a for a in cli.parser()._actions if a.dest == "command")
+    with_clone = [n for n, p in sub.choices.items()
+                  if any("--git-dir" in a.option_strings for a in p._actions)]
+    assert {"build", "run", "table", "diff"} <= set(with_clone)
+    for name in with_clone:
+        opts = {a.option_strings[0]: a for a in sub.choices[name]._actions if a.option_strings}
+        for first, alias in (("--from-ref", "--before-ref"), ("--to-ref", "--after-ref")):
+            assert first in opts and alias in opts[first].option_strings, name
+        ns = cli.parser().parse_args([name, "--git-dir", ".", "--before-ref", "A",
+                                      "--after-ref", "B"])
+        assert (ns.from_ref, ns.to_ref) == ("A", "B"), name

@@ -428,7 +428,7 @@ def test_pr_trees_job_builds_the_pull_requests_refs(workflow):
     job = load(workflow)["jobs"]["pr-trees"]
     runs = "\n".join(s.get("run", "") for s in job["steps"])
     assert "--git-dir ." in runs
-    for opt, ref in (("--before-ref", "base"), ("--after-ref", "head")):
+    for opt, ref in (("--from-ref", "base"), ("--to-ref", "head")):
         pattern = rf"{opt} \$\{{\{{ (github|forge)\.event\.pull_request\.{ref}\.sha \}}\}}"
         assert re.search(pattern, runs), f"{opt} is not the pull request's {ref} commit"
     checkout = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@"))

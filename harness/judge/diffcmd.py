@@ -28,9 +28,11 @@ def add_arguments(p) -> None:
                    help="a git am-able patch applied on top of the to-tree; repeatable")
     p.add_argument("--git-dir", metavar="CLONE", help="your FFmpeg clone: diff two of its refs")
     p.add_argument("--from-ref", "--before-ref", dest="from_ref",
-                   help="with --git-dir: the ref before (default HEAD~1)")
+                   help="with --git-dir: the ref before (default HEAD~1; --before-ref is an "
+                        "alias)")
     p.add_argument("--to-ref", "--after-ref", dest="to_ref",
-                   help="with --git-dir: the ref after (default HEAD; with --patch, --from-ref)")
+                   help="with --git-dir: the ref after (default HEAD; with --patch, "
+                        "--from-ref; --after-ref is an alias)")
     p.add_argument("--fault", action="append", metavar="FAMILY",
                    help="families, comma-separated or repeated: pthread_create, malloc, "
                         "wrap (every wrapped helper) or wrap:<ff_symbol>, or a spec "
