@@ -6,6 +6,7 @@ by real headless chromium, shows the grid."""
 
 import html
 import json
+import os
 import re
 import subprocess
 import sys
@@ -144,6 +145,33 @@ def test_bad_input(args, says):
     assert r.returncode == 2
     assert r.stderr.strip().splitlines() == [r.stderr.strip()] and says in r.stderr, r.stderr
     assert r.stdout == ""
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("refs", [("HEAD", "HEAD"), ("HEAD~1", "HEAD")],
+                         ids=["same-ref-twice", "history-only"])
+def test_refs_with_the_same_sources(tmp_path, refs):
+    """Two refs whose sources are the same (the same ref twice, or a commit that changes
+    only the history) are no change: one line on stdout, exit 0, before anything is built
+    (no cache entry appears), not a `git apply` of an empty diff."""
+    repo = tmp_path / "clone"
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "a.c").write_text("int a;\n")
+    subprocess.run([*git, "add", "a.c"], check=True)
+    subprocess.run([*git, "commit", "-qm", "one"], check=True)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "two"], check=True)
+    cache = tmp_path / "cache"
+    r = subprocess.run([sys.executable, "-m", "harness", "diff", "--git-dir", str(repo),
+                        "--from-ref", refs[0], "--to-ref", refs[1]], cwd=PROJECT,
+                       capture_output=True, text=True,
+                       env={**os.environ, "FFDNN_CACHE": str(cache)})
+    no_traceback(r)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.strip().splitlines()
+    assert len(lines) == 1 and "have the same sources" in lines[0] \
+        and "no change to diff" in lines[0], r.stdout
+    assert not (cache / "trees").exists(), "nothing built"
 
 
 @pytest.mark.onnx

@@ -2,10 +2,12 @@
 TensorFlow's async start failures hang the run in both builds (the PR leaves them);
 ONNX Runtime has no site."""
 
+from dataclasses import replace
+
 import pytest
 
 from cases import pr24760 as expected
-from harness.run import forkclient, matrix
+from harness.run import forkclient, matrix, runner
 from harness.judge import sweep
 from harness.run.outcome import Outcome, functions
 from cases.pr24760 import EXPECT
@@ -149,3 +151,30 @@ def test_pre_processing_result_is_ignored(tree, preload, build):
     assert [s.cls.value for s in sites] == [want] * count
     assert all(s.result.data["counters"]["failures"] == 1 for s in sites)
     assert all(s.where.startswith("fill_model_input_onnx (dnn_backend_onnx.c:") for s in sites)
+
+
+@pytest.mark.onnx
+@pytest.mark.dnn_processing
+def test_lltask_sites_are_steady(tree, preload):
+    """The lltask's own allocation in extract_lltask_from_task(), one site a frame, once
+    hung in some runs and surfaced in others (the failed call returns before the task's
+    counts are set, and the task, never zeroed, read what the block last held): with the
+    injector poisoning what it lets through, each site has one class in 5 runs of each,
+    and the three after the first frame hang (cases/followups.py: 0003 makes them
+    surface)."""
+    scs = matrix.scenarios([tree("after")], "onnx", "dnn_processing",
+                           ["malloc=1*return(ENOMEM)"], route="sweep")
+    census = sweep.census(scs[0])
+    clean = runner.run([census], preload, jobs=1, expect=EXPECT, pool=SERVERS)[0]
+    calls = [s["call"] - 1 for s in clean.data["sites"]
+             if functions(s["where"])[0] == "extract_lltask_from_task"]
+    assert len(calls) == sweep.FRAMES, "one lltask a frame"
+    reference = [f["md5"] for f in clean.data["frames"]]
+    plans = [replace(census, fault=replace(census.fault, skip=i, count=1))
+             for i in calls for _ in range(5)]
+    runs = runner.run(plans, preload, jobs=2, expect=EXPECT, pool=SERVERS)
+    seen = {}
+    for sc, r in zip(plans, runs):
+        seen.setdefault(sc.fault.skip + 1, []).append(sweep.classify(r, reference).value)
+    assert all(len(set(v)) == 1 for v in seen.values()), seen
+    assert [v[0] for v in seen.values()][1:] == ["HANG"] * 3, seen
