@@ -123,11 +123,10 @@ def test_junit_counts_failures():
 def test_families_are_one_registry():
     """Every interposed family is a site of the spec, an injector the build compiles
     into libfi_<name>.so, and a sweep family whose bare name gets its own term."""
-    from harness import cli
     from harness.compile import families, injector_build
     from harness.run import spec
     for name, fam in families.FAMILIES.items():
-        assert cli.sweep_fault(name if not fam.link_time else f"{name}:ff_x") \
+        assert families.sweep_fault(name if not fam.link_time else f"{name}:ff_x") \
             .endswith(f"={fam.sweep_term}")
         if not fam.link_time:
             assert name in spec.SITES and injector_build.PRELOADS[name] == fam.sources

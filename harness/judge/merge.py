@@ -113,14 +113,6 @@ def merged(shards: list) -> Diff:
     return out
 
 
-def add_arguments(p) -> None:
-    p.add_argument("shards", nargs="+", metavar="SHARD.json",
-                   help="the JSON of each shard (diff --shard K/N --json FILE)")
-    p.add_argument("--json", metavar="FILE", help="write the merged diff as JSON")
-    p.add_argument("--markdown", metavar="FILE", help="write the report as markdown")
-    p.add_argument("--html", metavar="FILE", help="write the page")
-
-
 def case_claims(shards: list):
     """The case whose DIFF the shards were run for (diff --case NAME with its claims), and
     those claims (narrowed as the shards ran them); (None, None) for a plain diff."""
@@ -130,21 +122,3 @@ def case_claims(shards: list):
         return None, None
     claims = getattr(caseload.load(case["name"]), "DIFF", None) or {}
     return case["name"], {k: v for k, v in claims.items() if k in case["claims"]}
-
-
-def cmd(args) -> int:
-    from harness import inputs
-    from harness.judge import diffreport
-    for option in ("json", "markdown", "html"):  # also checked by harness/precheck.py
-        inputs.output_file(f"--{option}", getattr(args, option))
-    shards = load(args.shards)
-    d = merged(shards)
-    name, claims = case_claims(shards)
-    wrong = diff.against(d, claims) if claims is not None else []
-    status = diff.FAIL if wrong else d.exit_status
-    text = diffreport.markdown(d)
-    walls = ", ".join(f"{k}/{len(d.shard_walls)} {w:.1f} s" for k, w in d.shard_walls)
-    text += f"\nShards' walls: {walls}; the longest {max(w for _, w in d.shard_walls):.1f} s.\n"
-    diffreport.publish(args, d, text, status, name, wrong,
-                       {"case": {"name": name, "wrong": wrong}} if claims is not None else None)
-    return status

@@ -17,6 +17,18 @@ from harness.errors import HarnessError
 
 CONFIRM = 4  # as harness.judge.diff.CONFIRM, without importing the runner for --help
 
+def add_parser(sub) -> None:
+    from harness.caseload import DEFAULT as DEFAULT_CASE
+    from harness.commands import common
+    p = sub.add_parser("diff", help="what a change does under faults: every site's class, "
+                                    "from-tree -> to-tree; exit 1 on a regression")
+    add_arguments(p)
+    p.add_argument("--case", default=DEFAULT_CASE,
+                   help=f"the case that names known hangs (cases/; default {DEFAULT_CASE})")
+    common.add_results_option(p)
+    p.set_defaults(func=run)
+
+
 def add_arguments(p) -> None:
     p.add_argument("--from", dest="from_tree", metavar="TREE",
                    help="the tree before the change: a tree of the case's layout or a "
@@ -238,7 +250,7 @@ def same_refs(args) -> str | None:
             "no change to diff")
 
 
-def cmd(args) -> int:
+def run(args) -> int:
     import json
 
     from harness import caseload

@@ -1,0 +1,45 @@
+"""`python -m harness claims`: the case's commit claims, on the two trees its claims compare."""
+
+import sys
+
+from harness import inputs
+from harness.commands import common
+from harness.errors import HarnessError
+from harness.paths import write_file
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("claims", help="the case's commit claims, on the two trees its claims "
+                                      "compare")
+    p.add_argument("--commit", type=inputs.commit, action="append", metavar="N",
+                   help="only this commit's claims; repeatable")
+    p.add_argument("--json", metavar="FILE", help="write the rows as JSON")
+    common.add_build_options(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    import json
+
+    from harness.judge import claims
+    from harness.run import matrix
+    known = claims.known_commits(common.case_of(args))
+    unknown = sorted(set(args.commit or ()) - set(known))
+    if unknown:
+        raise HarnessError(f"no claims for commit {', '.join(map(str, unknown))} "
+                           f"(known: {', '.join(map(str, known))})")
+    pair = common.case_of(args).CLAIMS_PAIR
+    plan = common.plan(args, names=pair)
+    trees = {b: matrix.resolve_tree(b, plan) for b in pair}
+    ctx = claims.Context(common.case_of(args), trees, matrix.preload_library(),
+                         set(args.commit or ()) or None)
+    rows = claims.rows(ctx)
+    print(claims.markdown(rows, pair))
+    if args.json:
+        write_file("--json", args.json, json.dumps(rows, indent=1))
+    bad = [r for r in rows if not claims.as_expected(r)]
+    for r in bad:
+        what = ("not judged" if claims.skipped(r) else "not measured" if claims.unmeasured(r)
+                else "unexpected verdict")
+        print(f"- {what} for {r['id']}: {r['verdict']}", file=sys.stderr)
+    return claims.exit_status(rows)

@@ -1,0 +1,111 @@
+"""What the sub-commands share: the case a command judges against, its trees, the option
+groups, the report files and the exit status of a command that runs scenarios."""
+
+import sys
+
+from harness import inputs
+from harness.caseload import DEFAULT as DEFAULT_CASE
+from harness.paths import write_file
+
+
+def case_of(args):
+    """The case the command judges against (cases/; --case, default caseload.DEFAULT)."""
+    from harness import caseload
+    return caseload.load(args.case)
+
+
+def builds(args) -> list:
+    """--build's trees, or the two the case compares (its PAIR)."""
+    return [b for b in (args.build or ",".join(case_of(args).PAIR)).split(",") if b]
+
+
+def plan(args, need=(), names=()):
+    """The trees' plan: the case's LAYOUT (cases/), or the refs of --git-dir (named as the
+    case's PAIR). With no --backend and no FFDNN_BACKENDS, the built backend set that
+    covers `need` for the trees `names` (the case's PAIR when empty, all the layout's when
+    None; harness/obtain/builtsets.py)."""
+    from harness.obtain.builtsets import backend_set
+    from harness.obtain.trees import Plan
+    case = case_of(args)
+    layout = case.LAYOUT
+    names = case.PAIR if names == () else names
+    refs = {}
+    if args.git_dir:
+        refs = dict(zip(case.PAIR, (args.from_ref, args.to_ref)))
+        names = tuple(refs)
+    backend = backend_set(args.backend, set(need), names or layout.names, layout)
+    return Plan(backend, layout, source_file=args.source, repo=args.git_dir, refs=refs,
+                release=args.release)
+
+
+def tree_names(args) -> tuple:
+    """The tree names in --build that are trees of the case's layout (paths are not
+    looked up by backend set)."""
+    case = case_of(args)
+    return tuple(b for b in builds(args) if b in case.LAYOUT.names) or case.PAIR
+
+
+def write_reports(args, results, markdown: str) -> None:
+    from harness.judge import report
+    if getattr(args, "json", None):
+        write_file("--json", args.json, report.to_json(results))
+    if getattr(args, "junit", None):
+        write_file("--junit", args.junit, report.junit(results))
+    if getattr(args, "markdown", None):
+        write_file("--markdown", args.markdown, markdown)
+
+
+def judged_status(results, measure: bool) -> int:
+    """The exit status of a command that runs scenarios (harness/run/outcome.py), with a line
+    on stderr for each run that no expectation judged, when that is what fails it."""
+    from harness.run.outcome import exit_status, unjudged
+    if not measure:
+        for r in unjudged(results):
+            print(f"not judged: {r.scenario.id}: {r.outcome.value}: no expectation for this "
+                  "build and fault (--measure for a measurement only)", file=sys.stderr)
+    return exit_status(results, measure)
+
+
+def add_report_options(p) -> None:
+    """What a command that runs scenarios takes: parallelism, timeout, report files."""
+    p.add_argument("--jobs", "-j", type=inputs.jobs, default=2, help="scenarios at a time "
+                   f"(1 to {inputs.max_jobs()})")
+    p.add_argument("--timeout", type=inputs.seconds, default=60.0,
+                   help="seconds per scenario (above 0, finite)")
+    p.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    p.add_argument("--junit", metavar="FILE", help="write the results as JUnit XML")
+    p.add_argument("--measure", action="store_true",
+                   help="a measurement only: runs no expectation judges (MEASURED, SKIP) "
+                        "do not make the exit status 1 (without it they do)")
+    p.add_argument("--markdown", metavar="FILE", help="write the report (what stdout "
+                   "shows) as Markdown")
+    add_results_option(p)
+
+
+def add_results_option(p) -> None:
+    p.add_argument("--results", metavar="DIR", default="results",
+                   help="where a CRASH or HANG leaves its artifacts, DIR/<scenario id>/ "
+                        "(default results/; '' keeps none)")
+
+
+def add_build_options(p) -> None:
+    p.add_argument("--backend", default=None,
+                   help="backends to configure: onnx, openvino, tf, torch, a comma list, "
+                        "'default' (onnx) or 'all' (default: FFDNN_BACKENDS, else the "
+                        "built set that covers the command, as `make` built it)")
+    p.add_argument("--case", default=DEFAULT_CASE,
+                   help=f"the case whose claims a run is judged against (cases/; default "
+                        f"{DEFAULT_CASE})")
+    p.add_argument("--source", metavar="TARBALL",
+                   help="FFmpeg release tarball to use (checked against the pinned sha256)")
+    p.add_argument("--release", metavar="VERSION",
+                   help="another FFmpeg release, fetched like the pinned one and checked "
+                        "against its recorded sha256 (harness/obtain/releases.py); each patch "
+                        "of the series is tried with git am -3, those that do not apply are "
+                        "left out and named")
+    p.add_argument("--git-dir", metavar="DIR",
+                   help="bring your own tree: an FFmpeg git clone; builds before/after from refs")
+    p.add_argument("--from-ref", "--before-ref", dest="from_ref", default="HEAD~1",
+                   help="with --git-dir: the ref before the change (--before-ref is an alias)")
+    p.add_argument("--to-ref", "--after-ref", dest="to_ref", default="HEAD",
+                   help="with --git-dir: the ref after it (--after-ref is an alias)")

@@ -1,0 +1,57 @@
+"""`python -m harness run`: the case's rows (or the faults given) on one backend and filter,
+and their table."""
+
+from harness import inputs
+from harness.commands import common
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("run", help="run the case's rows on one backend and filter and print "
+                                   "their table")
+    p.add_argument("--build", help="comma list of tree names of the case's layout or "
+                   "built-tree paths (default: the two trees the case compares)")
+    p.add_argument("--backend-name", "--dnn-backend", default="onnx", dest="backend_name",
+                   help="the DNN backend the filter uses (default onnx)")
+    p.add_argument("--filter", default="dnn_processing",
+                   help="dnn_processing, dnn_detect or dnn_classify")
+    p.add_argument("--route", default="flush", choices=("flush", "frame", "sweep"),
+                   help="flush: the PR's stand-in flush at EOF; frame: fail the backend's "
+                        "own thread start for the last frame")
+    p.add_argument("--fault", action="append",
+                   help="pthread_create=ENAME, flush=AVERROR(ENAME) or none; repeatable "
+                        "(default: the case's FAULTS)")
+    p.add_argument("--model", help="model file (default: a generated identity model)")
+    p.add_argument("--expect", default="", metavar="TREE",
+                   help="judge every build against the expectations of this tree of the two "
+                        "the case compares")
+    p.add_argument("--injector", default="preload", choices=("preload", "wrap"))
+    p.add_argument("--frames", type=inputs.frames, default=2,
+                   help=f"frames pushed (default 2, as the PR; 1 to {inputs.MAX_FRAMES})")
+    common.add_report_options(p)
+    common.add_build_options(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from harness.run import chains as graphs, matrix, runner
+    from harness.judge import report
+    case = common.case_of(args)
+    need = graphs.needs(args.backend_name, args.filter) \
+        if (args.backend_name, args.filter) in graphs.GRAPHS else {args.backend_name}
+    plan = common.plan(args, need, common.tree_names(args))
+    trees = [matrix.resolve_tree(b, plan) for b in common.builds(args)]
+    scs = matrix.scenarios(trees, args.backend_name, args.filter, args.fault or
+                           list(case.FAULTS), model=args.model, expect=args.expect,
+                           injector=args.injector, timeout=args.timeout, route=args.route,
+                           frames=args.frames)
+    preload = matrix.preload_library()
+
+    results = runner.run(scs, preload, jobs=args.jobs, progress=runner.progress,
+                         results=args.results or None, expect=case.EXPECT)
+    title = f"{args.backend_name} / {args.filter}" + (" / frame route" if args.route == "frame" else "")
+    if args.expect:
+        title += f" (judged against the {args.expect} expectations)"
+    text = report.markdown(results, title)
+    print(text)
+    common.write_reports(args, results, text + "\n")
+    return common.judged_status(results, args.measure)

@@ -1,0 +1,91 @@
+"""`python -m harness sweep`: every site of a family failed in turn, on each backend, filter
+and route asked for, classified and held to what the case expects."""
+
+import sys
+
+from harness import inputs
+from harness.commands import common
+from harness.compile.families import sweep_fault
+from harness.errors import HarnessError
+from harness.paths import write_file
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("sweep", help="fail every call of a family in turn, classify each run")
+    p.add_argument("--build", help="comma list of trees (default: the two the case compares)")
+    p.add_argument("--backend-name", default="tf", dest="backend_name",
+                   help="comma list of the backends the filter uses (default tf)")
+    p.add_argument("--filter", default="dnn_processing",
+                   help="comma list; pairs with no graph on 9.0.2 are skipped with the reason")
+    p.add_argument("--fault", default="pthread_create",
+                   help="the family, with the failing term: pthread_create, malloc, "
+                        "wrap:<ff_symbol>, or e.g. 'malloc=1*return(ENOMEM),caller=_ffdnn.'")
+    p.add_argument("--route", metavar="LIST", default="frames",
+                   help="frames (the fault armed before the first frame: the backend's own "
+                        "code throughout), flush (armed once the frames came out: the PR's "
+                        "stand-in flush at EOF), or both, comma-separated (default frames)")
+    p.add_argument("--limit", type=inputs.limit,
+                   help="fail only the first N sites of each build (N at least 1)")
+    p.add_argument("--jobs", "-j", type=inputs.jobs, default=2,
+                   help=f"runs at a time (1 to {inputs.max_jobs()})")
+    p.add_argument("--json", metavar="FILE")
+    common.add_results_option(p)
+    common.add_build_options(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    import json
+
+    from harness.run import chains as graphs, matrix, runner
+    from harness.judge import sweep
+    case = common.case_of(args)
+    need = set().union(*(graphs.needs(b, f) for b in args.backend_name.split(",")
+                         for f in args.filter.split(",") if (b, f) in graphs.GRAPHS))
+    plan = common.plan(args, need, common.tree_names(args))
+    trees = [matrix.resolve_tree(b, plan) for b in common.builds(args)]
+    fault = sweep_fault(args.fault)
+    routes = sweep.route_names(args.route)
+    have = {b["name"] for b in trees[0].stamp["backends"]}
+    found, bad, pairs, skipped = {}, [], [], []
+    for backend in args.backend_name.split(","):
+        for filt in args.filter.split(","):
+            why = graphs.not_on_trees(trees, backend, filt)
+            if why or (backend, filt) not in graphs.GRAPHS \
+                    or not graphs.needs(backend, filt) <= have:
+                skipped.append(f"{backend} / {filt}: skipped: {why or 'not in the built trees'}")
+            else:
+                pairs.append((backend, filt))
+    if not pairs:  # nothing to sweep is bad input, not a sweep that found nothing
+        raise HarnessError(f"nothing to sweep: {'; '.join(skipped)}")
+    for line in skipped:
+        print(f"- {line}")
+    for backend, filt in pairs:
+        for route in routes:
+            name = sweep.ROUTE_NAMES[route]
+            scs = matrix.scenarios(trees, backend, filt, [fault], route=route)
+            key = backend if filt == "dnn_processing" else f"{backend}/{filt}"
+            key += "" if name == "frames" else f"/{name}"
+            found[key] = sweep.sweep(scs, matrix.preload_library(), args.jobs,
+                                     runner.progress, args.limit,
+                                     results=args.results or None, expect=case.EXPECT)
+            print(sweep.markdown(found[key], f"{backend} / {filt} / {name} route: every "
+                                 f"site of `{scs[0].fault.spec}` failed in turn"))
+            # the case's SWEEP_SITES (each call's class) or SWEEP (one class for every
+            # site, None for a family with no site); the frames route is keyed
+            # (backend, filter, family), another route adds its name
+            family = (backend, filt, scs[0].fault.site) + (() if name == "frames" else (name,))
+            want = getattr(case, "SWEEP_SITES", {}).get(family,
+                                                        case.SWEEP.get(family, (...,))[0])
+            bad += [f"{backend} / {filt} / {name}: {p}"
+                    for p in sweep.problems(found[key], want)]
+    if args.json:
+        write_file("--json", args.json, json.dumps({
+            be: {b: {"sites": n, "runs": [{"call": s.index + 1, "class": s.cls.value,
+                                            "where": s.where, "reproduce": s.command,
+                                            **s.result.to_dict()}
+                                           for s in sites]}
+                 for b, (n, sites) in f.items()} for be, f in found.items()}, indent=1))
+    for p in bad:
+        print(f"- {p}", file=sys.stderr)
+    return 1 if bad else 0

@@ -1,0 +1,39 @@
+"""`python -m harness unchanged`: the ffmpeg program's output on each tree, the identity models'
+MD5s, a whole clip and trained models over real photographs."""
+
+from harness.commands import common
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("unchanged", help="ffmpeg CLI output, before against after")
+    p.add_argument("--build", help="comma list of trees (default: the two the case compares)")
+    p.add_argument("--short", action="store_true", help="a 2 s 320x180 clip instead of 24 s 720p")
+    common.add_build_options(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from harness.run import matrix
+    from harness.judge import unchanged as u
+    plan = common.plan(args, names=common.tree_names(args))
+    trees = [matrix.resolve_tree(b, plan) for b in common.builds(args)]
+    identity, rows = u.plan_rows({b["name"] for b in trees[0].stamp["backends"]})
+    u.run_rows(trees, identity, rows, u.clip(trees[0], u.SHORT_CLIP if args.short else u.CLIP))
+    print()
+    print(u.markdown(identity, rows, [t.name for t in trees]))
+    want = getattr(common.case_of(args), "IDENTITY_MD5", None)
+    for row in identity if want else ():
+        got = next(iter(row.runs.values())).md5
+        same = "reproduces" if got == want else "differs from"
+        print(f"- {row.backend}: identity MD5 {got} {same} case {args.case}'s {want}")
+    bad = u.problems(identity, rows)
+    from harness.judge import trained
+    tp = trained.plan({b["name"] for b in trees[0].stamp["backends"]}, trees[0], args.short,
+                      getattr(common.case_of(args), "TRAINED_ROWS", ()))
+    trained.run(trees, tp)
+    text, more = trained.report(tp, [t.name for t in trees], args.short)
+    print()
+    print(text)
+    for p in bad + more:
+        print(f"- {p}")
+    return 1 if bad or more else 0
