@@ -125,3 +125,86 @@ def test_merged_shards_are_the_whole_diff(tree, tmp_path, a, b):
     assert sum(sizes) == len(w["sites"]) and min(sizes) > 0
     verdict = next(l for l in r.stdout.splitlines() if l.startswith("**"))
     assert verdict in m.stdout
+
+
+# A sweep of the same small family, whole and as two shards.
+SWEEP = ("sweep", "--build", "before,after", "--backend-name", "onnx", "--filter",
+         "dnn_processing", "--route", "frames,flush", "--fault", "wrap:ff_proc_from_dnn_to_frame")
+
+
+def _sweep_sites(d):
+    return {key: {b: (v["sites"], v["census"], [(r["call"], r["class"], r["where"])
+                                                for r in v["runs"]])
+                  for b, v in g["builds"].items()} for key, g in d["sweeps"].items()}
+
+
+@pytest.mark.onnx
+@pytest.mark.before
+@pytest.mark.after
+def test_merged_sweep_shards_are_the_whole_sweep(tree, tmp_path):
+    """`sweep --shard K/N`: every site in exactly one shard; merge gives the whole sweep's
+    tables, sites, problems and exit status."""
+    tree("before"), tree("after")
+    whole = tmp_path / "whole.json"
+    r = harness(*SWEEP, "--json", str(whole))
+    assert r.returncode == 0, r.stderr[-2000:]
+    parts = []
+    for k in (1, 2):
+        p = tmp_path / f"shard{k}.json"
+        s = harness(*SWEEP, "--shard", f"{k}/2", "--json", str(p))
+        assert s.returncode == 0, s.stderr[-2000:]
+        parts.append(p)
+    merged = tmp_path / "merged.json"
+    m = harness("merge", *map(str, parts), "--json", str(merged))
+    assert m.returncode == 0, m.stderr[-2000:]
+    assert m.stdout.strip() == r.stdout.strip(), "the same tables"
+    w, g = json.loads(whole.read_text()), json.loads(merged.read_text())
+    assert _sweep_sites(g) == _sweep_sites(w)
+    assert (g["problems"], g["exit_status"], g["command"]) == (w["problems"], 0, "sweep")
+    runs = [sum(len(v["runs"]) for x in json.loads(p.read_text())["sweeps"].values()
+                for v in x["builds"].values()) for p in parts]
+    every = sum(len(v["runs"]) for x in w["sweeps"].values() for v in x["builds"].values())
+    assert sum(runs) == every == 8 and min(runs) > 0, runs  # 4 sites a tree, frames route
+
+
+def _sweep_shard(k, n, runs, **change):
+    run = {"outcome": "MEASURED", "reason": "", "seconds": 0.2, "where": "f (x.c)",
+           "reproduce": "python -m harness run"}
+    d = {"schema": 1, "tool": "ffmpeg-dnn-fault-harness", "command": "sweep",
+         "trees": [{"name": "after", "key": "k", "path": "/t"}], "exit_status": 0,
+         "case": "pr24760", "shard": [k, n], "skipped": [], "problems": [],
+         "inputs": {"fault": "wrap:ff_proc_from_frame_to_dnn", "routes": ["frames"],
+                    "pairs": [["onnx", "dnn_processing"]], "limit": None},
+         "sweeps": {"onnx": {"backend": "onnx", "filter": "dnn_processing", "route": "frames",
+                             "family": "wrap:ff_proc_from_frame_to_dnn", "fault": "x",
+                             "title": "onnx",
+                             "builds": {"after": {"sites": 2, "census": {
+                                 "outcome": "PASS", "reason": "", "injector": True},
+                                 "runs": [{**run, "call": c, "class": cls}
+                                          for c, cls in runs]}}}}}
+    d.update(change)
+    return d
+
+
+@pytest.mark.unit
+def test_merge_judges_a_sweep_again(tmp_path):
+    """The merge holds the sites to the case itself (pr24760 says every
+    ff_proc_from_frame_to_dnn site on ONNX Runtime is ALTERED), whatever the shards said;
+    shards of a sweep and of a diff do not mix."""
+    paths = []
+    for k, runs in ((1, [(1, "ALTERED")]), (2, [(2, "SURFACED")])):
+        p = tmp_path / f"s{k}.json"
+        p.write_text(json.dumps(_sweep_shard(k, 2, runs)))
+        paths.append(str(p))
+    r = harness("merge", *paths)
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.strip() == ("- onnx / dnn_processing / frames: after call 2: SURFACED, "
+                                "expected ALTERED")
+    diff_shard = tmp_path / "d.json"
+    diff_shard.write_text(json.dumps(_shard_json(2, 2)))
+    r = harness("merge", paths[0], str(diff_shard))
+    assert r.returncode == 2 and "is a shard of a diff" in r.stderr, r.stderr
+    other = tmp_path / "o.json"
+    other.write_text(json.dumps(_sweep_shard(2, 2, [(2, "ALTERED")], case="followups")))
+    r = harness("merge", paths[0], str(other))
+    assert r.returncode == 2 and "their inputs differ" in r.stderr, r.stderr

@@ -1,19 +1,20 @@
 """`python -m harness merge SHARD.json ...`: the shards of a diff as one diff, with the
-verdict, counts, report and exit status the whole diff gives (harness/judge/merge.py)."""
+verdict, counts, report and exit status the whole diff gives, or the shards of a sweep as
+one sweep (harness/judge/merge.py)."""
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("merge", help="the shards of a diff (diff --shard K/N --json) as one "
-                                     "diff: its report, verdict and exit status")
+    p = sub.add_parser("merge", help="the shards of a diff or a sweep (--shard K/N --json) "
+                                     "as one: its report, verdict and exit status")
     add_arguments(p)
     p.set_defaults(func=run)
 
 
 def add_arguments(p) -> None:
     p.add_argument("shards", nargs="+", metavar="SHARD.json",
-                   help="the JSON of each shard (diff --shard K/N --json FILE)")
-    p.add_argument("--json", metavar="FILE", help="write the merged diff as JSON")
+                   help="the JSON of each shard (diff or sweep --shard K/N --json FILE)")
+    p.add_argument("--json", metavar="FILE", help="write the merged diff or sweep as JSON")
     p.add_argument("--markdown", metavar="FILE", help="write the report as markdown")
-    p.add_argument("--html", metavar="FILE", help="write the page")
+    p.add_argument("--html", metavar="FILE", help="write the page (a diff's)")
 
 
 def run(args) -> int:
@@ -23,6 +24,8 @@ def run(args) -> int:
     for option in ("json", "markdown", "html"):  # also checked by harness/precheck.py
         inputs.output_file(f"--{option}", getattr(args, option))
     shards = merge.load(args.shards)
+    if merge.kind_of(shards[0][1]) == "sweep":
+        return sweeps(args, shards)
     d = merge.merged(shards)
     name, claims = merge.case_claims(shards)
     wrong = diff.against(d, claims) if claims is not None else []
@@ -32,4 +35,35 @@ def run(args) -> int:
     text += f"\nShards' walls: {walls}; the longest {max(w for _, w in d.shard_walls):.1f} s.\n"
     diffreport.publish(args, d, text, status, name, wrong,
                        {"case": {"name": name, "wrong": wrong}} if claims is not None else None)
+    return status
+
+
+def sweeps(args, shards: list) -> int:
+    """A sweep's shards: the tables, problems and exit status of the whole sweep."""
+    import json
+    import sys
+
+    from harness import caseload
+    from harness.commands import sweep as sweepcmd
+    from harness.errors import HarnessError
+    from harness.judge import envelope, merge, sweep
+    from harness.paths import write_file
+    if args.html:
+        raise HarnessError("--html is a diff's page; a sweep has its tables (--markdown)")
+    groups, found = merge.merged_sweeps(shards)
+    first = shards[0][1]
+    bad = sweepcmd.problems(caseload.load(first["case"]), groups, found)
+    status = 1 if bad else 0
+    text = "".join(f"- {line}\n" for line in first["skipped"])
+    text += "\n".join(sweep.markdown(found[key], g["title"]) for key, g in groups.items())
+    print(text)
+    if args.markdown:
+        write_file("--markdown", args.markdown, text)
+    if args.json:
+        write_file("--json", args.json, json.dumps(envelope.envelope(
+            "sweep", first["trees"], status, case=first["case"], shard=None,
+            inputs=first["inputs"], skipped=first["skipped"], problems=bad,
+            sweeps=sweepcmd.to_json(found, groups)), indent=1) + "\n")
+    for p in bad:
+        print(f"- {p}", file=sys.stderr)
     return status

@@ -28,18 +28,55 @@ def add_parser(sub) -> None:
                    help="fail only the first N sites of each build (N at least 1)")
     p.add_argument("--jobs", "-j", type=inputs.jobs, default=2,
                    help=f"runs at a time (1 to {inputs.max_jobs()})")
-    p.add_argument("--json", metavar="FILE")
+    p.add_argument("--json", metavar="FILE", help="write the sweeps as JSON")
+    p.add_argument("--shard", metavar="K/N",
+                   help="run the censuses and shard K of N of the sites (a CI matrix job); "
+                        "`python -m harness merge` puts the shards' --json back together")
     common.add_results_option(p)
     common.add_build_options(p)
     p.set_defaults(func=run)
 
 
+def expected(case, backend: str, filt: str, family: str, route: str):
+    """What the case says of a sweep: its SWEEP_SITES (each call's class) or SWEEP (one
+    class for every site, None for a family with no site), `...` for nothing said. The
+    frames route is keyed (backend, filter, family); another route adds its name."""
+    key = (backend, filt, family) + (() if route == "frames" else (route,))
+    return getattr(case, "SWEEP_SITES", {}).get(key, case.SWEEP.get(key, (...,))[0])
+
+
+def problems(case, groups: dict, found: dict) -> list:
+    """Every problem of every sweep, each line naming its backend, filter and route."""
+    from harness.judge import sweep
+    return [f"{g['backend']} / {g['filter']} / {g['route']}: {p}"
+            for key, g in groups.items()
+            for p in sweep.problems(found[key], expected(case, g["backend"], g["filter"],
+                                                         g["family"], g["route"]))]
+
+
+def to_json(found: dict, groups: dict) -> dict:
+    """The sweeps' data for the envelope: each group with, per build, its count, its census
+    and the runs (the sites this run failed: all, or a shard's)."""
+    def census(r):
+        return {"outcome": r.outcome.value, "reason": r.reason,
+                "injector": bool(r.data.get("injector"))} if r is not None else None
+    return {key: {**g, "builds": {b: {"sites": n, "census": census(f.census),
+                                      "runs": [{"call": s.index + 1, "class": s.cls.value,
+                                                "where": s.where, "reproduce": s.command,
+                                                **s.result.to_dict()} for s in sites]}
+                                  for b, f in found[key].items() for n, sites in [f]}}
+            for key, g in groups.items()}
+
+
 def run(args) -> int:
     import json
 
+    from harness.judge import envelope, shard as sharding, sweep
     from harness.run import chains as graphs, matrix, runner
-    from harness.judge import sweep
     case = common.case_of(args)
+    shard = sharding.parse(args.shard)
+    if shard and not args.json:
+        raise HarnessError("--shard needs --json FILE: the merge reads each shard's JSON")
     need = set().union(*(graphs.needs(b, f) for b in args.backend_name.split(",")
                          for f in args.filter.split(",") if (b, f) in graphs.GRAPHS))
     plan = common.plan(args, need, common.tree_names(args))
@@ -47,7 +84,7 @@ def run(args) -> int:
     fault = sweep_fault(args.fault)
     routes = sweep.route_names(args.route)
     have = {b["name"] for b in trees[0].stamp["backends"]}
-    found, bad, pairs, skipped = {}, [], [], []
+    pairs, skipped = [], []
     for backend in args.backend_name.split(","):
         for filt in args.filter.split(","):
             why = graphs.not_on_trees(trees, backend, filt)
@@ -60,32 +97,31 @@ def run(args) -> int:
         raise HarnessError(f"nothing to sweep: {'; '.join(skipped)}")
     for line in skipped:
         print(f"- {line}")
+    scenarios, groups = {}, {}
     for backend, filt in pairs:
         for route in routes:
             name = sweep.ROUTE_NAMES[route]
             scs = matrix.scenarios(trees, backend, filt, [fault], route=route)
             key = backend if filt == "dnn_processing" else f"{backend}/{filt}"
             key += "" if name == "frames" else f"/{name}"
-            found[key] = sweep.sweep(scs, matrix.preload_library(), args.jobs,
-                                     runner.progress, args.limit,
-                                     results=args.results or None, expect=case.EXPECT)
-            print(sweep.markdown(found[key], f"{backend} / {filt} / {name} route: every "
-                                 f"site of `{scs[0].fault.spec}` failed in turn"))
-            # the case's SWEEP_SITES (each call's class) or SWEEP (one class for every
-            # site, None for a family with no site); the frames route is keyed
-            # (backend, filter, family), another route adds its name
-            family = (backend, filt, scs[0].fault.site) + (() if name == "frames" else (name,))
-            want = getattr(case, "SWEEP_SITES", {}).get(family,
-                                                        case.SWEEP.get(family, (...,))[0])
-            bad += [f"{backend} / {filt} / {name}: {p}"
-                    for p in sweep.problems(found[key], want)]
+            scenarios[key] = scs
+            groups[key] = {"backend": backend, "filter": filt, "route": name,
+                           "family": scs[0].fault.site, "fault": scs[0].fault.spec,
+                           "title": f"{backend} / {filt} / {name} route: every site of "
+                                    f"`{scs[0].fault.spec}` failed in turn"}
+    found = sweep.sweep_many(scenarios, matrix.preload_library(), args.jobs, runner.progress,
+                             args.limit, results=args.results or None, expect=case.EXPECT,
+                             shard=shard)
+    bad = problems(case, groups, found)
+    status = 1 if bad and not shard else 0  # a shard's verdict is the merge's
+    for key, g in groups.items():
+        print(sweep.markdown(found[key], g["title"]))
     if args.json:
-        write_file("--json", args.json, json.dumps({
-            be: {b: {"sites": n, "runs": [{"call": s.index + 1, "class": s.cls.value,
-                                            "where": s.where, "reproduce": s.command,
-                                            **s.result.to_dict()}
-                                           for s in sites]}
-                 for b, (n, sites) in f.items()} for be, f in found.items()}, indent=1))
+        write_file("--json", args.json, json.dumps(envelope.envelope(
+            "sweep", trees, status, case=case.name, shard=list(shard) if shard else None,
+            inputs={"fault": fault, "routes": [sweep.ROUTE_NAMES[r] for r in routes],
+                    "pairs": [list(p) for p in pairs], "limit": args.limit},
+            skipped=skipped, problems=bad, sweeps=to_json(found, groups)), indent=1) + "\n")
     for p in bad:
         print(f"- {p}", file=sys.stderr)
-    return 1 if bad else 0
+    return status

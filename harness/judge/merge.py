@@ -1,7 +1,8 @@
 """`python -m harness merge SHARD.json ...`: the shards of a diff (`diff --shard K/N
 --json`, harness/judge/shard.py) as one diff, with the verdict, counts, report and exit
-status the whole diff run at once gives. Shards of other trees or other inputs, a shard
-given twice and a missing shard are bad input."""
+status the whole diff run at once gives; the shards of a sweep (`sweep --shard K/N
+--json`) as one sweep the same way. Shards of other trees or other inputs, a shard given
+twice and a missing shard are bad input."""
 
 import json
 from pathlib import Path
@@ -16,8 +17,10 @@ from harness.run.outcome import Outcome
 
 
 def load(paths: list) -> list:
-    """Each shard's JSON, checked to be a shard of a diff of this schema."""
+    """Each shard's JSON, checked to be a shard of a diff of this schema or of a sweep, all
+    of one kind."""
     from harness.judge.diffreport import SCHEMA
+    from harness.judge.envelope import is_envelope
     out = []
     for p in paths:
         try:
@@ -25,15 +28,35 @@ def load(paths: list) -> list:
         except OSError as e:
             raise HarnessError(f"{p}: {e.strerror.lower()}") from None
         except ValueError:
-            raise HarnessError(f"{p}: not JSON (a diff's --json output)") from None
-        if not isinstance(d, dict) or d.get("schema") != SCHEMA or "inputs" not in d:
-            raise HarnessError(f"{p}: not the JSON of a diff of schema {SCHEMA}")
+            raise HarnessError(f"{p}: not JSON (a diff's or a sweep's --json output)") from None
+        if is_envelope(d, "sweep") and "inputs" in d:
+            kind = "sweep"
+        elif isinstance(d, dict) and d.get("schema") == SCHEMA and "inputs" in d:
+            kind = "diff"
+        else:
+            raise HarnessError(f"{p}: not the JSON of a diff of schema {SCHEMA} or of a sweep")
         if not d.get("shard"):
-            raise HarnessError(f"{p}: not a shard (a diff run with --shard K/N)")
+            raise HarnessError(f"{p}: not a shard (a {kind} run with --shard K/N)")
+        if out and kind != kind_of(out[0][1]):
+            raise HarnessError(f"{p} is a shard of a {kind}, {out[0][0]} of a "
+                               f"{kind_of(out[0][1])}")
         out.append((p, d))
     if not out:
         raise HarnessError("no shard to merge")
     return out
+
+
+def kind_of(d: dict) -> str:
+    return "sweep" if d.get("command") == "sweep" else "diff"
+
+
+def _identity(d: dict) -> tuple:
+    """(the trees, everything else that makes it the same diff or sweep)."""
+    if kind_of(d) == "sweep":
+        counts = {k: {b: (v["sites"], v["census"]) for b, v in g["builds"].items()}
+                  for k, g in d["sweeps"].items()}
+        return [t["key"] for t in d["trees"]], (d["inputs"], d["case"], counts)
+    return (d["inputs"]["from"], d["inputs"]["to"]), d["inputs"]
 
 
 def check(shards: list) -> int:
@@ -42,11 +65,10 @@ def check(shards: list) -> int:
     n = first["shard"][1]
     seen = {}
     for p, d in shards:
-        if d["inputs"] != first["inputs"]:
-            what = "trees" if (d["inputs"]["from"], d["inputs"]["to"]) != \
-                (first["inputs"]["from"], first["inputs"]["to"]) else "inputs"
-            raise HarnessError(f"{p} and {first_path} are shards of different diffs "
-                               f"(their {what} differ)")
+        if _identity(d) != _identity(first):
+            what = "trees" if _identity(d)[0] != _identity(first)[0] else "inputs"
+            raise HarnessError(f"{p} and {first_path} are shards of different "
+                               f"{kind_of(d)}s (their {what} differ)")
         k, m = d["shard"]
         if m != n:
             raise HarnessError(f"{p} is shard {k}/{m}, {first_path} one of {n}")
@@ -122,3 +144,31 @@ def case_claims(shards: list):
         return None, None
     claims = getattr(caseload.load(case["name"]), "DIFF", None) or {}
     return case["name"], {k: v for k, v in claims.items() if k in case["claims"]}
+
+
+def merged_sweeps(shards: list) -> tuple:
+    """(groups, key -> build -> Found) of every shard's sites, as sweep_many gives them for
+    the whole sweep: each build's count and census, its sites in call order."""
+    from harness.judge.sweep import Found
+    check(shards)
+    first = shards[0][1]
+    groups = {k: {f: g[f] for f in g if f != "builds"} for k, g in first["sweeps"].items()}
+    found = {}
+    for key, g in first["sweeps"].items():
+        found[key] = {}
+        for build, b in g["builds"].items():
+            c = b["census"]
+            census = SimpleNamespace(outcome=Outcome(c["outcome"]), reason=c["reason"],
+                                     data={"injector": c["injector"]}) if c else None
+            sites = [_sweep_site(r, build)
+                     for _, d in shards for r in d["sweeps"][key]["builds"][build]["runs"]]
+            found[key][build] = Found(b["sites"], sorted(sites, key=lambda s: s.index), census)
+    return groups, found
+
+
+def _sweep_site(run: dict, build: str):
+    """A sweep's run as a Site whose result gives back the run's own fields."""
+    site = _site(run, build)
+    own = {k: v for k, v in run.items() if k not in ("call", "class", "where", "reproduce")}
+    site.result.to_dict = lambda: own
+    return site

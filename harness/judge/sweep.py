@@ -110,30 +110,49 @@ def sweep(base_scenarios, preload: str, jobs: int = 2, progress=None, limit=None
     fails only the first sites; `expect` is the case's word on the runs (runner.Expect).
     The censuses and the sites run through the same fork servers (`pool`'s, left
     running, or the sweep's own)."""
+    return sweep_many({None: base_scenarios}, preload, jobs, progress, limit, results,
+                      expect, pool)[None]
+
+
+def sweep_many(groups: dict, preload: str, jobs: int = 2, progress=None, limit=None,
+               results=None, expect=NOTHING, pool=None, shard=None) -> dict:
+    """Several sweeps at once: key -> [scenario, one per build] gives key -> build ->
+    Found. Every census runs first, in one batch, then the sites, the longest first (a run
+    the case says hangs before the runs that end); with `shard` (K, N) only the sites
+    harness/judge/shard.py gives shard K of N (every census runs in every shard), so a
+    Found then holds those sites of its build only."""
     with servers(pool) as pool:
-        return _sweep(base_scenarios, preload, jobs, progress, limit, results, expect, pool)
+        return _sweep(groups, preload, jobs, progress, limit, results, expect, pool, shard)
 
 
-def _sweep(base_scenarios, preload, jobs, progress, limit, results, expect, pool) -> dict:
-    clean = run_all([census(sc) for sc in base_scenarios], preload, jobs=jobs, expect=expect,
+def _sweep(groups, preload, jobs, progress, limit, results, expect, pool, shard) -> dict:
+    from harness.judge import shard as sharding
+    base = [(key, sc) for key, scs in groups.items() for sc in scs]
+    clean = run_all([census(sc) for _, sc in base], preload, jobs=jobs, expect=expect,
                     pool=pool)
-    plans, counts, reference, where = [], {}, {}, {}
-    censuses = {sc.build: r for sc, r in zip(base_scenarios, clean)}
-    for sc, r in zip(base_scenarios, clean):
+    out, plans, seen = {key: {} for key in groups}, [], {}
+    for (key, sc), r in zip(base, clean):
         ok = r.outcome in (Outcome.PASS, Outcome.MEASURED)
         n = r.data.get("counters", {}).get("eligible", 0) if ok else 0
-        counts[sc.build] = n
-        reference[sc.build] = [f["md5"] for f in r.data.get("frames", [])] if ok else None
-        where[sc.build] = {s["call"] - 1: s["where"] for s in r.data.get("sites", [])}
-        plans += [replace(census(sc), fault=replace(sc.fault, skip=i, count=1))
+        out[key][sc.build] = Found(n, [], r)
+        seen[(key, sc.build)] = ([f["md5"] for f in r.data.get("frames", [])] if ok else None,
+                                 {s["call"] - 1: s["where"] for s in r.data.get("sites", [])})
+        plans += [(key, replace(census(sc), fault=replace(sc.fault, skip=i, count=1)))
                   for i in range(n if limit is None else min(n, limit))]
-    runs = run_all(plans, preload, jobs=jobs, progress=progress, results=results,
-                   expect=expect, pool=pool)
-    out = {b: Found(n, [], censuses[b]) for b, n in counts.items()}
-    for sc, r in zip(plans, runs):
+    costs = [sharding.cost(sc, expect) for _, sc in plans]
+    mine = sharding.mine(plans, costs, shard) if shard else range(len(plans))
+    order = sorted(mine, key=lambda k: (-costs[k], k))  # the longest first
+    runs = run_all([plans[k][1] for k in order], preload, jobs=jobs, progress=progress,
+                   results=results, expect=expect, pool=pool)
+    for k, r in zip(order, runs):
+        key, sc = plans[k]
+        reference, where = seen[(key, sc.build)]
         i = sc.fault.skip
-        out[sc.build][1].append(Site(sc.build, i, classify(r, reference[sc.build]), r,
-                                     reproducer(sc), where[sc.build].get(i, "")))
+        out[key][sc.build][1].append(Site(sc.build, i, classify(r, reference), r,
+                                          reproducer(sc), where.get(i, "")))
+    for found in out.values():
+        for _, sites in found.values():
+            sites.sort(key=lambda s: s.index)
     return out
 
 
