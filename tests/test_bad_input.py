@@ -142,6 +142,9 @@ CASES = [
       id="shard-zero"),
     P("diff", "--shard", "3/2", "--json", "{tmp}/d.json", says="bad --shard '3/2'",
       id="shard-beyond"),
+    P("sweep", "--shard", "2/1", "--json", "{tmp}/s.json", says="bad --shard '2/1'",
+      id="sweep-shard-beyond"),
+    P("sweep", "--shard", "1/2", says="--shard needs --json FILE", id="sweep-shard-no-json"),
     P("merge", "/nonexistent.json", says="/nonexistent.json: no such file", id="merge-missing"),
     P("merge", FILE, "--json", "{tmp}", says="--json", id="merge-json-dir"),
     # the parser's own refusals, one line too
