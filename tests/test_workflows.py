@@ -495,3 +495,18 @@ def test_fresh_debian_script_parses_and_its_python_imports():
         r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                            text=True)
         assert "Traceback" not in r.stderr or "SourceError" in r.stderr, r.stderr
+
+
+def test_sanitizer_job_fails_an_unmeasured_claim(workflow):
+    """The sanitizer job runs `claims` for commits 1 and 2 and does not pass when the
+    toolchain stopped them before they could be measured (claims' exit 4, said)."""
+    from harness.judge import claims
+    job = load(workflow)["jobs"]["sanitizers"]
+    calls = [(step, ns) for step, ns in harness_calls(job) if ns.command == "claims"]
+    assert calls, "the sanitizer job runs no claims"
+    step, ns = calls[0]
+    assert sorted(ns.commit) == [1, 2] and ns.json
+    run = step["run"]
+    assert f'"$status" -eq {claims.NOT_MEASURED}' in run and "::error::" in run
+    assert run.rstrip().endswith('exit "$status"'), "the step ends with claims' own status"
+    assert "|| true" not in run and "continue-on-error" not in step

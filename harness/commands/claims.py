@@ -28,11 +28,13 @@ def run(args) -> int:
     if unknown:
         raise HarnessError(f"no claims for commit {', '.join(map(str, unknown))} "
                            f"(known: {', '.join(map(str, known))})")
-    pair = common.case_of(args).CLAIMS_PAIR
-    plan = common.plan(args, names=pair)
-    trees = {b: matrix.resolve_tree(b, plan) for b in pair}
-    ctx = claims.Context(common.case_of(args), trees, matrix.preload_library(),
-                         set(args.commit or ()) or None)
+    case, commits = common.case_of(args), set(args.commit or ()) or None
+    pair = case.CLAIMS_PAIR
+    trees = dict.fromkeys(pair)  # by name only, unless a source runs on them
+    if claims.needs_trees(case, commits):
+        plan = common.plan(args, names=pair)
+        trees = {b: matrix.resolve_tree(b, plan) for b in pair}
+    ctx = claims.Context(case, trees, matrix.preload_library(), commits)
     rows = claims.rows(ctx)
     print(claims.markdown(rows, pair))
     if args.json:

@@ -88,9 +88,9 @@ def sanitizer_claims(ctx: Context):
             yield _row(c, dict.fromkeys(ctx.trees, "SKIP"), f"skipped: {e}")
 
 
-SOURCES = [
-    ("SANITIZER_CLAIMS", sanitizer_claims),
-    ("COMMIT_CLAIMS", commit_claims),
+SOURCES = [  # (the part of the case, its rows, whether it runs on the CLAIMS_PAIR's trees)
+    ("SANITIZER_CLAIMS", sanitizer_claims, False),  # its own variants of them
+    ("COMMIT_CLAIMS", commit_claims, True),
 ]
 
 
@@ -100,14 +100,24 @@ def covers(case, part: str) -> set:
 
 
 def known_commits(case) -> list:
-    return sorted(set().union(*(covers(case, part) for part, _ in SOURCES)))
+    return sorted(set().union(*(covers(case, part) for part, *_ in SOURCES)))
+
+
+def asked(case, commits: set | None) -> list:
+    """The sources that run for `commits` (None: all)."""
+    return [s for s in SOURCES if not commits or commits & covers(case, s[0])]
+
+
+def needs_trees(case, commits: set | None) -> bool:
+    """Whether a source that runs reads the CLAIMS_PAIR's trees (the sanitizer claims build
+    their own variants: `claims --commit 1 --commit 2` needs no other tree)."""
+    return any(trees for _, _, trees in asked(case, commits))
 
 
 def rows(ctx: Context) -> list:
     out = []
-    for part, source in SOURCES:
-        if not ctx.commits or ctx.commits & covers(ctx.case, part):
-            out += [r for r in source(ctx) if not ctx.commits or r["commit"] in ctx.commits]
+    for _, source, _ in asked(ctx.case, ctx.commits):
+        out += [r for r in source(ctx) if not ctx.commits or r["commit"] in ctx.commits]
     return sorted(out, key=lambda r: r["commit"])
 
 
