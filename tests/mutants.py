@@ -37,7 +37,7 @@ SCOPE = {
                               "Diff._census_errors", "Diff._exit_status"],
     "harness/judge/callers.py": ["pairs", "diffs"],
     "harness/errnos.py": None,
-    "harness/run/processes.py": ["cpu_seconds", "waiting", "family", "Idle.__init__",
+    "harness/run/processes.py": ["cpu_seconds", "waiting", "ended", "family", "Idle.__init__",
                                  "Idle._cpu", "Idle.hung", "Idle.idle_for"],
 }
 

@@ -266,3 +266,21 @@ def test_on_real_processes():
         for p in (sleeper, busy):
             p.kill()
             p.wait()
+
+
+@pytest.mark.parametrize("end", ["gone", "zombie"])
+def test_a_process_that_ended_is_not_hung(proc, clock, end):
+    """The worker exited between the runner's wait and the watch's look (seen: a slow
+    addr2line's run judged HANG 1.6 s in, its /proc entry gone): it ended, not hung; a
+    main thread that exited while another still runs is no end."""
+    w = _idle(proc, clock)
+    clock.t += 2.0
+    if end == "gone":
+        proc.gone(50)
+    else:
+        proc.put(50, state="Z", ticks=(100, 10, 0, 0))
+    assert processes.ended(50)
+    assert not w.hung()
+    proc.put(50, state="Z", ticks=(100, 10, 0, 0), threads=[(51, "S")])
+    assert not processes.ended(50)
+    assert w.hung(), "idle, and still there"

@@ -45,6 +45,23 @@ def waiting(pid: int) -> bool:
     return False
 
 
+def ended(pid: int) -> bool:
+    """Whether the process has exited: gone from /proc, or a zombie its parent has not
+    waited for yet (every thread of it Z: a main thread that left its others running is
+    not an end)."""
+    try:
+        tasks = os.listdir(PROC / str(pid) / "task")
+    except OSError:
+        return True
+    for t in tasks:
+        try:
+            if (PROC / str(pid) / "task" / t / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                return False
+        except (OSError, IndexError):
+            continue
+    return True
+
+
 def family(pid: int) -> list:
     """The process and every process below it (a worker's addr2line or gdb), from each
     process's parent in /proc/PID/stat."""
@@ -70,7 +87,8 @@ class Idle:
     IDLE of a CPU for QUIET seconds on end and no thread of them is running, waiting for
     a CPU or reading a disk (a loop that waits for what never comes, polling with a sleep,
     as FFmpeg's flush loops do). Work restarts the watch: a process at work, or waiting
-    for a child at work, is not judged, however long it takes."""
+    for a child at work, is not judged, however long it takes; a process that has exited
+    (its runner not yet told) is never hung."""
 
     def __init__(self, pid: int, quiet: float = QUIET):
         self.pid, self.quiet = pid, quiet
@@ -84,6 +102,8 @@ class Idle:
         if now - self.since < self.quiet:
             return False
         cpu = self._cpu()
+        if ended(self.pid):  # it ended between the runner's wait and this look: not hung
+            return False
         used = sum(c - self.cpu.get(p, 0.0) for p, c in cpu.items())
         if used <= IDLE * (now - self.since) and not any(waiting(p) for p in cpu):
             return True
