@@ -3,6 +3,8 @@ before it had a probe (the pairs no graph can express, with the same sentence fo
 table's ONNX dnn_detect row), and the bindings compiled against the tree carry the
 tree's answers as HAS_* flags."""
 
+import dataclasses
+
 import pytest
 
 from harness.compile import ffi_build
@@ -48,3 +50,28 @@ def test_probe_command_reports_the_tree(tree, plan, capsys):
     assert "- FFmpeg 9.0.2; DNNBackendType: DNN_TF, DNN_OV, DNN_TH, DNN_ONNX" in out
     assert ("- not expressible: onnx / dnn_detect: 9.0.2's dnn_detect accepts only "
             "TensorFlow and OpenVINO") in out
+
+
+def test_claims_expressible_on_the_release(tree):
+    """probe --releases' claim rows, from the tree's facts: a claim whose commit the
+    release's trees did not take, a backend the tree lacks (read from the graph's
+    dnn_backend= when the claim names none) and a filter its backend cannot run are each
+    said; the rest is expressible."""
+    from cases import pr24760
+    from harness.judge import releasetable as rt
+    facts = probe.facts(tree("after").src)
+    by_id = {c.id: c for c in rt.claims_of(pr24760)}
+    assert len(by_id) == len(pr24760.COMMIT_CLAIMS) + len(pr24760.SANITIZER_CLAIMS)
+    everything = set(range(1, 10))
+    assert rt.claim_cell(by_id["commit7-detect-flush-einval"], facts, everything) == "expressible"
+    assert rt.claim_cell(by_id["commit7-detect-flush-einval"], facts, everything - {7}) == \
+        "not expressible: commit 7 did not apply (git am -3)"
+    assert rt.claim_cell(by_id["commit6-onnx-detect-eio"], facts, everything).startswith(
+        "not expressible: 9.0.2's dnn_detect accepts only TensorFlow and OpenVINO")
+    assert rt.claim_cell(by_id["commit7-detect-flush-einval"], facts, None) == \
+        "expressible if its commit applies"
+    without_tf = dataclasses.replace(
+        facts, backends={**facts.backends, "tf": dataclasses.replace(facts.backends["tf"],
+                                                                    source="")})
+    assert rt.claim_cell(by_id["commit7-detect-flush-einval"], without_tf, everything) == \
+        "not expressible: no TensorFlow backend in the tree"

@@ -1,7 +1,8 @@
 """Every pinned release side by side (`python -m harness probe --releases`): where each
 is fetched from, what the probe finds in it (where activate() lives, the graph calls,
 its DNN backends), the series' patches its built trees took and left out, and, for
-each row of the case's tables, whether the release can express it or why not.
+each row of the case's tables and each of its commit claims, whether the release can
+express it or why not.
 
 What a release has is read from its source: its built trees when the cache has them
 (the largest backend set built), else the probe's files extracted from its pinned
@@ -85,14 +86,57 @@ def column(rel, case) -> dict:
             why = facts.why_not(backend, filt)
             out[f"{title.split(':')[0]}: {backend} / {filt}"] = (
                 f"not expressible: {why}" if why else "expressible")
+    taken = None
+    if trees:  # the commits in the tree the claims compare against the release itself
+        by_name = dict(zip(case.PAIR, (t.stamp for t in trees)))
+        with_commits = by_name.get(getattr(case, "CLAIMS_PAIR", ("", ""))[1])
+        taken = set(series.numbers(with_commits["series"])) if with_commits else None
+    for claim in claims_of(case):
+        out[f"claim {claim.commit}: `{claim.id}`"] = claim_cell(claim, facts, taken)
     return out
+
+
+def claims_of(case) -> list:
+    """The case's commit claims, sanitizer claims first, in commit order."""
+    return sorted([*getattr(case, "SANITIZER_CLAIMS", ()), *getattr(case, "COMMIT_CLAIMS", ())],
+                  key=lambda c: c.commit)
+
+
+def graph_backends(graph: str) -> tuple:
+    """The backends a graph names (`dnn_backend=<option>`), by the harness's names."""
+    import re
+
+    from harness.obtain.backends import BACKENDS
+    options = {b.option: name for name, b in BACKENDS.items()}
+    return tuple(options.get(o, o) for o in re.findall(r"dnn_backend=(\w+)", graph))
+
+
+def claim_cell(claim, facts, taken) -> str:
+    """Whether a release can express a claim: its commit in the series its trees took
+    (`taken`, None when no tree is built), every backend the claim's graph uses in the tree,
+    and the DNN filter the graph runs expressible on that backend."""
+    from harness.run.chains import FILTERS
+    why = []
+    if taken is not None and claim.commit not in taken:
+        why.append(f"commit {claim.commit} did not apply (git am -3)")
+    backends = tuple(getattr(claim, "needs", ())) or graph_backends(claim.graph)
+    filt = next((f for f in FILTERS if f in claim.graph), None)
+    for b in backends:
+        info = facts.backends.get(b)
+        if info is None or not (info.source and info.type):
+            why.append(f"no {info.label if info else b} backend in the tree")
+        elif filt and b == backends[-1] and (w := facts.why_not(b, filt)):
+            why.append(w)
+    if why:
+        return "not expressible: " + "; ".join(why)
+    return "expressible" if taken is not None else "expressible if its commit applies"
 
 
 def markdown(case, versions=None) -> str:
     """The releases side by side, one column each, oldest first."""
     rels = [releases.get(v) for v in (versions or releases.versions())]
     cols = [column(r, case) for r in rels]
-    rows = list(dict.fromkeys(k for c in cols for k in c))
+    rows = list(dict.fromkeys(k for c in sorted(cols, key=len, reverse=True) for k in c))
     lines = ["| | " + " | ".join(f"FFmpeg {r.version}" for r in rels) + " |",
              "|---|" + "---|" * len(rels)]
     lines += [f"| {row} | " + " | ".join(_cell(c.get(row, "")) for c in cols) + " |"
