@@ -284,3 +284,16 @@ def test_a_process_that_ended_is_not_hung(proc, clock, end):
     proc.put(50, state="Z", ticks=(100, 10, 0, 0), threads=[(51, "S")])
     assert not processes.ended(50)
     assert w.hung(), "idle, and still there"
+
+
+def test_ended_reads_each_thread(proc):
+    """A command with ') Z' in it is read from its last ')'; a thread whose stat is cut
+    short (gone between the two reads) does not stop the look at the others."""
+    proc.put(60, state="S", comm="ffdnn (a) Z 1")
+    assert not processes.ended(60)
+    proc.put(61, state="Z", threads=[(62 + i, "S") for i in range(8)])
+    for i in range(7):
+        (proc.root / "61" / "task" / str(62 + i) / "stat").write_text(f"{62 + i} (x")
+    assert not processes.ended(61), "thread 69 still runs"
+    (proc.root / "61" / "task" / "69" / "stat").write_text("69 (x")
+    assert processes.ended(61)
