@@ -14,6 +14,10 @@ HARNESS = FFDNN_BACKENDS=$(BACKENDS) $(PY) -m harness
 # (each its own backend set), so an ONNX-only run builds only the ASan one
 SANITIZERS ?= $(if $(filter default onnx,$(BACKENDS)),asan,asan tsan)
 
+# the backends of the registry (harness/obtain/backends/: a module each), and the default set
+ALL_BACKENDS := $(shell $(PYTHON) -m harness.obtain.backends names all)
+DEFAULT_BACKENDS := $(shell $(PYTHON) -m harness.obtain.backends names default)
+
 # another FFmpeg release for `make release` (one recorded in harness/obtain/releases.py)
 RELEASE ?= 8.1.2
 # the releases `make releases` runs: every one pinned in harness/obtain/releases.py
@@ -59,15 +63,15 @@ mutants: venv ## mutation-test the code that decides a verdict (mutmut over the 
 unchanged: build ## ffmpeg CLI output before against after: identity MD5, a whole clip, trained MTCNN over photographs (fetched, pinned; needs OpenVINO)
 	$(HARNESS) unchanged --build before,after --backend $(BACKENDS)
 
-sweep: build ## fail every site in turn: pthread_create (TF, LibTorch, ONNX), malloc (ONNX), wrap:ff_proc_from_dnn_to_frame and ff_proc_from_frame_to_dnn
+sweep: build ## fail every site in turn: pthread_create (every backend; TensorFlow's and LibTorch's start threads), malloc (the default set's), wrap:ff_proc_from_dnn_to_frame and ff_proc_from_frame_to_dnn
 	mkdir -p results
-	$(HARNESS) sweep --build before,after --backend-name tf,torch,onnx \
+	$(HARNESS) sweep --build before,after --backend-name $(ALL_BACKENDS) \
 		--filter dnn_processing,dnn_detect --jobs $(JOBS) --json results/sweep-pthread_create.json
-	$(HARNESS) sweep --build before,after --backend-name onnx --fault malloc \
+	$(HARNESS) sweep --build before,after --backend-name $(DEFAULT_BACKENDS) --fault malloc \
 		--jobs $(JOBS) --json results/sweep-malloc.json
-	$(HARNESS) sweep --build base,before,after --backend-name onnx,openvino,tf,torch \
+	$(HARNESS) sweep --build base,before,after --backend-name $(ALL_BACKENDS) \
 		--fault wrap:ff_proc_from_dnn_to_frame --jobs $(JOBS) --json results/sweep-wrap.json
-	$(HARNESS) sweep --build base,before,after --backend-name onnx,openvino,tf,torch \
+	$(HARNESS) sweep --build base,before,after --backend-name $(ALL_BACKENDS) \
 		--fault wrap:ff_proc_from_frame_to_dnn --jobs $(JOBS) --json results/sweep-wrap-pre.json
 
 bench: build ## measure the harness's costs against their targets (results/bench.json; QUICK=1 skips the cold figures P1, P6, P7, scratch caches, about 15 min, and P9, the whole diff whole and in 4 shards)

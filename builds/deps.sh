@@ -7,16 +7,26 @@ for tool in cc:gcc c++:g++ make:make git:git tar:tar xz:xz-utils pkg-config:pkgc
             dpkg-deb:dpkg; do
     command -v "${tool%%:*}" >/dev/null 2>&1 || missing="$missing ${tool#*:}"
 done
-# libraries, not commands: the TensorFlow backend links -lz
+# the registry's questions need only the standard library: the system python will do
+py=${PY:-python3}
+[ -x "$py" ] || py=python3
+# libraries, not commands: what the backends' links need from the system (each backend
+# module's libs: TensorFlow's -lz -latomic)
 if command -v cc >/dev/null 2>&1; then
-    case "$(cc -print-file-name=libz.so)" in /*) ;; *) missing="$missing zlib1g-dev";; esac
+    libs=$("$py" -m harness.obtain.backends libs "${BACKENDS:-all}") || exit 2
+    while read -r lib package; do
+        [ -n "$lib" ] || continue
+        case "$(cc -print-file-name="lib$lib.so")" in /*) ;; *) missing="$missing $package";; esac
+    done <<EOF
+$libs
+EOF
 fi
 # LibTorch (BACKENDS all or naming torch): the CPU build only. harness/obtain/libtorch.py says
 # which way it comes; when none does, or only the CPU part of pip's CUDA wheel (about 540
 # MB), the distribution's libtorch-dev is taken first where it is new enough.
 case ",${BACKENDS:-}," in
 *,all,*|*,torch,*)
-    route=$("${PY:-python3}" -m harness.obtain.libtorch) || exit 2
+    route=$("$py" -m harness.obtain.libtorch) || exit 2
     case "$route" in
     none*|cpu-part*)
         candidate=""
@@ -24,7 +34,7 @@ case ",${BACKENDS:-}," in
             apt-get update -qq
             candidate=$(apt-cache policy libtorch-dev | awk '/Candidate:/ {print $2}')
         fi
-        floor=$("${PY:-python3}" -c 'from harness.obtain.libtorch import SYSTEM_MIN; print(SYSTEM_MIN)')
+        floor=$("$py" -c 'from harness.obtain.libtorch import SYSTEM_MIN; print(SYSTEM_MIN)')
         if [ -n "$candidate" ] && [ "$candidate" != "(none)" ] &&
            dpkg --compare-versions "${candidate#*:}" ge "$floor"; then
             echo "deps: LibTorch: the distribution's libtorch-dev $candidate, a CPU build (pip's way: ${route#* })"

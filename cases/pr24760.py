@@ -13,6 +13,7 @@ import errno
 from dataclasses import dataclass
 
 from harness import errnos, paths
+from harness.obtain.backends import BACKENDS
 from harness.obtain.layout import Layout, TreeSpec
 from harness.run.faults import Fault
 from harness.run.matrix import Table
@@ -354,8 +355,7 @@ def _detect_present(commit, backend, det, line, claim, cites):
 
 
 WRAP_POST_PROC = "wrap:ff_proc_from_dnn_to_frame=1*return(AVERROR(ENOMEM))"
-BACKEND_NAMES = {"onnx": "ONNX Runtime", "openvino": "OpenVINO", "tf": "TensorFlow",
-                 "torch": "LibTorch"}
+BACKEND_NAMES = {name: BACKENDS[name].product for name in PR_BACKENDS}
 
 
 def _post_proc_fails(backend):

@@ -24,24 +24,25 @@ def _lazy(module: str, func: str, deps: tuple = ()):
 
 
 def _backend_models() -> dict:
-    """Each backend's identity and non-identity models, from its entry (harness/obtain/
-    backends.py): written by the module it names, each by the function named after the
-    model (`ov-scale` -> ov_models.scale()). ONNX for ONNX Runtime; TensorFlow frozen
-    GraphDefs encoded by hand (models/protobuf.py), NHWC; ONNX for OpenVINO with static
-    64x64 shapes (9.0.2 needs them); TorchScript written by LibTorch itself
-    (models/torch_model.cpp, built against the torch backend; no torch Python package)."""
+    """Each backend's models, from its module (harness/obtain/backends/<name>.py): its
+    identity and non-identity models and every model its graphs name, each written by the
+    module of models/ that the backend whose models share its prefix names, by the function
+    named after the model (`ov-scale` -> ov_models.scale(), `tf-det` -> tf_models.det()).
+    ONNX for ONNX Runtime; TensorFlow frozen GraphDefs encoded by hand (models/protobuf.py),
+    NHWC; ONNX for OpenVINO with static 64x64 shapes (9.0.2 needs them); TorchScript
+    written by LibTorch itself (models/torch_model.cpp, built against the torch backend; no
+    torch Python package)."""
     from harness.obtain.backends import BACKENDS
-    return {name: _lazy(b.generator, name.split("-", 1)[1].replace("-", "_"))
-            for b in BACKENDS.values() for name in (b.identity, b.non_identity)}
+    module = {b.identity.split("-", 1)[0]: b.generator for b in BACKENDS.values()}
+    names = {n for b in BACKENDS.values()
+             for n in (b.identity, b.non_identity,
+                       *(m for g in b.all_graphs().values() for m in g.models.values()))}
+    return {n: _lazy(module[n.split("-", 1)[0]], n.split("-", 1)[1].replace("-", "_"))
+            for n in sorted(names)}
 
 
 GENERATORS = {
     **_backend_models(),
-    # the DNN filters' other models: dnn_detect's and dnn_classify's
-    "tf-det": _lazy("tf_models", "det"),
-    "ov-classify": _lazy("ov_models", "classify"),
-    "ov-classify-labels": _lazy("ov_models", "classify_labels"),
-    "ov-detect": _lazy("ov_models", "detect"),
     # #24702's claims (issue 8): outputs 9.0.2's post-processing rejects
     "claims-tf-u8-out": _lazy("claims_models", "tf_u8_out"),
     "claims-tf-u8-out-gray": _lazy("claims_models", "tf_u8_out_gray"),

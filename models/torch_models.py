@@ -11,7 +11,7 @@ What the backend expects:
 
 The models are written by LibTorch itself, the very library the trees link: the small
 program models/torch_model.cpp, compiled once against the torch backend
-(harness/obtain/backends.py, a CPU LibTorch by harness/obtain/libtorch.py's rule) and kept in the
+(harness/obtain/backends/torch.py, a CPU LibTorch by harness/obtain/libtorch.py's rule) and kept in the
 cache. No torch Python package is needed: on the public index the Linux torch wheel is a
 CUDA build, and a second torch in .venv would be one more multi-GB download.
 """

@@ -17,7 +17,7 @@ BACKENDS = os.environ.get("FFDNN_BACKENDS", "default")
 
 
 def pytest_configure(config):
-    """A backend's marker comes from its entry (harness/obtain/backends.py), so adding a
+    """A backend's marker comes from its entry (its module in harness/obtain/backends/), so adding a
     backend registers its marker (--strict-markers); the other markers are in pyproject.toml."""
     for b in REGISTRY.values():
         config.addinivalue_line("markers", f"{b.marker}: scenarios on the {b.label} backend")

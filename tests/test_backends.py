@@ -1,11 +1,13 @@
 """Backend names and cached installs: unknown names and broken entries are one clear line."""
 
+import importlib
 import json
 
 import pytest
 
 from cases.pr24760 import LAYOUT
-from harness.obtain import backends
+from harness.obtain import backends, libtorch, wheels
+from harness.obtain.backends import fetch
 from harness.errors import BackendError
 
 
@@ -51,8 +53,8 @@ def test_cached_install_is_used_without_fetching(cache, monkeypatch):
     entry = _fake_install(cache, "torch", {"runtime_dirs": ["ENTRY/lib"],
                                            "files": ["ENTRY/lib/libtorch.so"]})
     (entry / "lib/libtorch.so").write_text("")
-    monkeypatch.setattr(backends.wheels, "download", lambda *a, **k: pytest.fail("fetched"))
-    monkeypatch.setattr(backends.libtorch, "pip_report", lambda *a: pytest.fail("asked pip"))
+    monkeypatch.setattr(wheels, "download", lambda *a, **k: pytest.fail("fetched"))
+    monkeypatch.setattr(libtorch, "pip_report", lambda *a: pytest.fail("asked pip"))
     got = backends.install("torch")
     assert got.root == entry and got.files == [str(entry / "lib/libtorch.so")]
 
@@ -77,7 +79,7 @@ def test_empty_library_dir_names_it(cache):
 
 
 def _partial_wheel(*files):
-    """A stand-in for _wheel that unpacks only `files` (empty) into dest."""
+    """A stand-in for fetch.wheel that unpacks only `files` (empty) into dest."""
     def fake(spec, dest, *prefixes):
         for f in files:
             (dest / f).parent.mkdir(parents=True, exist_ok=True)
@@ -96,8 +98,10 @@ def _partial_wheel(*files):
 @pytest.mark.unit
 def test_piece_missing_in_wheel_names_it(tmp_path, monkeypatch, name, files, missing):
     spec = backends.BACKENDS[name]
-    monkeypatch.setattr(backends, "_wheel", _partial_wheel(*files))
-    monkeypatch.setattr(backends, "_need_system_lib", lambda *a: None)  # zlib1g-dev or not
+    module = importlib.import_module(f"harness.obtain.backends.{name}")
+    monkeypatch.setattr(module, "wheel", _partial_wheel(*files))
+    # zlib1g-dev or not
+    monkeypatch.setattr(module, "need_system_lib", lambda *a: None, raising=False)
     with pytest.raises(BackendError, match=rf"{spec.package} {spec.version} wheel has no "
                                            rf"{missing}") as e:
         spec.install(tmp_path, spec.version)
@@ -111,11 +115,11 @@ def test_torch_cuda_build_is_refused(tmp_path, monkeypatch):
     def fake(package, version, dest, *prefixes, index=None):
         _partial_wheel("torch/lib/libtorch_cuda.so")(f"{package}=={version}", dest)
         return {package: version, "wheel": "fake.whl"}
-    monkeypatch.setattr(backends.wheels, "fetch", fake)
-    route = backends.libtorch.Route("index", "torch-2.13.0", "http://index.example/cpu")
+    monkeypatch.setattr(wheels, "fetch", fake)
+    route = libtorch.Route("index", "torch-2.13.0", "http://index.example/cpu")
     with pytest.raises(BackendError, match=r"no CPU LibTorch: torch==2.13.0 resolved to a "
                                            r"CUDA build .*FFDNN_TORCH_INDEX") as e:
-        backends._install_torch(tmp_path, "2.13.0", route)
+        backends.BACKENDS["torch"].install(tmp_path, "2.13.0", route)
     assert "\n" not in str(e.value)
 
 
@@ -123,7 +127,7 @@ def test_torch_cuda_build_is_refused(tmp_path, monkeypatch):
 def test_missing_dev_library_names_the_package():
     with pytest.raises(BackendError, match=r"-lffdnn_nosuch needs libffdnn_nosuch\.so: "
                                            r"apt-get install ffdnn-nosuch-dev"):
-        backends._need_system_lib("ffdnn_nosuch", "ffdnn-nosuch-dev")
+        fetch.need_system_lib("ffdnn_nosuch", "ffdnn-nosuch-dev")
 
 
 @pytest.mark.trees

@@ -177,7 +177,7 @@ def test_wrong_censuses(how):
     ({"onnx"}, [("onnx", "dnn_processing")]),
     ({"openvino"}, [("openvino", "dnn_processing"), ("openvino", "dnn_detect")]),
     ({"tf", "openvino"}, [("openvino", "dnn_processing"), ("tf", "dnn_processing"),
-                          ("tf", "dnn_detect"), ("openvino", "dnn_detect"),
+                          ("openvino", "dnn_detect"), ("tf", "dnn_detect"),
                           ("openvino", "dnn_classify")]),
 ])
 def test_pairs_of_a_backend_set(have, want):

@@ -153,3 +153,16 @@ def test_families_are_one_registry():
 ])
 def test_first_error_is_the_one_error_line(text, line):
     assert first_error(text) == line
+
+
+@pytest.mark.unit
+def test_the_wheel_holds_every_package():
+    """pyproject.toml lists its packages by hand: every folder with an __init__.py is one
+    of them, so an installed harness has every module the checkout has."""
+    from harness.paths import PROJECT
+    text = (PROJECT / "pyproject.toml").read_text()  # tomllib is 3.11's; the harness runs on 3.10
+    listed = set(re.findall(r'"([\w.]+)"', re.search(r"^packages = \[(.*?)\]", text,
+                                                       re.M | re.S).group(1)))
+    found = {str(p.parent.relative_to(PROJECT)).replace("/", ".")
+             for top in ("harness", "cases", "models") for p in (PROJECT / top).rglob("__init__.py")}
+    assert found == listed

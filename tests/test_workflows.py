@@ -5,6 +5,8 @@ call exists in this repository."""
 import itertools
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -40,10 +42,18 @@ def load(path: Path) -> dict:
     return yaml.safe_load(path.read_text())
 
 
+SHARDS = "${{ fromJSON(needs.backend-sets.outputs.shards) }}"
+
+
 def matrix_rows(job: dict) -> list:
-    """Every combination the job's matrix strategy runs (one empty row without one)."""
+    """Every combination the job's matrix strategy runs (one empty row without one); a
+    matrix of the registry's shards (the backend-sets job's output) is what the registry
+    gives."""
     m = dict((job.get("strategy") or {}).get("matrix") or {})
     include = m.pop("include", [])
+    if isinstance(include, str):
+        assert include == SHARDS and "backend-sets" in job.get("needs", ()), include
+        include = backends.shards()
     m.pop("exclude", None)
     keys = sorted(m)
     rows = [dict(zip(keys, vals)) for vals in itertools.product(*(m[k] for k in keys))]
@@ -128,7 +138,7 @@ def pyproject_markers() -> set:
 
 def registered_markers() -> set:
     """pyproject.toml's markers and a marker a backend for each entry of the registry
-    (harness/obtain/backends.py; tests/conftest.py registers them)."""
+    (harness/obtain/backends/; tests/conftest.py registers them)."""
     return pyproject_markers() | {b.marker for b in backends.BACKENDS.values()}
 
 
@@ -510,3 +520,32 @@ def test_sanitizer_job_fails_an_unmeasured_claim(workflow):
     assert f'"$status" -eq {claims.NOT_MEASURED}' in run and "::error::" in run
     assert run.rstrip().endswith('exit "$status"'), "the step ends with claims' own status"
     assert "|| true" not in run and "continue-on-error" not in step
+
+
+def test_backend_shards_come_from_the_registry(workflow):
+    """The backend job's matrix is the registry's shards, as the backend-sets job prints
+    them (python3 -m harness.obtain.backends shards): a backend module added is tested
+    with no workflow edited."""
+    import json
+    jobs = load(workflow)["jobs"]
+    assert jobs["backend"]["strategy"]["matrix"]["include"] == SHARDS
+    step = next(s for s in jobs["backend-sets"]["steps"] if s.get("id") == "shards")
+    assert "python3 -m harness.obtain.backends shards" in step["run"]
+    assert jobs["backend-sets"]["outputs"]["shards"] == "${{ steps.shards.outputs.shards }}"
+    r = subprocess.run([sys.executable, "-m", "harness.obtain.backends", "shards"], cwd=ROOT,
+                       capture_output=True, text=True, check=True)
+    assert json.loads(r.stdout) == backends.shards()
+    assert {b for row in backends.shards() for b in row["backends"].split(",")} == \
+        set(backends.BACKENDS)
+
+
+def test_the_makefile_and_deps_read_the_registry():
+    """The Makefile's sweeps name the registry's backends and builds/deps.sh asks it for
+    the system libraries their links need: neither names a backend or a library itself."""
+    make = (ROOT / "Makefile").read_text()
+    assert "-m harness.obtain.backends names all" in make
+    recipe = make[make.index("sweep: build"):make.index("bench: build")]
+    assert not any(f"--backend-name {n}" in recipe for n in backends.BACKENDS)
+    deps = (ROOT / "builds" / "deps.sh").read_text()
+    assert "-m harness.obtain.backends libs" in deps
+    assert "libz" not in deps and "zlib1g-dev" not in deps

@@ -85,7 +85,7 @@ def trees(sanitizer: str, layout, build: bool = False) -> dict:
     p = plan(sanitizer, layout)
     for name in p.backend_names:
         spec = backends.BACKENDS[name]
-        entry = cache_root() / "backends" / f"{spec.package}-{spec.version}"
+        entry = cache_root() / "backends" / backends.entry_name(name)
         if not build and not (entry / "backend.json").is_file():
             raise StampError(f"tree '{p.label(layout.sanitizer_trees[0])}' is not built: "
                              f"{spec.package} is not "

@@ -53,8 +53,9 @@ GRAPH_CALLS = {
 # is met by any one of its flags.
 REQUIRED = (tuple(ACTIVATE_HOMES), ("FFDNN_HAS_START_INFERENCE_ASYNC",),
             ("FFDNN_HAS_GRAPH_SETUP",))
-# DNNBackendType values the bindings name; each is a HAS flag of its own.
-BACKEND_TYPES = ("DNN_TF", "DNN_OV", "DNN_TH", "DNN_ONNX")
+# DNNBackendType values the bindings name, each backend's own (its module's dnn_type);
+# each is a HAS flag of its own.
+BACKEND_TYPES = tuple(b.dnn_type for b in BACKENDS.values())
 
 
 # ---- readers on text -------------------------------------------------------------
@@ -211,7 +212,7 @@ def joined(words) -> str:
 
 @dataclass(frozen=True)
 class Backend:
-    """One DNN backend of the harness (harness/obtain/backends.py) as a tree has it."""
+    """One DNN backend of the harness (its module in harness/obtain/backends/) as a tree has it."""
 
     name: str
     label: str

@@ -1,11 +1,9 @@
 """The graph for each backend and filter: the filter description between buffer and
-buffersink, and the generated models it needs (models/). Option strings follow 9.0.2's
-backends: OpenVINO models have fixed shapes and ignore `output=`, processing needs
-`layout=nchw`; Torch ignores `input=`/`output=`; TF detect outputs are `&`-separated.
-Whether a tree can express a graph at all is the tree's to say (harness/obtain/probe.py)."""
+buffersink, and the generated models it needs (models/), as each backend's module declares
+them (harness/obtain/backends/<name>.py). Whether a tree can express a graph at all is the
+tree's to say (harness/obtain/probe.py)."""
 
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import models
@@ -16,53 +14,26 @@ from harness.obtain.backends import BACKENDS as REGISTRY
 from harness.errors import CacheError, ScenarioError
 from harness.paths import cache_root
 
-TF_DET_OUTPUTS = "num_detections&detection_scores&detection_classes&detection_boxes"
-TF_DETECT = f"dnn_detect=dnn_backend=tensorflow:model={{det}}:input=image_tensor:output={TF_DET_OUTPUTS}"
-
-
-@dataclass(frozen=True)
-class GraphSpec:
-    description: str   # with {model}-style fields filled from `models`
-    models: dict       # field -> generated model name
-    note: str = ""
-    keeps_pixels: bool = True  # each frame out is the frame pushed: an identity model, or
-                               # an analytics filter that only attaches side data
-
-
-GRAPHS = {
-    **{(name, "dnn_processing"): GraphSpec(
-        f"format=rgb24,dnn_processing=dnn_backend={b.option}:model={{model}}{b.processing}",
-        {"model": b.identity}) for name, b in REGISTRY.items()},
-    ("tf", "dnn_detect"): GraphSpec(f"format=rgb24,{TF_DETECT.replace('{det}', '{model}')}",
-                                    {"model": "tf-det"}),
-    ("openvino", "dnn_detect"): GraphSpec(
-        "format=rgb24,dnn_detect=dnn_backend=openvino:model={model}:input=x",
-        {"model": "ov-detect"}),
-    ("openvino", "dnn_classify"): GraphSpec(
-        f"format=rgb24,{TF_DETECT},dnn_classify=dnn_backend=openvino:model={{model}}"
-        ":input=x:labels={labels}:confidence=0",
-        {"det": "tf-det", "model": "ov-classify", "labels": "ov-classify-labels"},
-        note="boxes from dnn_detect on TensorFlow, as in the PR"),
-}
-
+FILTERS = ("dnn_processing", "dnn_detect", "dnn_classify")  # FFmpeg's DNN filters
+# filter by filter, each backend's graph in the registry's order
+GRAPHS = {(name, filt): b.all_graphs()[filt] for filt in FILTERS
+          for name, b in REGISTRY.items() if filt in b.all_graphs()}
 NON_IDENTITY = {name: b.non_identity for name, b in REGISTRY.items()}
 BACKENDS = tuple(REGISTRY)
-FILTERS = ("dnn_processing", "dnn_detect", "dnn_classify")
 
 
 def needs(backend: str, filt: str) -> set:
-    """The backends a graph uses (dnn_classify's boxes come from TensorFlow)."""
-    spec = GRAPHS[(backend, filt)]
-    return {backend} | ({"tf"} if "{det}" in spec.description else set())
+    """The backends a graph uses (OpenVINO's dnn_classify classifies TensorFlow's boxes)."""
+    return {backend, *GRAPHS[(backend, filt)].needs}
 
 
 def not_expressible(src, backend: str, filt: str) -> str | None:
     """Why the tree whose source is at `src` cannot express `filt` on `backend`, as
-    "not expressible on FFmpeg <version>: <what the probe found>"; None when it can.
-    dnn_classify's boxes need dnn_detect on TensorFlow too."""
+    "not expressible on FFmpeg <version>: <what the probe found>"; None when it can. A
+    graph that needs another backend needs its dnn_detect too (dnn_classify's boxes)."""
     facts = probe.facts(Path(src))
-    pairs = [(backend, filt)] + ([("tf", "dnn_detect")] if (backend, filt) in GRAPHS
-                                 and "{det}" in GRAPHS[(backend, filt)].description else [])
+    boxes = GRAPHS[(backend, filt)].needs if (backend, filt) in GRAPHS else ()
+    pairs = [(backend, filt)] + [(b, "dnn_detect") for b in boxes]
     for b, f in pairs:
         why = facts.why_not(b, f)
         if why:
