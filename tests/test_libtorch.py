@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.obtain import libtorch
+from harness.obtain import libtorch, libtorch_cpupart
 from harness.errors import BackendError
 
 pytestmark = pytest.mark.unit
@@ -191,8 +191,8 @@ def test_cpu_part_takes_libtorch_cpu_and_the_runtime_it_names(cuda_wheels):
     assert sorted(p.name for p in lib.iterdir()) == [
         "libc10.so", "libfakert.so.7", "libtorch.so", "libtorch_cpu.so"]
     assert not list(entry.rglob("libtorch_cuda.so"))
-    assert [n for n in libtorch.needed(lib / "libtorch.so") if n.startswith("libtorch")] == \
-        ["libtorch_cpu.so"]
+    needed = libtorch_cpupart.needed(lib / "libtorch.so")
+    assert [n for n in needed if n.startswith("libtorch")] == ["libtorch_cpu.so"]
     assert info["versions"]["runtime"] == ["fake_rt-2.0-py3-none-any.whl"]
     assert info["ldflags"] == [f"-L{lib}", f"-Wl,-rpath,{lib}"]
 
@@ -200,6 +200,6 @@ def test_cpu_part_takes_libtorch_cpu_and_the_runtime_it_names(cuda_wheels):
 def test_cpu_part_whose_runtime_no_extra_brings_is_one_line(cuda_wheels):
     (cuda_wheels / "index/fake_rt-2.0-py3-none-any.whl").unlink()
     with pytest.raises(BackendError) as e:
-        libtorch.cpu_part("2.13.0", cuda_wheels / "entry")
+        libtorch_cpupart.install("2.13.0", cuda_wheels / "entry", libtorch.layout)
     assert "\n" not in str(e.value)
     assert str(e.value).startswith("pip could not fetch fake-toolkit[fakert]==1.0")

@@ -10,17 +10,17 @@ In order, the first that gives one:
 4. the distribution's own `libtorch-dev`, when it is installed;
 5. the pinned wheel from pip's configured index, when pip's report of it (metadata
    only, nothing downloaded) says it is a CPU build;
-6. the CPU part of that wheel when it is a CUDA build (the public index's for Linux):
-   its headers, libtorch_cpu and what that links from the wheel, the two small CUDA
-   runtime libraries libtorch_cpu names (libcudart, libcupti: from the wheels torch
-   itself requires, about 13 MB), and a libtorch.so that links libtorch_cpu alone (the
-   wheel's also links libtorch_cuda). No GPU library and no nvidia-* dependency beyond
-   those two: about 540 MB fetched, where the wheel with its dependencies is several GB.
+6. the CPU part of that wheel when it is a CUDA build (the public index's for Linux),
+   about 540 MB where the wheel with its dependencies is several GB
+   (harness/obtain/libtorch_cpupart.py).
+Each way is a member of Way (its name is what `python -m harness.obtain.libtorch`
+prints), and each has its installer in INSTALLERS.
 Otherwise one error line naming each way. `python -m harness.obtain.libtorch` prints which
 one `make` would take, and `builds/deps.sh` installs the distribution's package as root
 when that is the only one.
 """
 
+import enum
 import json
 import os
 import re
@@ -30,7 +30,6 @@ import sys
 import sysconfig
 import tempfile
 import urllib.parse
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,14 +44,32 @@ PACKAGE = "libtorch-dev"
 # includes ATen's XPU hooks, which LibTorch 1.13 (Debian bookworm's) does not have
 SYSTEM_MIN = "2.0"
 LIBS = ("torch", "c10", "torch_cpu")  # what configure links: -ltorch -lc10 -ltorch_cpu
-CPU_PART = "-cpu-part"  # the cache entry's suffix for route 6
+CPU_PART = "-cpu-part"  # the cache entry's suffix for Way.CPU_PART
+
+
+class Way(str, enum.Enum):
+    """The ways to a CPU LibTorch, in the order they are tried (the module's docstring);
+    each prints as its name, which builds/deps.sh reads."""
+    USER = "user"          # FFDNN_LIBTORCH: an unpacked LibTorch
+    INDEX = "index"        # FFDNN_TORCH_INDEX: the pinned wheel from that index
+    CACHED = "cached"      # a LibTorch already in the cache
+    SYSTEM = "system"      # the distribution's libtorch-dev, installed
+    PIP = "pip"            # the pinned wheel from pip's index, a CPU build
+    CPU_PART = "cpu-part"  # the CPU part of pip's CUDA wheel (libtorch_cpupart.py)
+    NONE = "none"          # no way: why, in the detail
+
+    def __str__(self) -> str:
+        return self.value
 
 
 @dataclass(frozen=True)
 class Route:
-    kind: str       # user, index, cached, system, pip, cpu-part, none
+    kind: Way
     entry: str      # the cache entry's directory name under backends/
     detail: str     # a path, an index, a version, or why there is none
+
+    def __post_init__(self):
+        object.__setattr__(self, "kind", Way(self.kind))  # "index" is Way.INDEX
 
 
 def layout(include: Path, lib: Path) -> dict:
@@ -129,27 +146,27 @@ def route(version: str, cache: Path) -> Route:
     pinned = f"torch-{version}"
     if os.environ.get(DIR_VARIABLE):
         d = Path(os.environ[DIR_VARIABLE]).expanduser().resolve()
-        return Route("user", "libtorch-dir-" + digest(str(d))[:12], str(d))
+        return Route(Way.USER, "libtorch-dir-" + digest(str(d))[:12], str(d))
     if os.environ.get(INDEX_VARIABLE):
-        return Route("index", pinned, os.environ[INDEX_VARIABLE])
+        return Route(Way.INDEX, pinned, os.environ[INDEX_VARIABLE])
     for entry in (pinned, pinned + CPU_PART):
         if (cache / entry / "backend.json").is_file():
-            return Route("cached", entry, str(cache / entry))
+            return Route(Way.CACHED, entry, str(cache / entry))
     installed, old = system_version(), ""
     if installed and new_enough(installed):
-        return Route("system", f"{PACKAGE}-{installed}", installed)
+        return Route(Way.SYSTEM, f"{PACKAGE}-{installed}", installed)
     if installed:
         old = f"; the installed {PACKAGE} {installed} is older than {SYSTEM_MIN}"
     cpu, what = pip_report(version)
     if cpu:
-        return Route("pip", pinned, what)
+        return Route(Way.PIP, pinned, what)
     if "is a CUDA build" in what:
-        return Route("cpu-part", pinned + CPU_PART, what + old)
+        return Route(Way.CPU_PART, pinned + CPU_PART, what + old)
     candidate = apt_candidate()
     if candidate and not installed:
         what += f"; apt has {PACKAGE} {candidate}" + \
             ("" if new_enough(candidate) else f", older than {SYSTEM_MIN}")
-    return Route("none", "", what + old)
+    return Route(Way.NONE, "", what + old)
 
 
 def new_enough(debian_version: str) -> bool:
@@ -171,19 +188,33 @@ def no_cpu_libtorch(why: str) -> BackendError:
 
 def install(r: Route, version: str, dest: Path) -> dict:
     """Make the cache entry `dest` for route `r`; the backend's info."""
-    if r.kind == "none":
-        raise no_cpu_libtorch(r.detail)
-    if r.kind == "user":
-        d = Path(r.detail)
-        info = layout(d / "include", d / "lib")
-        return {"versions": {"libtorch": _version_of(d / "include"), "dir": str(d)}, **info}
-    if r.kind == "system":
-        info = layout(Path("/usr/include"), multiarch_lib())
-        return {"versions": {PACKAGE: r.detail}, **info}
-    if r.kind == "cpu-part":
-        return cpu_part(version, dest)
-    index = r.detail if r.kind == "index" else None
-    if r.kind != "index":
+    return INSTALLERS[r.kind](r, version, dest)
+
+
+def _none(r: Route, version: str, dest: Path) -> dict:
+    raise no_cpu_libtorch(r.detail)
+
+
+def _user(r: Route, version: str, dest: Path) -> dict:
+    d = Path(r.detail)
+    info = layout(d / "include", d / "lib")
+    return {"versions": {"libtorch": _version_of(d / "include"), "dir": str(d)}, **info}
+
+
+def _system(r: Route, version: str, dest: Path) -> dict:
+    info = layout(Path("/usr/include"), multiarch_lib())
+    return {"versions": {PACKAGE: r.detail}, **info}
+
+
+def _cpu_part(r: Route, version: str, dest: Path) -> dict:
+    from harness.obtain import libtorch_cpupart
+    return libtorch_cpupart.install(version, dest, layout)
+
+
+def _wheel(r: Route, version: str, dest: Path) -> dict:
+    """The pinned wheel, a CPU build: from the index named, or pip's when it says so."""
+    index = r.detail if r.kind is Way.INDEX else None
+    if r.kind is not Way.INDEX:
         cpu, what = pip_report(version)
         if not cpu:
             raise no_cpu_libtorch(what)
@@ -196,100 +227,8 @@ def install(r: Route, version: str, dest: Path) -> dict:
     return {"versions": versions, **layout(t / "include", t / "lib")}
 
 
-def needed(lib: Path) -> list:
-    """The libraries an ELF shared object names (DT_NEEDED), from binutils' readelf."""
-    r = subprocess.run(["readelf", "-d", str(lib)], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise BackendError(f"readelf could not read {lib} ({first_error(r.stderr)}); "
-                           "is binutils installed?")
-    return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", r.stdout)
-
-
-def system_has(name: str) -> bool:
-    """Does the distribution provide `name` (ldconfig's cache, under /lib or /usr/lib;
-    not a toolkit someone put in /usr/local, which another machine does not have)?"""
-    r = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True,
-                       env={**os.environ, "PATH": os.environ.get("PATH", "") + ":/sbin:/usr/sbin"})
-    return any(line.strip().startswith(name + " ") and
-               line.split("=>")[-1].strip().startswith(("/lib", "/usr/lib"))
-               for line in r.stdout.splitlines())
-
-
-def _members(wheel: Path) -> dict:
-    """{file name: member} of the shared objects a wheel carries."""
-    with zipfile.ZipFile(wheel) as z:
-        return {n.rsplit("/", 1)[-1]: n for n in z.namelist() if ".so" in n.rsplit("/", 1)[-1]}
-
-
-def _take(wheel: Path, member: str, lib: Path) -> Path:
-    with zipfile.ZipFile(wheel) as z, z.open(member) as src:
-        out = lib / member.rsplit("/", 1)[-1]
-        out.write_bytes(src.read())
-    return out
-
-
-def _cuda_extras(wheel: Path, missing: list) -> str:
-    """The requirement, read from the torch wheel's own metadata, that brings the CUDA
-    runtime libraries `missing` (libcudart.so.13 -> its cuda-toolkit[cudart] extra)."""
-    with zipfile.ZipFile(wheel) as z:
-        meta = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))
-        requires = [l.split(":", 1)[1].strip() for l in z.read(meta).decode().splitlines()
-                    if l.startswith("Requires-Dist:")]
-    extras = [m.split(".so")[0].removeprefix("lib") for m in missing]
-    for req in requires:
-        m = re.match(r"([A-Za-z0-9_.-]+)\[([^\]]*)\]\s*(==[^;\s]+)", req)
-        if m and all(e in m.group(2).split(",") for e in extras):
-            return f"{m.group(1)}[{','.join(extras)}]{m.group(3)}"
-    raise BackendError(f"{wheel.name} links {', '.join(missing)}, which no requirement "
-                       "of its metadata names as an extra")
-
-
-def cpu_part(version: str, dest: Path) -> dict:
-    """Route 6: the CPU libraries of pip's CUDA torch wheel, laid out as include/ + lib/."""
-    lib = dest / "lib"
-    lib.mkdir(parents=True)
-    with tempfile.TemporaryDirectory(prefix="ffdnn-torch-") as work:
-        wheels._say(f"torch=={version}: the CUDA wheel from pip's index, its CPU libraries only")
-        wheel = wheels.download("torch", version, Path(work))
-        wheels.unzip(wheel, dest / "wheel", "torch/include/")
-        carried, todo, missing = _members(wheel), ["libtorch_cpu.so", "libc10.so"], []
-        while todo:  # libtorch_cpu's closure over what the wheel carries
-            name = todo.pop()
-            if (lib / name).exists() or name in missing:
-                continue
-            if name in carried:
-                todo += needed(_take(wheel, carried[name], lib))
-            elif not system_has(name):
-                missing.append(name)
-        got = {"torch": wheel.name.split("-")[1], "wheel": wheel.name,
-               "taken": sorted(p.name for p in lib.iterdir())}
-        if missing:
-            req = _cuda_extras(wheel, missing)
-            wheels._say(f"{req}: {', '.join(missing)} for libtorch_cpu")
-            runtime = Path(work) / "runtime"
-            r = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "-d",
-                                str(runtime), *wheels.pip_args("", deps=True), req],
-                               capture_output=True, text=True)
-            if r.returncode != 0:
-                raise BackendError(f"pip could not fetch {req}: {wheels.pip_error(r.stderr, 'no wheel')}")
-            for w in sorted(runtime.glob("*.whl")):
-                for name, member in _members(w).items():
-                    if name in missing:
-                        for n in needed(_take(w, member, lib)):
-                            if not (lib / n).exists() and not system_has(n):
-                                raise BackendError(f"{name} from {w.name} needs {n}, "
-                                                   "which neither the wheels nor the system have")
-                        got.setdefault("runtime", []).append(w.name)
-            left = [m for m in missing if not (lib / m).exists()]
-            if left:
-                raise BackendError(f"{req} did not bring {', '.join(left)}")
-    cc = os.environ.get("CC") or shutil.which("cc") or "gcc"
-    r = subprocess.run([cc, "-shared", "-o", str(lib / "libtorch.so"), "-Wl,-soname,libtorch.so",
-                        "-Wl,--no-as-needed", f"-L{lib}", "-ltorch_cpu", "-Wl,-rpath,$ORIGIN"],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        raise BackendError(f"could not link libtorch.so over libtorch_cpu: {first_error(r.stderr)}")
-    return {"versions": got, **layout(dest / "wheel/torch/include", lib)}
+INSTALLERS = {Way.NONE: _none, Way.USER: _user, Way.SYSTEM: _system,
+              Way.CPU_PART: _cpu_part, Way.INDEX: _wheel, Way.CACHED: _wheel, Way.PIP: _wheel}
 
 
 def _version_of(include: Path) -> str:

@@ -17,7 +17,7 @@ def install(dest: Path, version: str, route=None) -> dict:
 
 def entry(version: str) -> str:
     r = libtorch.route(version, cache_root() / "backends")
-    if r.kind == "none":
+    if r.kind is libtorch.Way.NONE:
         raise libtorch.no_cpu_libtorch(r.detail)
     return r.entry
 
