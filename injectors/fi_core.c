@@ -55,6 +55,7 @@ int fi_core_decide(void *caller)
     const char *fname = NULL;
     void *stack[FI_DEPTH];
     int depth, err = 0;
+    unsigned delay = 0;
 
     atomic_fetch_add(&fi_window.calls, 1);
     if (fi_busy || !atomic_load(&fi_window.armed))
@@ -67,8 +68,10 @@ int fi_core_decide(void *caller)
     if (pthread_mutex_lock(&fi_lock))
         goto end;
     if (caller_matches(fname))
-        err = fi_window_take(&fi_window, stack, depth);
+        err = fi_window_take(&fi_window, stack, depth, &delay);
     pthread_mutex_unlock(&fi_lock); /* cannot fail: we hold a default mutex */
+    if (delay)
+        fi_delay(delay);
 end:
     fi_busy = 0;
     return err;
@@ -180,6 +183,15 @@ int fi_pthread_create_arm(int err, unsigned skip, unsigned count)
     if (err <= 0 || pthread_mutex_lock(&fi_lock))
         return -1;
     fi_window_arm(&fi_window, err, skip, count);
+    pthread_mutex_unlock(&fi_lock);
+    return 0;
+}
+
+int fi_pthread_create_arm_delay(unsigned ms, unsigned skip, unsigned count)
+{
+    if (!ms || pthread_mutex_lock(&fi_lock))
+        return -1;
+    fi_window_arm_delay(&fi_window, ms, skip, count);
     pthread_mutex_unlock(&fi_lock);
     return 0;
 }

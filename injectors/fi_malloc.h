@@ -32,6 +32,11 @@
 int  fi_malloc_arm(int err, unsigned skip, unsigned count);
 void fi_malloc_disarm(void);
 
+/* Arm a delay instead: the window's calls sleep `ms` each (the thread named
+ * "ffdnn-delay" meanwhile), then are served (counted in failures). Returns 0, or -1
+ * if ms is 0. */
+int  fi_malloc_arm_delay(unsigned ms, unsigned skip, unsigned count);
+
 /* Optional caller targeting: only calls whose return address lies in the
  * executable segments of a loaded object whose name contains `substr` are
  * eligible; the main program is named by argv[0], as dladdr() names it.

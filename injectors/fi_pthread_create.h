@@ -20,6 +20,10 @@
 int  fi_pthread_create_arm(int err, unsigned skip, unsigned count);
 void fi_pthread_create_disarm(void);
 
+/* Arm a delay instead: the window's calls sleep `ms` each, then go through to the real
+ * pthread_create() (counted in failures). Returns 0, or -1 if ms is 0. */
+int  fi_pthread_create_arm_delay(unsigned ms, unsigned skip, unsigned count);
+
 /* Optional caller targeting: only calls whose caller's object (dladdr on
  * the return address: dli_fname) contains `substr` are eligible (counted
  * against skip/count and failed); NULL or "" = any caller. The substring is

@@ -1,9 +1,14 @@
 /*
  * fi_window: the one fault window every injector family arms: let `skip`
  * eligible calls through, fail the next `count` with `err`, let the rest
- * through. The family holds its own lock around fi_window_arm(),
- * fi_window_disarm() and fi_window_take(); `armed` mirrors count != 0 for
- * the lock-free fast path, and the counters are C11 atomics.
+ * through. A window armed with a delay (fi_window_arm_delay(), FreeBSD
+ * fail(9)'s delay(ms)) lets its calls through after sleeping `delay_ms`
+ * each, outside the family's lock, with the sleeping thread named
+ * FI_DELAY_NAME so that a watch from outside (/proc/PID/task/TID/comm) can
+ * tell an injected delay from a thread that waits for what never comes.
+ * The family holds its own lock around fi_window_arm(), fi_window_disarm()
+ * and fi_window_take(); `armed` mirrors count != 0 for the lock-free fast
+ * path, and the counters are C11 atomics.
  *
  * Each eligible call's stack (FI_DEPTH return addresses, from backtrace())
  * is kept by its number since the last arm, for the first FI_SITES calls:
@@ -14,23 +19,30 @@
 #ifndef FI_WINDOW_H
 #define FI_WINDOW_H
 
+#include <errno.h>
 #include <execinfo.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <time.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #define FI_SITES 1024
 #define FI_DEPTH 8
+#define FI_DELAY_NAME "ffdnn-delay" /* a thread's name while it sleeps an injected delay */
 
 typedef struct FIWindow {
     int err;
+    unsigned delay_ms;          /* a delay window: sleep this long, then let the call through */
     unsigned skip;
     unsigned count;             /* 0 = disarmed */
     unsigned long seen;         /* eligible calls since the last arm */
     atomic_int armed;           /* count != 0, for the fast path */
     atomic_ulong calls;         /* every call, armed or not */
     atomic_ulong eligible;      /* calls that matched the target while armed */
-    atomic_ulong failures;      /* failures injected */
+    atomic_ulong failures;      /* calls the window acted on: failed, or delayed */
     void *stack[FI_SITES][FI_DEPTH]; /* eligible call n's stack, n < FI_SITES */
     unsigned char depth[FI_SITES];
 } FIWindow;
@@ -40,11 +52,39 @@ static inline void fi_window_arm(FIWindow *w, int err, unsigned skip, unsigned c
     void *warm[1];
 
     backtrace(warm, 1); /* loads glibc's unwinder now; the count does not matter */
-    w->err   = err;
-    w->skip  = skip;
-    w->count = count;
-    w->seen  = 0;
+    w->err      = err;
+    w->delay_ms = 0;
+    w->skip     = skip;
+    w->count    = count;
+    w->seen     = 0;
     atomic_store(&w->armed, count != 0);
+}
+
+/* Arm a delay: the window's calls sleep `ms` each, then go through. */
+static inline void fi_window_arm_delay(FIWindow *w, unsigned ms, unsigned skip, unsigned count)
+{
+    fi_window_arm(w, 0, skip, count);
+    w->delay_ms = ms;
+}
+
+/* Sleep `ms` with the thread named FI_DELAY_NAME (Linux), its name and errno kept. */
+static inline void fi_delay(unsigned ms)
+{
+    struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+    int saved = errno;
+#ifdef __linux__
+    char name[16] = "";
+    int named = !prctl(PR_GET_NAME, name, 0, 0, 0) &&
+                !prctl(PR_SET_NAME, FI_DELAY_NAME, 0, 0, 0);
+#endif
+
+    while (nanosleep(&ts, &ts) && errno == EINTR)
+        ;
+#ifdef __linux__
+    if (named)
+        prctl(PR_SET_NAME, name, 0, 0, 0);
+#endif
+    errno = saved;
 }
 
 static inline void fi_window_disarm(FIWindow *w)
@@ -53,8 +93,9 @@ static inline void fi_window_disarm(FIWindow *w)
     w->count = 0;
 }
 
-/* One eligible call with its stack: 0 to let it through, or the error to fail it with. */
-static inline int fi_window_take(FIWindow *w, void *const *stack, int depth)
+/* One eligible call with its stack: 0 to let it through, or the error to fail it with;
+ * *delay (when given) the milliseconds to sleep first, outside the family's lock. */
+static inline int fi_window_take(FIWindow *w, void *const *stack, int depth, unsigned *delay)
 {
     unsigned long n;
 
@@ -70,6 +111,8 @@ static inline int fi_window_take(FIWindow *w, void *const *stack, int depth)
     if (n < w->skip || n - w->skip >= w->count)
         return 0;
     atomic_fetch_add(&w->failures, 1);
+    if (delay)
+        *delay = w->delay_ms;
     return w->err;
 }
 
@@ -87,16 +130,20 @@ static inline int fi_window_site(const FIWindow *w, unsigned n, void **frames, i
 }
 
 /* One eligible call, its stack taken here, under the family's lock: 0 to let it
- * through (or when the lock cannot be taken), or the error to fail it with. */
+ * through (or when the lock cannot be taken), or the error to fail it with; a delay
+ * window's call sleeps here first, the lock released. */
 static inline int fi_window_take_locked(pthread_mutex_t *lock, FIWindow *w)
 {
     void *stack[FI_DEPTH];
     int depth = backtrace(stack, FI_DEPTH), err;
+    unsigned delay = 0;
 
     if (pthread_mutex_lock(lock))
         return 0;
-    err = fi_window_take(w, stack, depth);
+    err = fi_window_take(w, stack, depth, &delay);
     pthread_mutex_unlock(lock);
+    if (delay)
+        fi_delay(delay);
     return err;
 }
 

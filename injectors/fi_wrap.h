@@ -25,6 +25,10 @@ const char *fi_wrap_symbol(int i);
 int  fi_wrap_arm(const char *symbol, int value, unsigned skip, unsigned count);
 void fi_wrap_disarm(void);
 
+/* Arm a delay instead: the symbol's window calls sleep `ms` each, then call the real
+ * function (counted in failures). -1 for an unknown symbol or ms 0. */
+int  fi_wrap_arm_delay(const char *symbol, unsigned ms, unsigned skip, unsigned count);
+
 /* calls: every call since load; eligible: calls while armed; failures:
  * values returned in place of the real call. -1 for an unknown symbol. */
 int  fi_wrap_counters(const char *symbol, unsigned long *calls,

@@ -342,6 +342,21 @@ int fi_malloc_arm(int err, unsigned skip, unsigned count)
     return 0;
 }
 
+int fi_malloc_arm_delay(unsigned ms, unsigned skip, unsigned count)
+{
+    if (!ms)
+        return -1;
+    fi_busy++;
+    if (pthread_mutex_lock(&fi_lock)) {
+        fi_busy--;
+        return -1;
+    }
+    fi_window_arm_delay(&fi_window, ms, skip, count);
+    pthread_mutex_unlock(&fi_lock);
+    fi_busy--;
+    return 0;
+}
+
 int fi_malloc_site(unsigned n, void **frames, int max)
 {
     return fi_window_site_locked(&fi_lock, &fi_window, n, frames, max);

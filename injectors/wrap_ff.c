@@ -77,6 +77,19 @@ int fi_wrap_arm(const char *symbol, int value, unsigned skip, unsigned count)
     return 0;
 }
 
+int fi_wrap_arm_delay(const char *symbol, unsigned ms, unsigned skip, unsigned count)
+{
+    int i = fi_wrap_find(symbol);
+
+    if (i < 0 || !ms || pthread_mutex_lock(&fi_wrap_lock))
+        return -1;
+    for (int j = 0; j < FI_WRAP_NB; j++)
+        fi_window_disarm(&fi_wrap_windows[j]);
+    fi_window_arm_delay(&fi_wrap_windows[i], ms, skip, count);
+    pthread_mutex_unlock(&fi_wrap_lock);
+    return 0;
+}
+
 void fi_wrap_disarm(void)
 {
     if (pthread_mutex_lock(&fi_wrap_lock))

@@ -297,3 +297,20 @@ def test_ended_reads_each_thread(proc):
     assert not processes.ended(61), "thread 69 still runs"
     (proc.root / "61" / "task" / "69" / "stat").write_text("69 (x")
     assert processes.ended(61)
+
+
+def test_an_injected_delay_is_at_work(proc, clock):
+    """A thread asleep in a delay the injector was asked for (named ffdnn-delay, the spec's
+    delay(ms)) is the run doing what it was told: not hung, however idle; the same thread
+    under another name is."""
+    proc.put(70, ticks=(100, 10, 0, 0), threads=[(71, "S")])
+    (proc.root / "70" / "task" / "71" / "stat").write_text(
+        stat(71, 1, "S", (100, 10, 0, 0), comm=processes.DELAY))
+    assert processes.waiting(70)
+    w = Idle(70, 2.0)
+    clock.t += 2.0
+    assert not w.hung()
+    proc.put(70, ticks=(100, 10, 0, 0), threads=[(71, "S")])
+    assert not processes.waiting(70)
+    clock.t += 2.0
+    assert w.hung()

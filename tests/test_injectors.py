@@ -3,6 +3,8 @@ import os
 import shutil
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -131,3 +133,66 @@ def test_darwin_interpose(tmp_path):
     exe = tmp_path / "test_preload"
     _cc("-o", exe, TESTS_DIR / "test_preload.c")
     assert _run(exe, DYLD_INSERT_LIBRARIES=str(lib)) == (0, EXPECTED)
+
+
+# A delay window (fi_<family>_arm_delay, the spec's delay(ms)) in a real process: the call
+# sleeps its milliseconds under the thread name a watch from outside reads (this test,
+# another process, as the runner watches a worker), then goes through; its name comes
+# back; the call is counted among those the window acted on.
+DELAYED = """
+import ctypes, sys, threading, time
+lib = ctypes.CDLL(None)
+family = sys.argv[1]
+arm = getattr(lib, f"fi_{family}_arm_delay")
+failures = getattr(lib, f"fi_{family}_failures")
+failures.restype = ctypes.c_ulong
+assert arm(0, 0, 1) == -1, "a delay of 0 ms is refused"
+print("ready", flush=True)
+sys.stdin.readline()
+before = failures()
+assert arm(400, 0, 1) == 0
+t0 = time.monotonic()
+if family == "pthread_create":
+    t = threading.Thread(target=lambda: None)
+    t.start()
+    t.join()
+else:
+    libc = ctypes.CDLL("libc.so.6")
+    libc.malloc.restype = ctypes.c_void_p
+    p = libc.malloc(64)
+    assert p, "served after the delay"
+    libc.free(ctypes.c_void_p(p))
+print(round(time.monotonic() - t0, 2), failures() - before, flush=True)
+"""
+
+
+def _names(pid: int) -> set:
+    out = set()
+    for t in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            out.add((t / "comm").read_text().strip())
+        except OSError:
+            pass
+    return out
+
+
+@pytest.mark.parametrize("family", ["pthread_create", "malloc"])
+def test_delay_window(built, family):
+    p = subprocess.Popen([sys.executable, "-c", DELAYED, family], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, "LD_PRELOAD": str(built.preload(family))})
+    try:
+        assert p.stdout.readline().strip() == "ready", p.stderr.read()
+        p.stdin.write("go\n")
+        p.stdin.flush()
+        seen = set()
+        while p.poll() is None:
+            seen |= _names(p.pid)
+            time.sleep(0.01)
+        out, err = p.communicate(timeout=60)
+    finally:
+        p.kill()
+    assert p.returncode == 0, err[-2000:]
+    took, acted = out.split()
+    assert float(took) >= 0.4, "the call slept its 400 ms"
+    assert int(acted) == 1 and "ffdnn-delay" in seen, (out, seen)

@@ -12,6 +12,7 @@ from contextlib import contextmanager, nullcontext
 import pytest
 
 from cases import pr24760 as expected
+from harness import errnos
 from harness.judge import sweep
 from harness.run import matrix
 from harness.run.outcome import Outcome
@@ -117,3 +118,23 @@ def test_loaded_machine_no_false_hang(tree, preload):
     assert len(loaded_rows) >= 16, "both tables' rows on ONNX Runtime and TensorFlow at least"
     classes = lambda found: [s.cls.value for s in found["before"][1]]
     assert classes(loaded) == classes(quiet) == ["HANG"] * quiet["before"][0]
+
+
+@pytest.mark.after
+@pytest.mark.onnx
+@pytest.mark.dnn_processing
+@pytest.mark.parametrize("loaded", [False, True], ids=["quiet", "loaded"])
+def test_a_delay_injected_after_eof_is_not_a_hang(tree, preload, loaded):
+    """The stand-in flush's thread start at EOF delayed 1.5 s (pthread_create=1*delay(1500)):
+    the run sits idle, asleep, three times as long as ONNX Runtime's runs may before they
+    are judged hung, then ends as a clean run does. Judged by what it did: it ended (the
+    sleeping thread's name, ffdnn-delay, tells the watch it is the delay asked for)."""
+    from harness.run import runner
+    from harness.run.runner import run_one
+    (sc,) = matrix.scenarios([tree("after")], "onnx", "dnn_processing",
+                             ["pthread_create=1*delay(1500)"])
+    with runner.servers() as pool, hogs() if loaded else nullcontext():
+        r = run_one(sc, preload, expect=expected.EXPECT, pool=pool)
+    assert r.outcome is not Outcome.HANG, r.reason
+    assert r.seconds >= 1.5 and r.data["counters"]["failures"] == 1, "the start was delayed"
+    assert r.data["sink"][-1] == errnos.AVERROR_EOF and len(r.data["frames"]) == sc.frames

@@ -106,11 +106,11 @@ def test_old_specs_mean_what_they_meant(text):
     old, new = faults.parse(text), spec.parse(text)
     assert new.kind == old.kind
     if old.kind == "pthread_create":
-        assert new.plan() == (0, 1, old.errno)   # what arming.arm() arms
+        assert new.plan() == (0, 1, old.errno, 0)  # what arming.arm() arms
     elif old.kind == "flush":
-        assert new.plan() == (0, FOREVER, errnos.averror(old.errno))
+        assert new.plan() == (0, FOREVER, errnos.averror(old.errno), 0)
     else:
-        assert new.plan() == (0, 0, 0)
+        assert new.plan() == (0, 0, 0, 0)
 
 
 ROUND_TRIP = [
@@ -167,10 +167,10 @@ def test_round_trip(text):
 
 # (text, 1-based column, what the message must say)
 BAD = [
-    ("pthread_create=2*of", 18, "expected 'off' or 'return(...)'"),
-    ("pthread_create=1*offset", 18, "expected 'off' or 'return(...)'"),
-    ("pthread_create=", 16, "expected 'off' or 'return(...)'"),
-    ("pthread_create=retur(EAGAIN)", 16, "expected 'off' or 'return(...)'"),
+    ("pthread_create=2*of", 18, "expected 'off', 'return(...)' or 'delay(ms)'"),
+    ("pthread_create=1*offset", 18, "expected 'off', 'return(...)' or 'delay(ms)'"),
+    ("pthread_create=", 16, "expected 'off', 'return(...)' or 'delay(ms)'"),
+    ("pthread_create=retur(EAGAIN)", 16, "expected 'off', 'return(...)' or 'delay(ms)'"),
     ("pthread_create=1off", 17, "expected '*' after the count"),
     ("pthread_create=0*off->return(EAGAIN)", 16, "a count must be at least 1"),
     ("pthread_create=return(EAGAIN)->off", 30, "lasts forever, so it must be the last"),
@@ -209,6 +209,11 @@ BAD = [
      "selector 'caller=' applies only to pthread_create and malloc"),
     ("malloc=return(ENOMEM),caller=" + "x" * 256, 30, "at most 255 bytes"),
     ("pthread_create=1*return(EA\x07GAIN)", 27, "unexpected control character"),
+    ("pthread_create=1*delay(0)", 24, "a delay is 1 to 60000 milliseconds"),
+    ("pthread_create=1*delay(60001)", 24, "a delay is 1 to 60000 milliseconds"),
+    ("malloc=delay(ENOMEM)", 14, "a delay is 1 to 60000 milliseconds"),
+    ("pthread_create=1*delay(5", 25, "expected ')'"),
+    ("flush=delay(5)", 7, "the stand-in flush takes no delay(ms)"),
 ]
 
 
@@ -250,16 +255,22 @@ PLANS = [
     ("malloc=4294967294*return(ENOMEM)", Plan(0, 4294967294, ENOMEM)),
     ("flush=AVERROR(EAGAIN)", Plan(0, FOREVER, -EAGAIN)),
     ("wrap:ff_dnn_start_inference_async=1*off->1*return(AVERROR(EINVAL))", Plan(1, 1, -EINVAL)),
+    # FreeBSD fail(9)'s delay(ms): the window's calls sleep, then go through
+    ("pthread_create=1*delay(1500)", Plan(0, 1, 0, 1500)),
+    ("malloc=3*off->2*delay(10)->off", Plan(3, 2, 0, 10)),
+    ("wrap:ff_proc_from_dnn_to_frame=delay(60000)", Plan(0, FOREVER, 0, 60000)),
 ]
 
 
 @pytest.mark.parametrize("text,want", PLANS, ids=[p[0] for p in PLANS])
 def test_plan(text, want):
     got = spec.parse(text).plan()
-    assert got == want and tuple(got) == (want.skip, want.count, want.errno)
+    assert got == want and tuple(got) == (want.skip, want.count, want.errno, want.delay)
 
 
 CANNOT = [
+    ("pthread_create=1*delay(5)->1*return(EAGAIN)", "or a change of value"),
+    ("malloc=1*return(ENOMEM)->1*delay(5)", "or a change of value"),
     ("pthread_create=1*return(EAGAIN)->1*off->1*return(EAGAIN)", "cannot express a second run"),
     ("pthread_create=1*return(EAGAIN)->1*return(EINVAL)", "or a change of value"),
     ("pthread_create=1*return(EAGAIN),start=worker", "by start routine (start=)"),

@@ -46,12 +46,18 @@ class Family:
         """Fail the fault's calls; an interposed family by default only from the module's
         own code (the static libavfilter linked into it), never a backend's own threads."""
         if self.link_time:
-            if lib.fi_wrap_arm(f.symbol.encode(), f.errno, f.skip, f.count) < 0:
+            ret = (lib.fi_wrap_arm_delay(f.symbol.encode(), f.delay, f.skip, f.count)
+                   if f.delay else lib.fi_wrap_arm(f.symbol.encode(), f.errno, f.skip, f.count))
+            if ret < 0:
                 raise ScenarioError(f"arm the link-time injector: {f.symbol} is not "
                                     "wrapped in this module")
             return
-        ret = lib.ffdnn_inject_arm(self.name.encode(), f.errno, f.skip, f.count,
-                                   f.caller.encode())
+        if f.delay:
+            ret = lib.ffdnn_inject_arm_delay(self.name.encode(), f.delay, f.skip, f.count,
+                                             f.caller.encode())
+        else:
+            ret = lib.ffdnn_inject_arm(self.name.encode(), f.errno, f.skip, f.count,
+                                       f.caller.encode())
         if ret < 0:
             raise ScenarioError(f"arm the {self.name} injector: {_why(ret, f)}")
 

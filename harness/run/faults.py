@@ -1,8 +1,8 @@
 """What a scenario injects, from a fault spec (harness/run/spec.py): the sites a worker can
-arm are pthread_create and malloc (any window `[N*]off->M*return(E)`, optional
-`caller=`), `wrap:<ff_symbol>` (the same window over one of FFmpeg's DNN helpers,
-returning the value in place of the call), the stand-in flush (`flush=AVERROR(E)`)
-and `none`."""
+arm are pthread_create and malloc (any window `[N*]off->M*return(E)` or
+`[N*]off->M*delay(ms)`, optional `caller=`), `wrap:<ff_symbol>` (the same windows over one
+of FFmpeg's DNN helpers, returning the value in place of the call), the stand-in flush
+(`flush=AVERROR(E)`) and `none`."""
 
 from dataclasses import dataclass, field, replace
 
@@ -22,6 +22,8 @@ class Fault:
     count: int = 1       # ... then failed
     caller: str = CALLER
     symbol: str = ""     # wrap: the FFmpeg function; errno is then the value it returns
+    delay: int = 0       # milliseconds each call of the window sleeps, then goes through
+                         # (errno 0): a delay(ms) window, not a failing one
     given: str = field(default="", compare=False)  # the spec as written (its spacing dropped)
 
     @property
@@ -33,7 +35,7 @@ class Fault:
     def simple(self) -> bool:
         """The PR's form: the first pthread_create() from FFmpeg's own code fails."""
         return (self.kind == "pthread_create" and self.skip == 0 and self.count == 1
-                and self.caller == CALLER)
+                and self.caller == CALLER and not self.delay)
 
     @property
     def spec(self) -> str:
@@ -51,7 +53,8 @@ class Fault:
     def _window(self, value: str) -> str:
         text = f"{self.skip}*off->" if self.skip else ""
         count = "" if self.count == spec.FOREVER else f"{self.count}*"
-        return f"{text}{count}return({value})"
+        action = f"delay({self.delay})" if self.delay else f"return({value})"
+        return f"{text}{count}{action}"
 
     @property
     def slug(self) -> str:
@@ -60,6 +63,11 @@ class Fault:
             return "none"
         if self.kind == "flush" or self.simple:
             return f"{self.kind}-{errnos.name(self.errno).lower()}"
+        if self.delay:
+            what = f"{self.kind}-{self.symbol}" if self.kind == "wrap" else self.kind
+            return (f"{what}-delay{self.delay}" + (f"-skip{self.skip}" if self.skip else "")
+                    + ("" if self.count in (1, spec.FOREVER) else f"-count{self.count}")
+                    + ("-forever" if self.count == spec.FOREVER else ""))
         tail = f"-skip{self.skip}" + (f"-count{self.count}" if self.count != spec.FOREVER else "")
         if self.kind == "wrap":
             value = value_text(self.errno).lower().replace("averror(", "").rstrip(")")
@@ -101,10 +109,11 @@ def _parse(text: str) -> Fault:
         if symbol not in known:
             raise ScenarioError(f"bad fault '{text}': {symbol} is not in the link-time "
                                 f"family (known: {', '.join(known)})")
-        if plan.errno == 0:
+        if plan.errno == 0 and not plan.delay:
             raise ScenarioError(f"bad fault '{text}': a wrapped call cannot fail with 0")
-        return Fault("wrap", plan.errno, plan.skip, plan.count, "", symbol)
-    return Fault(s.kind, plan.errno, plan.skip, plan.count, s.caller or CALLER)
+        return Fault("wrap", plan.errno, plan.skip, plan.count, "", symbol, plan.delay)
+    return Fault(s.kind, plan.errno, plan.skip, plan.count, s.caller or CALLER,
+                 delay=plan.delay)
 
 
 # The four rows of the PR's tables, in its order.

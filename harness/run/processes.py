@@ -16,6 +16,8 @@ QUIET = 2.0   # seconds a process that should have ended must sit idle to be jud
 SYNC_QUIET = 0.5  # the same where tasks run only on the caller's thread or on threads FFmpeg starts
 IDLE = 0.05   # of one CPU: what "idle" may use (a loop that polls with a sleep)
 PROC = Path("/proc")  # what the kernel says of each process (tests/test_idle.py: readings)
+DELAY = "ffdnn-delay"  # a thread's name while it sleeps an injected delay (FI_DELAY_NAME,
+                       # injectors/fi_window.h)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -29,18 +31,22 @@ def cpu_seconds(pid: int) -> float:
 
 
 def waiting(pid: int) -> bool:
-    """Whether a thread of the process is running or waiting for a CPU (R) or in
-    uninterruptible I/O (D, as while its libraries are read from disk)."""
+    """Whether a thread of the process is running or waiting for a CPU (R), in
+    uninterruptible I/O (D, as while its libraries are read from disk), or sleeping a
+    delay the injector was asked for (named DELAY: a run made slow on purpose is at
+    work, not hung)."""
     try:
         tasks = os.listdir(PROC / str(pid) / "task")
     except OSError:
         return False
     for t in tasks:
         try:
-            state = (PROC / str(pid) / "task" / t / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
+            comm, rest = (PROC / str(pid) / "task" / t / "stat").read_text() \
+                .split("(", 1)[1].rsplit(")", 1)
+            state = rest.split()[0]
+        except (OSError, IndexError, ValueError):
             continue
-        if state in ("R", "D"):
+        if state in ("R", "D") or comm == DELAY:
             return True
     return False
 

@@ -4,7 +4,8 @@
     site     = "pthread_create" | "malloc" | "av_malloc" | "flush" | "wrap:" ident
     terms    = term { "->" term }          (only the last term may omit its count)
              | value                       (the old shorthand: pthread_create and flush only)
-    term     = [ count "*" ] ( "off" | "return(" value ")" )          count >= 1
+    term     = [ count "*" ] ( "off" | "return(" value ")" | "delay(" ms ")" )   count >= 1
+    ms       = integer, 1 to 60000         (not for flush)
     value    = ENAME | integer > 0         (pthread_create, malloc: a positive errno)
              | "AVERROR(" ENAME ")" | AVERROR_EOF | ... | integer    (flush, wrap:)
     selector = "caller=" substring         (pthread_create, malloc; no ',' or space)
@@ -13,7 +14,9 @@
 
 Each term applies to the next `count` eligible calls (forever without a count); once the
 terms run out every call goes through. `pthread_create=2*off->1*return(EAGAIN)` fails the
-third call only; `malloc=3*off->return(ENOMEM)` every call from the fourth on. The old
+third call only; `malloc=3*off->return(ENOMEM)` every call from the fourth on. A
+`delay(ms)` term (FreeBSD fail(9)'s) lets its calls through after sleeping `ms`
+milliseconds each: `pthread_create=1*delay(1500)` starts the first thread 1.5 s late. The old
 forms stay valid: `pthread_create=EAGAIN` is `pthread_create=1*return(EAGAIN)`,
 `flush=AVERROR(EAGAIN)` is `flush=return(AVERROR(EAGAIN))`, `none` injects nothing.
 `av_malloc` is an alias of `malloc`; `after=arm` (count from the worker's arm) is the
@@ -37,6 +40,7 @@ SELECTORS = {**{k: tuple(n for n in INTERPOSED if k in FAMILIES[n].selectors)
                 for k in ("caller", "start")}, "after": None}
 AFTER = ("arm", "load")
 FOREVER = 2**32 - 1   # plan() count for a return term without a count: UINT_MAX
+MAX_DELAY = 60_000    # milliseconds: a delay(ms) longer than any run's timeout is a hang
 CALLER_MAX = 255      # the injectors keep 255 bytes of the caller substring
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _INT = re.compile(r"-?[0-9]+")
@@ -50,21 +54,24 @@ class SpecError(ScenarioError):
 @dataclass(frozen=True)
 class Term:
     count: int | None          # None: forever
-    action: str                # "off" | "return"
-    value: int | None = None   # what "return" fails with (errno, or AVERROR code)
+    action: str                # "off" | "return" | "delay"
+    value: int | None = None   # what "return" fails with (errno, or AVERROR code);
+                               # "delay": the milliseconds
     value_text: str | None = None
 
     def __str__(self) -> str:
-        what = "off" if self.action == "off" else f"return({self.value_text})"
+        what = "off" if self.action == "off" else f"{self.action}({self.value_text})"
         return what if self.count is None else f"{self.count}*{what}"
 
 
 class Plan(NamedTuple):
     """One arm call: let `skip` eligible calls through, fail the next `count` (FOREVER:
-    all of them) with `errno` (an AVERROR code for flush and wrap:). count 0: do not arm."""
+    all of them) with `errno` (an AVERROR code for flush and wrap:), or with `delay`
+    (milliseconds) delay them instead. count 0: do not arm."""
     skip: int
     count: int
     errno: int
+    delay: int = 0
 
 
 @dataclass(frozen=True)
@@ -109,9 +116,9 @@ class Spec:
             merged.pop()
         if not merged:
             return Plan(0, 0, 0)
-        if len(merged) > 2 or merged[0].action == "return" and len(merged) == 2:
-            raise cannot("arms one failing run (N*off->M*return(E)) and cannot express "
-                         "a second run or a change of value")
+        if len(merged) > 2 or merged[0].action != "off" and len(merged) == 2:
+            raise cannot("arms one failing run (N*off->M*return(E) or N*off->M*delay(ms)) "
+                         "and cannot express a second run or a change of value")
         skip = merged[0].count if len(merged) == 2 else 0
         ret = merged[-1]
         count = FOREVER if ret.count is None else ret.count
@@ -119,6 +126,8 @@ class Spec:
             raise cannot(f"counts calls in 32 bits and cannot skip {skip} calls")
         if count >= FOREVER and ret.count is not None:
             raise cannot(f"counts calls in 32 bits and cannot fail exactly {count} calls")
+        if ret.action == "delay":
+            return Plan(skip, count, 0, ret.value)
         return Plan(skip, count, ret.value)
 
 
@@ -184,7 +193,7 @@ class _Parser:
         self.ws()
         start = self.pos
         word = _IDENT.match(self.text, self.pos)
-        if word and word.group(0) not in ("off", "return") and word.group(0)[:1] in "EeA":
+        if word and word.group(0) not in ("off", "return", "delay") and word.group(0)[:1] in "EeA":
             value, text = self.value(site)            # the old SITE=E shorthand
             if site not in ("pthread_create", "flush"):
                 self.fail(f"the shorthand SITE={text} is only for pthread_create and "
@@ -216,8 +225,21 @@ class _Parser:
         word = self.match(_IDENT)
         if word == "off":
             return Term(count, "off")
+        if word == "delay":
+            if site == "flush":
+                self.fail("the stand-in flush takes no delay(ms): delay the call it "
+                          "makes (pthread_create=1*delay(ms) on the flush route)",
+                          self.pos - len(word))
+            self.expect("(")
+            at = self.pos
+            ms = self.match(_INT)
+            if ms is None or not 1 <= int(ms) <= MAX_DELAY:
+                self.fail(f"a delay is 1 to {MAX_DELAY} milliseconds", at)
+            self.expect(")")
+            return Term(count, "delay", int(ms), str(int(ms)))
         if word != "return":
-            self.fail("expected 'off' or 'return(...)'", self.pos - len(word or ""))
+            self.fail("expected 'off', 'return(...)' or 'delay(ms)'",
+                      self.pos - len(word or ""))
         self.expect("(")
         value, text = self.value(site)
         self.expect(")")

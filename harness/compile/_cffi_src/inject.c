@@ -12,6 +12,7 @@
 typedef struct FFDNNFamily {
     char name[32];
     int (*arm)(int, unsigned, unsigned);
+    int (*arm_delay)(unsigned, unsigned, unsigned);  /* NULL: the family has no delay */
     void (*disarm)(void);
     int (*target)(const char *);
     unsigned long (*calls)(void);
@@ -60,6 +61,7 @@ static FFDNNFamily *ffdnn_family(const char *family)
         f->eligible = fi_pthread_create_eligible;
         f->failures = fi_pthread_create_failures;
         f->site     = fi_pthread_create_site;
+        f->arm_delay = fi_pthread_create_arm_delay;
         f->arm      = fi_pthread_create_arm;
         return f;
     }
@@ -70,6 +72,7 @@ static FFDNNFamily *ffdnn_family(const char *family)
     f->eligible = (unsigned long (*)(void))ffdnn_family_sym(f, "eligible");
     f->failures = (unsigned long (*)(void))ffdnn_family_sym(f, "failures");
     f->site     = (int (*)(unsigned, void **, int))ffdnn_family_sym(f, "site");
+    f->arm_delay = (int (*)(unsigned, unsigned, unsigned))ffdnn_family_sym(f, "arm_delay");
     if (f->disarm && f->target && f->calls && f->eligible && f->failures && f->site)
         f->arm = (int (*)(int, unsigned, unsigned))ffdnn_family_sym(f, "arm");
     return f->arm ? f : NULL;
@@ -89,6 +92,18 @@ int ffdnn_inject_arm(const char *family, int err, unsigned skip, unsigned count,
     if (f->target(caller) < 0)
         return AVERROR(ENOENT);  /* no loaded object matches the caller */
     return f->arm(err, skip, count) < 0 ? AVERROR(EINVAL) : 0;
+}
+
+int ffdnn_inject_arm_delay(const char *family, unsigned ms, unsigned skip, unsigned count,
+                           const char *caller)
+{
+    FFDNNFamily *f = ffdnn_family(family);
+
+    if (!f || !f->arm_delay)
+        return AVERROR(ENOSYS);
+    if (f->target(caller) < 0)
+        return AVERROR(ENOENT);
+    return f->arm_delay(ms, skip, count) < 0 ? AVERROR(EINVAL) : 0;
 }
 
 void ffdnn_inject_disarm(const char *family)

@@ -20,11 +20,14 @@ TYPES = ""
 FUNCTIONS = """
 int ffdnn_inject_available(const char *family);
 int ffdnn_inject_arm(const char *family, int err, unsigned skip, unsigned count, const char *caller);
+int ffdnn_inject_arm_delay(const char *family, unsigned ms, unsigned skip, unsigned count,
+                           const char *caller);
 void ffdnn_inject_disarm(const char *family);
 
 int fi_wrap_count(void);
 const char *fi_wrap_symbol(int i);
 int fi_wrap_arm(const char *symbol, int value, unsigned skip, unsigned count);
+int fi_wrap_arm_delay(const char *symbol, unsigned ms, unsigned skip, unsigned count);
 void fi_wrap_disarm(void);
 int fi_wrap_counters(const char *symbol, unsigned long *calls, unsigned long *eligible,
                      unsigned long *failures);
