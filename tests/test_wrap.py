@@ -24,6 +24,10 @@ def test_the_module_wraps_the_named_set(tree):
     assert lib.fi_wrap_symbol(lib.fi_wrap_count()) == ffi.NULL
     assert lib.fi_wrap_arm(b"ff_dnn_execute_model", -errno.EINVAL, 0, 1) == -1
     assert lib.fi_wrap_arm(names[0].encode(), 0, 0, 1) == -1
+    assert lib.fi_wrap_arm_delay(b"ff_dnn_execute_model", 5, 0, 1) == -1
+    assert lib.fi_wrap_arm_delay(names[0].encode(), 0, 0, 1) == -1   # a delay of 0 ms
+    assert lib.fi_wrap_arm_delay(names[0].encode(), 5, 0, 1) == 0
+    lib.fi_wrap_disarm()
 
 
 MARK = {name: getattr(pytest.mark, b.marker) for name, b in BACKENDS.items()}
