@@ -111,7 +111,10 @@ def test_cli_commit4(tree, tmp_path):
     tree("base"), tree("before")  # skips when a tree is missing
     out = tmp_path / "rows.json"
     r = harness("--commit", "4", "--json", str(out))
-    rows = json.loads(out.read_text())
+    got = json.loads(out.read_text())
+    assert (got["command"], got["exit_status"], [t["name"] for t in got["trees"]]) == \
+        ("claims", r.returncode, list(expected.CLAIMS_PAIR))
+    rows = got["rows"]
     assert [r_["id"] for r_ in rows] == [c.id for c in expected.COMMIT_CLAIMS if c.commit == 4]
     assert all(list(r_) == list(claims.keys(expected.CLAIMS_PAIR)) and r_["commit"] == 4 for r_ in rows)
     if any(r_["verdict"].startswith("skipped") for r_ in rows):

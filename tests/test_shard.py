@@ -12,6 +12,7 @@ import pytest
 
 from harness.errors import HarnessError
 from harness.judge import shard
+from harness.judge.envelope import envelope
 from harness.paths import PROJECT
 
 
@@ -47,8 +48,8 @@ def test_longest_first():
 
 
 def _shard_json(k, n, **change):
-    d = {"schema": 2, "shard": [k, n], "inputs": {"from": "a", "to": "b", "groups": []},
-         "sites": [], "groups": []}
+    d = {**envelope("diff", [], 0), "shard": [k, n],
+         "inputs": {"from": "a", "to": "b", "groups": []}, "sites": [], "groups": []}
     d["inputs"].update(change)
     return d
 
@@ -170,8 +171,7 @@ def test_merged_sweep_shards_are_the_whole_sweep(tree, tmp_path):
 def _sweep_shard(k, n, runs, **change):
     run = {"outcome": "MEASURED", "reason": "", "seconds": 0.2, "where": "f (x.c)",
            "reproduce": "python -m harness run"}
-    d = {"schema": 1, "tool": "ffmpeg-dnn-fault-harness", "command": "sweep",
-         "trees": [{"name": "after", "key": "k", "path": "/t"}], "exit_status": 0,
+    d = {**envelope("sweep", [{"name": "after", "key": "k", "path": "/t"}], 0),
          "case": "pr24760", "shard": [k, n], "skipped": [], "problems": [],
          "inputs": {"fault": "wrap:ff_proc_from_frame_to_dnn", "routes": ["frames"],
                     "pairs": [["onnx", "dnn_processing"]], "limit": None},

@@ -36,12 +36,16 @@ def run(args) -> int:
         trees = {b: matrix.resolve_tree(b, plan) for b in pair}
     ctx = claims.Context(case, trees, matrix.preload_library(), commits)
     rows = claims.rows(ctx)
+    status = claims.exit_status(rows)
     print(claims.markdown(rows, pair))
     if args.json:
-        write_file("--json", args.json, json.dumps(rows, indent=1))
+        from harness.judge import envelope
+        named = [t or {"name": n, "key": None, "path": None} for n, t in trees.items()]
+        write_file("--json", args.json, json.dumps(envelope.envelope(
+            "claims", named, status, case=case.name, rows=rows), indent=1) + "\n")
     bad = [r for r in rows if not claims.as_expected(r)]
     for r in bad:
         what = ("not judged" if claims.skipped(r) else "not measured" if claims.unmeasured(r)
                 else "unexpected verdict")
         print(f"- {what} for {r['id']}: {r['verdict']}", file=sys.stderr)
-    return claims.exit_status(rows)
+    return status

@@ -45,10 +45,17 @@ def tree_names(args) -> tuple:
     return tuple(b for b in builds(args) if b in case.LAYOUT.names) or case.PAIR
 
 
-def write_reports(args, results, markdown: str) -> None:
-    from harness.judge import report
+def write_reports(args, results, markdown: str, command: str, trees: list,
+                  status: int) -> None:
+    """--json (the command envelope around the runs), --junit and --markdown."""
+    import json
+    import platform
+
+    from harness.judge import envelope, report
     if getattr(args, "json", None):
-        write_file("--json", args.json, report.to_json(results))
+        write_file("--json", args.json, json.dumps(envelope.envelope(
+            command, trees, status, platform=platform.platform(),
+            results=[r.to_dict() for r in results]), indent=1) + "\n")
     if getattr(args, "junit", None):
         write_file("--junit", args.junit, report.junit(results))
     if getattr(args, "markdown", None):

@@ -53,5 +53,6 @@ def run(args) -> int:
         title += f" (judged against the {args.expect} expectations)"
     text = report.markdown(results, title)
     print(text)
-    common.write_reports(args, results, text + "\n")
-    return common.judged_status(results, args.measure)
+    status = common.judged_status(results, args.measure)
+    common.write_reports(args, results, text + "\n", "run", trees, status)
+    return status

@@ -48,5 +48,6 @@ def run(args) -> int:
     if notes:
         print("\n".join(f"- {n}" for n in notes))
     text = "\n".join(tables + [f"- {n}" for n in notes])
-    common.write_reports(args, results, text + "\n")
-    return common.judged_status(results, args.measure)
+    status = common.judged_status(results, args.measure)
+    common.write_reports(args, results, text + "\n", "table", trees, status)
+    return status

@@ -6,9 +6,10 @@ import json
 from collections import Counter
 
 from harness.judge import diff
+from harness.judge.envelope import ENVELOPE, envelope
 from harness.judge.diff import Change, Diff, Pair, Side
 
-SCHEMA = 2
+SCHEMA = ENVELOPE  # the diff's JSON is the command envelope (judge/envelope.py) around it
 WORDS = {diff.PASS: "PASS", diff.FAIL: "FAIL", diff.BLIND: "BLIND"}
 
 
@@ -164,9 +165,9 @@ def _site_json(s) -> dict | None:
 def to_json(d: Diff) -> dict:
     c = d.count()
     return {
-        "schema": SCHEMA,
+        **envelope("diff", [s.tree for s in d.sides], d.exit_status),
         "from": _side_json(d.sides[0]), "to": _side_json(d.sides[1]),
-        "exit_status": d.exit_status, "word": WORDS[d.exit_status],
+        "word": WORDS[d.exit_status],
         "verdict": {ch.value: c[ch] for ch in Change},
         "counts": d.tally(),
         "blind": [{"route": r, "family": f, "blind": b, "sites": n}

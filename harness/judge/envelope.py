@@ -8,7 +8,7 @@ reports of the same trees); `exit_status` is the status the command returned."""
 
 from harness import __version__
 
-ENVELOPE = 1
+ENVELOPE = 3  # the diff's JSON was schema 2 before every command shared this one
 TOOL = "ffmpeg-dnn-fault-harness"
 
 

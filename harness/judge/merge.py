@@ -31,7 +31,7 @@ def load(paths: list) -> list:
             raise HarnessError(f"{p}: not JSON (a diff's or a sweep's --json output)") from None
         if is_envelope(d, "sweep") and "inputs" in d:
             kind = "sweep"
-        elif isinstance(d, dict) and d.get("schema") == SCHEMA and "inputs" in d:
+        elif is_envelope(d, "diff") and "inputs" in d:
             kind = "diff"
         else:
             raise HarnessError(f"{p}: not the JSON of a diff of schema {SCHEMA} or of a sweep")

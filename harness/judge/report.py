@@ -1,7 +1,6 @@
-"""Reports of a run: the PR's table as Markdown, JSON, and JUnit XML."""
+"""Reports of a run: the PR's table as Markdown, and JUnit XML (the JSON is the command
+envelope around the runs, harness/commands/common.py)."""
 
-import json
-import platform
 import xml.etree.ElementTree as ET
 
 from harness import errnos
@@ -76,11 +75,6 @@ def markdown(results, title: str = "") -> str:
     for r in bad:
         lines.append(f"- {r.scenario.id}: {r.outcome.value}: {'; '.join(r.diffs) or r.reason}")
     return "\n".join(lines) + "\n"
-
-
-def to_json(results) -> str:
-    return json.dumps({"platform": platform.platform(),
-                       "results": [r.to_dict() for r in results]}, indent=1)
 
 
 def junit(results, suite: str = "ffmpeg-dnn-fault-harness") -> str:
