@@ -178,54 +178,9 @@ unsigned long fi_pthread_create_untracked(void)
     return atomic_load(&fi_untracked);
 }
 
-int fi_pthread_create_arm(int err, unsigned skip, unsigned count)
-{
-    if (err <= 0 || pthread_mutex_lock(&fi_lock))
-        return -1;
-    fi_window_arm(&fi_window, err, skip, count);
-    pthread_mutex_unlock(&fi_lock);
-    return 0;
-}
-
-int fi_pthread_create_arm_delay(unsigned ms, unsigned skip, unsigned count)
-{
-    if (!ms || pthread_mutex_lock(&fi_lock))
-        return -1;
-    fi_window_arm_delay(&fi_window, ms, skip, count);
-    pthread_mutex_unlock(&fi_lock);
-    return 0;
-}
-
-void fi_pthread_create_disarm(void)
-{
-    atomic_store(&fi_window.armed, 0);
-    if (pthread_mutex_lock(&fi_lock))
-        return;
-    fi_window_disarm(&fi_window);
-    pthread_mutex_unlock(&fi_lock);
-}
+FI_WINDOW_API(fi_pthread_create, fi_window, fi_lock, (void)0, (void)0)
 
 int fi_pthread_create_target_caller(const char *substr)
 {
     return set_caller(fi_target, substr, NULL);
-}
-
-int fi_pthread_create_site(unsigned n, void **frames, int max)
-{
-    return fi_window_site_locked(&fi_lock, &fi_window, n, frames, max);
-}
-
-unsigned long fi_pthread_create_calls(void)
-{
-    return atomic_load(&fi_window.calls);
-}
-
-unsigned long fi_pthread_create_eligible(void)
-{
-    return atomic_load(&fi_window.eligible);
-}
-
-unsigned long fi_pthread_create_failures(void)
-{
-    return atomic_load(&fi_window.failures);
 }

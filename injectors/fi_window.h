@@ -160,4 +160,52 @@ static inline int fi_window_site_locked(pthread_mutex_t *lock, const FIWindow *w
     return depth;
 }
 
+/*
+ * The control calls an interposed family exports over its window `w` and its
+ * lock (fi_pthread_create.h, fi_malloc.h): <name>_arm, _arm_delay, _disarm,
+ * _site, _calls, _eligible, _failures. `enter` and `leave` run around each arm
+ * (the malloc family marks the injector busy: the unwinder fi_window_arm()
+ * loads allocates).
+ */
+#define FI_WINDOW_API(name, w, lock, enter, leave)                               \
+    static int name##_arm_window(int err, unsigned ms, unsigned skip,           \
+                                 unsigned count)                                \
+    {                                                                           \
+        enter;                                                                  \
+        if (pthread_mutex_lock(&(lock))) {                                      \
+            leave;                                                              \
+            return -1;                                                          \
+        }                                                                       \
+        if (ms)                                                                 \
+            fi_window_arm_delay(&(w), ms, skip, count);                         \
+        else                                                                    \
+            fi_window_arm(&(w), err, skip, count);                              \
+        pthread_mutex_unlock(&(lock));                                          \
+        leave;                                                                  \
+        return 0;                                                               \
+    }                                                                           \
+    int name##_arm(int err, unsigned skip, unsigned count)                      \
+    {                                                                           \
+        return err > 0 ? name##_arm_window(err, 0, skip, count) : -1;           \
+    }                                                                           \
+    int name##_arm_delay(unsigned ms, unsigned skip, unsigned count)            \
+    {                                                                           \
+        return ms ? name##_arm_window(0, ms, skip, count) : -1;                 \
+    }                                                                           \
+    void name##_disarm(void)                                                    \
+    {                                                                           \
+        atomic_store(&(w).armed, 0);                                            \
+        if (pthread_mutex_lock(&(lock)))                                        \
+            return;                                                             \
+        fi_window_disarm(&(w));                                                 \
+        pthread_mutex_unlock(&(lock));                                          \
+    }                                                                           \
+    int name##_site(unsigned n, void **frames, int max)                         \
+    {                                                                           \
+        return fi_window_site_locked(&(lock), &(w), n, frames, max);            \
+    }                                                                           \
+    unsigned long name##_calls(void)    { return atomic_load(&(w).calls); }     \
+    unsigned long name##_eligible(void) { return atomic_load(&(w).eligible); }  \
+    unsigned long name##_failures(void) { return atomic_load(&(w).failures); }
+
 #endif /* FI_WINDOW_H */

@@ -327,49 +327,7 @@ void free(void *ptr)
 
 /* ---- the API ---- */
 
-int fi_malloc_arm(int err, unsigned skip, unsigned count)
-{
-    if (err <= 0)
-        return -1;
-    fi_busy++;  /* the unwinder glibc loads on the first backtrace() allocates */
-    if (pthread_mutex_lock(&fi_lock)) {
-        fi_busy--;
-        return -1;
-    }
-    fi_window_arm(&fi_window, err, skip, count);
-    pthread_mutex_unlock(&fi_lock);
-    fi_busy--;
-    return 0;
-}
-
-int fi_malloc_arm_delay(unsigned ms, unsigned skip, unsigned count)
-{
-    if (!ms)
-        return -1;
-    fi_busy++;
-    if (pthread_mutex_lock(&fi_lock)) {
-        fi_busy--;
-        return -1;
-    }
-    fi_window_arm_delay(&fi_window, ms, skip, count);
-    pthread_mutex_unlock(&fi_lock);
-    fi_busy--;
-    return 0;
-}
-
-int fi_malloc_site(unsigned n, void **frames, int max)
-{
-    return fi_window_site_locked(&fi_lock, &fi_window, n, frames, max);
-}
-
-void fi_malloc_disarm(void)
-{
-    atomic_store(&fi_window.armed, 0);
-    if (pthread_mutex_lock(&fi_lock))
-        return;
-    fi_window_disarm(&fi_window);
-    pthread_mutex_unlock(&fi_lock);
-}
+FI_WINDOW_API(fi_malloc, fi_window, fi_lock, fi_busy++, fi_busy--)
 
 typedef struct Ranges {
     const char *substr;
@@ -449,19 +407,4 @@ int fi_malloc_target_caller(const char *substr)
     pthread_mutex_unlock(&fi_lock);
     fi_busy--;
     return ret;
-}
-
-unsigned long fi_malloc_calls(void)
-{
-    return atomic_load(&fi_window.calls);
-}
-
-unsigned long fi_malloc_eligible(void)
-{
-    return atomic_load(&fi_window.eligible);
-}
-
-unsigned long fi_malloc_failures(void)
-{
-    return atomic_load(&fi_window.failures);
 }

@@ -64,30 +64,33 @@ const char *fi_wrap_symbol(int i)
     return i >= 0 && i < FI_WRAP_NB ? fi_wrap_names[i] : NULL;
 }
 
-int fi_wrap_arm(const char *symbol, int value, unsigned skip, unsigned count)
+/* Arm symbol `symbol`'s window to return `value`, or with `ms` a delay; every other
+ * symbol's is disarmed. */
+static int fi_wrap_arm_window(const char *symbol, int value, unsigned ms, unsigned skip,
+                              unsigned count)
 {
     int i = fi_wrap_find(symbol);
 
-    if (i < 0 || !value || pthread_mutex_lock(&fi_wrap_lock))
+    if (i < 0 || pthread_mutex_lock(&fi_wrap_lock))
         return -1;
     for (int j = 0; j < FI_WRAP_NB; j++)
         fi_window_disarm(&fi_wrap_windows[j]);
-    fi_window_arm(&fi_wrap_windows[i], value, skip, count);
+    if (ms)
+        fi_window_arm_delay(&fi_wrap_windows[i], ms, skip, count);
+    else
+        fi_window_arm(&fi_wrap_windows[i], value, skip, count);
     pthread_mutex_unlock(&fi_wrap_lock);
     return 0;
 }
 
+int fi_wrap_arm(const char *symbol, int value, unsigned skip, unsigned count)
+{
+    return value ? fi_wrap_arm_window(symbol, value, 0, skip, count) : -1;
+}
+
 int fi_wrap_arm_delay(const char *symbol, unsigned ms, unsigned skip, unsigned count)
 {
-    int i = fi_wrap_find(symbol);
-
-    if (i < 0 || !ms || pthread_mutex_lock(&fi_wrap_lock))
-        return -1;
-    for (int j = 0; j < FI_WRAP_NB; j++)
-        fi_window_disarm(&fi_wrap_windows[j]);
-    fi_window_arm_delay(&fi_wrap_windows[i], ms, skip, count);
-    pthread_mutex_unlock(&fi_wrap_lock);
-    return 0;
+    return ms ? fi_wrap_arm_window(symbol, 0, ms, skip, count) : -1;
 }
 
 void fi_wrap_disarm(void)

@@ -37,8 +37,8 @@ SCOPE = {
                               "Diff._census_errors", "Diff._exit_status"],
     "harness/judge/callers.py": ["pairs", "diffs"],
     "harness/errnos.py": None,
-    "harness/run/processes.py": ["cpu_seconds", "waiting", "ended", "family", "Idle.__init__",
-                                 "Idle._cpu", "Idle.hung", "Idle.idle_for"],
+    "harness/run/processes.py": ["cpu_seconds", "threads", "waiting", "ended", "family",
+                                 "Idle.__init__", "Idle._cpu", "Idle.hung", "Idle.idle_for"],
 }
 
 # exit codes of a mutant's test run (mutmut's): a test failed (or pytest broke: the same),

@@ -116,3 +116,20 @@ def add_build_options(p) -> None:
                    help="with --git-dir: the ref before the change (--before-ref is an alias)")
     p.add_argument("--to-ref", "--after-ref", dest="to_ref", default="HEAD",
                    help="with --git-dir: the ref after it (--after-ref is an alias)")
+
+
+def add_route_option(p, default: str | None) -> None:
+    """--route of a sweep or a diff: which of the sweep's routes it runs."""
+    p.add_argument("--route", metavar="LIST", default=default,
+                   help="frames (the fault armed before the first frame: the backend's own "
+                        "code throughout), flush (armed once the frames came out: the PR's "
+                        "stand-in flush at EOF, which starts an inference thread through "
+                        "ff_dnn_start_inference_async()), or both, comma-separated "
+                        f"(default {default or 'both'})")
+
+
+def add_shard_option(p) -> None:
+    """--shard K/N of a sweep or a diff (harness/judge/shard.py)."""
+    p.add_argument("--shard", metavar="K/N",
+                   help="run the censuses and shard K of N of the sites (a CI matrix job); "
+                        "`python -m harness merge` puts the shards' --json back together")

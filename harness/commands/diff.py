@@ -30,6 +30,7 @@ def add_parser(sub) -> None:
 
 
 def add_arguments(p) -> None:
+    from harness.commands import common
     p.add_argument("--from", dest="from_tree", metavar="TREE",
                    help="the tree before the change: a tree of the case's layout or a "
                         "built tree's path (default: the first of the two the case compares)")
@@ -49,11 +50,7 @@ def add_arguments(p) -> None:
                    help="families, comma-separated or repeated: pthread_create, malloc, "
                         "wrap (every wrapped helper) or wrap:<ff_symbol>, or a spec "
                         "(default: every family)")
-    p.add_argument("--route", metavar="LIST",
-                   help="the sweep's routes: frames (each family's calls from the first "
-                        "frame on, the backend's own code throughout) and flush (its calls "
-                        "from EOF on, the stand-in flush starting an inference thread "
-                        "through ff_dnn_start_inference_async()); default both")
+    common.add_route_option(p, None)
     p.add_argument("--backend-name", dest="backend_name", metavar="LIST",
                    help="backends the filter uses (default: every one both trees have)")
     p.add_argument("--filter", metavar="LIST", help="filters (default: every one with a graph)")
@@ -61,9 +58,7 @@ def add_arguments(p) -> None:
     p.add_argument("--markdown", metavar="FILE", help="write the report as markdown")
     p.add_argument("--html", metavar="FILE", help="write a self-contained page: the grid of "
                                                   "sites by tree, coloured by class")
-    p.add_argument("--shard", metavar="K/N",
-                   help="run the censuses and shard K of N of the sites (a CI matrix job); "
-                        "`python -m harness merge` puts the shards' --json back together")
+    common.add_shard_option(p)
     p.add_argument("--confirm", type=inputs.confirm, default=CONFIRM, metavar="N",
                    help="runs more of both sides of a site whose class changed; a site "
                         f"unsteady in both trees is flaky, not judged (default {CONFIRM})")

@@ -20,18 +20,13 @@ def add_parser(sub) -> None:
     p.add_argument("--fault", default="pthread_create",
                    help="the family, with the failing term: pthread_create, malloc, "
                         "wrap:<ff_symbol>, or e.g. 'malloc=1*return(ENOMEM),caller=_ffdnn.'")
-    p.add_argument("--route", metavar="LIST", default="frames",
-                   help="frames (the fault armed before the first frame: the backend's own "
-                        "code throughout), flush (armed once the frames came out: the PR's "
-                        "stand-in flush at EOF), or both, comma-separated (default frames)")
+    common.add_route_option(p, "frames")
     p.add_argument("--limit", type=inputs.limit,
                    help="fail only the first N sites of each build (N at least 1)")
     p.add_argument("--jobs", "-j", type=inputs.jobs, default=2,
                    help=f"runs at a time (1 to {inputs.max_jobs()})")
     p.add_argument("--json", metavar="FILE", help="write the sweeps as JSON")
-    p.add_argument("--shard", metavar="K/N",
-                   help="run the censuses and shard K of N of the sites (a CI matrix job); "
-                        "`python -m harness merge` puts the shards' --json back together")
+    common.add_shard_option(p)
     common.add_results_option(p)
     common.add_build_options(p)
     p.set_defaults(func=run)

@@ -30,42 +30,38 @@ def cpu_seconds(pid: int) -> float:
     return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
+def threads(pid: int) -> list | None:
+    """(command, state) of each thread of the process, None when it is gone; a thread gone
+    or cut short between the reads is left out. The command is read up to the line's last
+    ')' (a command may hold one)."""
+    try:
+        tasks = os.listdir(PROC / str(pid) / "task")
+    except OSError:
+        return None
+    out = []
+    for t in tasks:
+        try:
+            comm, rest = (PROC / str(pid) / "task" / t / "stat").read_text() \
+                .split("(", 1)[1].rsplit(")", 1)
+            out.append((comm, rest.split()[0]))
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
 def waiting(pid: int) -> bool:
     """Whether a thread of the process is running or waiting for a CPU (R), in
     uninterruptible I/O (D, as while its libraries are read from disk), or sleeping a
     delay the injector was asked for (named DELAY: a run made slow on purpose is at
     work, not hung)."""
-    try:
-        tasks = os.listdir(PROC / str(pid) / "task")
-    except OSError:
-        return False
-    for t in tasks:
-        try:
-            comm, rest = (PROC / str(pid) / "task" / t / "stat").read_text() \
-                .split("(", 1)[1].rsplit(")", 1)
-            state = rest.split()[0]
-        except (OSError, IndexError, ValueError):
-            continue
-        if state in ("R", "D") or comm == DELAY:
-            return True
-    return False
+    return any(state in ("R", "D") or comm == DELAY for comm, state in threads(pid) or ())
 
 
 def ended(pid: int) -> bool:
     """Whether the process has exited: gone from /proc, or a zombie its parent has not
     waited for yet (every thread of it Z: a main thread that left its others running is
     not an end)."""
-    try:
-        tasks = os.listdir(PROC / str(pid) / "task")
-    except OSError:
-        return True
-    for t in tasks:
-        try:
-            if (PROC / str(pid) / "task" / t / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
-                return False
-        except (OSError, IndexError):
-            continue
-    return True
+    return all(state == "Z" for _, state in threads(pid) or ())
 
 
 def family(pid: int) -> list:
