@@ -41,20 +41,27 @@ def test_crash_leaves_artifacts(trees, preload, tmp_path):
     assert json.loads((where / "partial.json").read_text()) is None
 
 
+def hung(trees, preload, tmp_path, skip: int, timeout: float, where: str):
+    """FFmpeg's allocation `skip + 1` failed on after's ONNX Runtime sweep route: the run,
+    judged HANG because it sat idle (`where`: after or before EOF), and its artifacts."""
+    tree = need_tree(trees, "after")
+    (sc,) = matrix.scenarios([tree], "onnx", "dnn_processing",
+                             [f"malloc={skip}*off->1*return(ENOMEM)"], route="sweep",
+                             timeout=timeout)
+    r = runner.run_one(sc, preload, results=tmp_path, expect=EXPECT)
+    assert r.outcome is Outcome.HANG, r.reason
+    assert re.fullmatch(rf"killed [0-9.]+ s in: idle for [0-9.]+ s {where}", r.reason)
+    return sc, r, tmp_path / sc.id
+
+
 @pytest.mark.tensorflow
 @pytest.mark.after
 def test_real_hang_leaves_artifacts(trees, preload, tmp_path):
     """FFmpeg's 11th allocation (an ONNX lltask's queue entry) fails: the task never
     completes and the run hangs at EOF (the malloc sweep's finding, which no table names,
     so gdb is asked). The checkpoint shows the failed call; gdb shows the threads."""
-    tree = need_tree(trees, "after")
-    (sc,) = matrix.scenarios([tree], "onnx", "dnn_processing",
-                             ["malloc=10*off->1*return(ENOMEM)"], route="sweep", timeout=3.0)
-    r = runner.run_one(sc, preload, results=tmp_path, expect=EXPECT)
-    assert r.outcome is Outcome.HANG, r.reason
     # ONNX Runtime's backend is synchronous (its source): idle after EOF is hung
-    assert re.fullmatch(r"killed [0-9.]+ s in: idle for [0-9.]+ s after EOF", r.reason)
-    where = tmp_path / sc.id
+    sc, r, where = hung(trees, preload, tmp_path, 10, 3.0, "after EOF")
     assert {p.name for p in where.iterdir()} == FILES | {"backtrace.txt"}
     partial = json.loads((where / "partial.json").read_text())
     assert partial["counters"]["failures"] == 1, "the checkpoint before EOF"
@@ -76,14 +83,8 @@ def test_graph_stuck_before_eof_is_judged_by_what_it_does(trees, preload, tmp_pa
     activate() waits in ff_safe_queue_pop_front() for a request that never comes back,
     before EOF. On a synchronous backend the sweep's worker never waits for a frame
     longer than 2 s, so idle for longer (runner.STUCK) is hung: well before the timeout."""
-    tree = need_tree(trees, "after")
-    (sc,) = matrix.scenarios([tree], "onnx", "dnn_processing",
-                             ["malloc=33*off->1*return(ENOMEM)"], route="sweep", timeout=30.0)
-    r = runner.run_one(sc, preload, results=tmp_path, expect=EXPECT)
-    assert r.outcome is Outcome.HANG, r.reason
-    assert re.fullmatch(r"killed [0-9.]+ s in: idle for [0-9.]+ s before EOF", r.reason)
+    sc, r, where = hung(trees, preload, tmp_path, 33, 30.0, "before EOF")
     assert r.seconds < 20, "judged idle, not at its 30 s timeout"
-    where = tmp_path / sc.id
     assert json.loads((where / "partial.json").read_text()) is None, "stuck before EOF"
     if shutil.which("gdb"):
         trace = (where / "backtrace.txt").read_text()

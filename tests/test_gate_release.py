@@ -55,27 +55,27 @@ def _pairs(tree) -> list:
                   and not graphs.not_on_trees([tree], b, f))
 
 
-def test_before_after_fixes_on_the_flush_route(release, tmp_path):
-    version, backends, before, after, _ = release
-    out = tmp_path / "d.json"
-    r = harness("--release", version, "--backend", backends, "--from", "before", "--to", "after",
-                "--fault", "pthread_create", "--route", "flush", "--confirm", "1",
-                "--json", str(out))
-    assert r.returncode == diff.PASS, r.stdout + r.stderr[-2000:]
-    d = json.loads(out.read_text())
-    assert sorted((s["backend"], s["filter"]) for s in d["sites"]) == _pairs(after)
-    assert {(s["from"]["class"], s["to"]["class"], s["change"]) for s in d["sites"]} == \
-        {("LOST", "SURFACED", "fix")}
+# the trees diffed on the flush route (after + patch: #24760 reverted), the exit status, and
+# the one (class on the first, class on the second, change) every site must show
+GATE = {
+    "before-after-fixes": (("--from", "before", "--to", "after"), diff.PASS,
+                           ("LOST", "SURFACED", "fix")),
+    "revert-is-caught": (("--from", "after", "--patch", None), diff.FAIL,
+                         ("SURFACED", "LOST", "regression")),
+}
 
 
-def test_revert_is_caught_on_the_flush_route(release, tmp_path):
+@pytest.mark.parametrize("which", GATE)
+def test_the_gate_on_the_flush_route(release, tmp_path, which):
     version, backends, _, after, patch = release
+    trees, status, classes = GATE[which]
     out = tmp_path / "d.json"
-    r = harness("--release", version, "--backend", backends, "--from", "after", "--patch", patch,
+    r = harness("--release", version, "--backend", backends,
+                *(patch if t is None else t for t in trees),
                 "--fault", "pthread_create", "--route", "flush", "--confirm", "1",
                 "--json", str(out))
-    assert r.returncode == diff.FAIL, r.stdout + r.stderr[-2000:]
+    assert r.returncode == status, r.stdout + r.stderr[-2000:]
     d = json.loads(out.read_text())
     assert sorted((s["backend"], s["filter"]) for s in d["sites"]) == _pairs(after)
     assert {(s["from"]["class"], s["to"]["class"], s["change"]) for s in d["sites"]} == \
-        {("SURFACED", "LOST", "regression")}
+        {classes}

@@ -95,32 +95,26 @@ def nothing_left(cache: Path, status: int, sig, err: str) -> None:
 SIGNALS = [pytest.param(signal.SIGTERM, id="TERM"), pytest.param(signal.SIGKILL, id="KILL")]
 
 
-@pytest.mark.parametrize("sig", SIGNALS)
-def test_killed_while_copying_a_tree(tree, tmp_path, sig):
-    tree("base")
-    cache = scratch(tmp_path)
-    status, err = kill_at(cache, "] copy: source and objects of base", sig,
-                          "build", "--tree", "before")
-    nothing_left(cache, status, sig, err)
-    assert not list((cache / "trees").glob("before-*"))
+# where a build is killed (the progress line it is killed at), what it builds, and the
+# cache directory that must hold nothing of it afterwards
+BUILD_STEPS = {
+    "copying-a-tree": ("] copy: source and objects of base", "before", "trees/before-*"),
+    "compiling-a-tree": ("] compile: 1 object", "before", "trees/before-*"),
+    "compiling-a-module": ("] module: compiling", "base", "ext/*"),
+}
 
 
 @pytest.mark.parametrize("sig", SIGNALS)
-def test_killed_while_compiling_a_tree(tree, tmp_path, sig):
+@pytest.mark.parametrize("step", BUILD_STEPS)
+def test_killed_while_building(tree, tmp_path, sig, step):
+    """TERM or KILL while a tree is copied, compiled, or its module compiled: no process,
+    no .tmp-*, and nothing of what was being built left in the cache."""
+    line, name, left = BUILD_STEPS[step]
     tree("base")
     cache = scratch(tmp_path)
-    status, err = kill_at(cache, "] compile: 1 object", sig, "build", "--tree", "before")
+    status, err = kill_at(cache, line, sig, "build", "--tree", name)
     nothing_left(cache, status, sig, err)
-    assert not list((cache / "trees").glob("before-*"))
-
-
-@pytest.mark.parametrize("sig", SIGNALS)
-def test_killed_while_compiling_a_module(tree, tmp_path, sig):
-    tree("base")
-    cache = scratch(tmp_path)
-    status, err = kill_at(cache, "] module: compiling", sig, "build", "--tree", "base")
-    nothing_left(cache, status, sig, err)
-    assert not (cache / "ext").exists() or not list((cache / "ext").iterdir())
+    assert not list(cache.glob(left))
 
 
 @pytest.mark.onnx

@@ -88,14 +88,29 @@ def test_function_types_are_what_every_switch_handles():
     assert probe.function_types("no switch") == frozenset()
 
 
-@pytest.mark.parametrize("text, sync", [
-    ("ret = ff_dnn_fill_task(task, exec_params, onnx_model, 0, 1);", True),
-    ("ret = ff_dnn_fill_task(task, exec_params, tf_model, ctx->async, 1);", False),
-    ("a = ff_dnn_fill_task(t, p, m, 0, 1); b = ff_dnn_fill_task(t, p, m, ctx->async, 0);", False),
-    ("no task at all", False),
-])
-def test_synchronous(text, sync):
-    assert probe.synchronous(text) is sync
+# What the probe reads from a backend's source, line by line: whether its tasks are
+# synchronous (ff_dnn_fill_task()'s async argument 0 everywhere) and whether they run on
+# threads ff_dnn_start_inference_async() starts (it is called, not only named).
+SOURCE_LINES = [
+    ("synchronous", "ret = ff_dnn_fill_task(task, exec_params, onnx_model, 0, 1);", True),
+    ("synchronous", "ret = ff_dnn_fill_task(task, exec_params, tf_model, ctx->async, 1);", False),
+    ("synchronous", "a = ff_dnn_fill_task(t, p, m, 0, 1); "
+                    "b = ff_dnn_fill_task(t, p, m, ctx->async, 0);", False),
+    ("synchronous", "no task at all", False),
+    ("async_threads", "if (ff_dnn_start_inference_async(ctx, &request->exec_module) != 0) {", True),
+    ("async_threads", "return ff_dnn_start_inference_async(th_model->ctx, &request->exec_module);",
+     True),
+    ("async_threads", "status = ov_infer_request_start_async(request->infer_request);", False),
+    ("async_threads", "ff_dnn_start_inference_async(ctx, m); "
+                      "ie_infer_request_infer_async(r);", False),
+    ("async_threads", "/* ff_dnn_start_inference_async(ctx, m) */ ret = run(ctx);", False),
+    ("async_threads", "ret = ff_dnn_fill_task(task, exec_params, onnx_model, 0, 1);", False),
+]
+
+
+@pytest.mark.parametrize("reader, text, want", SOURCE_LINES)
+def test_what_a_backends_source_says(reader, text, want):
+    assert getattr(probe, reader)(text) is want
 
 
 def test_has_activate():
@@ -451,13 +466,3 @@ def test_an_unknown_release_is_one_error_line(capsys):
                    "pinned by sha256 in harness/obtain/releases.py)"]
 
 
-@pytest.mark.parametrize("text, threads", [
-    ("if (ff_dnn_start_inference_async(ctx, &request->exec_module) != 0) {", True),
-    ("return ff_dnn_start_inference_async(th_model->ctx, &request->exec_module);", True),
-    ("status = ov_infer_request_start_async(request->infer_request);", False),
-    ("ff_dnn_start_inference_async(ctx, m); ie_infer_request_infer_async(r);", False),
-    ("/* ff_dnn_start_inference_async(ctx, m) */ ret = run(ctx);", False),
-    ("ret = ff_dnn_fill_task(task, exec_params, onnx_model, 0, 1);", False),
-])
-def test_async_threads(text, threads):
-    assert probe.async_threads(text) is threads

@@ -14,24 +14,19 @@ from harness.run import matrix, worker
 pytestmark = [pytest.mark.after, pytest.mark.dnn_processing]
 
 
-@pytest.mark.parametrize("backend, sync", [("onnx", True), ("tf", False), ("openvino", False),
-                                           ("torch", False)])
-def test_synchronous_backends_from_the_source(tree, backend, sync):
+# what the probe reads from each backend's source: synchronous (the caller's thread runs
+# its tasks), and whether its tasks run on threads ff_dnn_start_inference_async() starts
+SOURCE = {"onnx": (True, False), "tf": (False, True), "openvino": (False, False),
+          "torch": (False, True)}
+
+
+@pytest.mark.parametrize("backend", SOURCE)
+def test_task_threads_from_the_source(tree, backend):
     t = tree("after")
     if backend not in {b["name"] for b in t.stamp["backends"]}:
         pytest.skip(f"tree built without {backend} (run: make test BACKENDS=all)")
     (sc,) = matrix.scenarios([t], backend, "dnn_processing", ["none"], route="sweep")
-    assert worker.synchronous(sc) is sync
-
-
-@pytest.mark.parametrize("backend, threads", [("onnx", False), ("tf", True),
-                                              ("openvino", False), ("torch", True)])
-def test_task_threads_from_the_source(tree, backend, threads):
-    t = tree("after")
-    if backend not in {b["name"] for b in t.stamp["backends"]}:
-        pytest.skip(f"tree built without {backend} (run: make test BACKENDS=all)")
-    (sc,) = matrix.scenarios([t], backend, "dnn_processing", ["none"], route="sweep")
-    assert worker.async_threads(sc) is threads
+    assert (worker.synchronous(sc), worker.async_threads(sc)) == SOURCE[backend]
 
 
 class Sink:
