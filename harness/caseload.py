@@ -1,12 +1,16 @@
 """Cases by name: the engine loads a case (cases/<name>.py, data about one patch series)
 the way FATE's runner reads a test's definition, knowing it only by its name; the default
-is the one cases/__init__.py names."""
+is the one cases/__init__.py names, read when it is asked for."""
 
 import importlib
 
-from cases import DEFAULT
 from harness.errors import HarnessError
 from harness.paths import PROJECT
+
+
+def default() -> str:
+    """The case a command judges against when --case names none (cases/__init__.py)."""
+    return importlib.import_module("cases").DEFAULT
 
 
 def names() -> list:
@@ -36,8 +40,9 @@ class Case:
         return sorted(n for n in vars(self.module) if n.isupper() and not n.startswith("_"))
 
 
-def load(name: str = DEFAULT) -> Case:
-    """The case `name`; an unknown name is bad input."""
+def load(name: str | None = None) -> Case:
+    """The case `name` (None: the default); an unknown name is bad input."""
+    name = default() if name is None else name
     if name not in names():
         raise HarnessError(f"unknown case '{name}' (known: {', '.join(names())})")
     return Case(name)

@@ -67,7 +67,7 @@ def _plans(stamps: dict):
         if all(b.get("versions") in have for b in s.get("backends", [])):
             combos.add((",".join(sorted(b["name"] for b in s["backends"])), s.get("sanitizer"),
                         s["source"].get("version")))
-    for name in sorted(caseload.names(), key=lambda n: n != caseload.DEFAULT):
+    for name in sorted(caseload.names(), key=lambda n: n != caseload.default()):
         case = caseload.load(name)
         layout = getattr(case.module, "LAYOUT", None)
         for backends, sanitizer, version in sorted(combos, key=str):

@@ -4,12 +4,11 @@ groups, the report files and the exit status of a command that runs scenarios.""
 import sys
 
 from harness import inputs
-from harness.caseload import DEFAULT as DEFAULT_CASE
 from harness.paths import write_file
 
 
 def case_of(args):
-    """The case the command judges against (cases/; --case, default caseload.DEFAULT)."""
+    """The case the command judges against (cases/; --case, default caseload.default())."""
     from harness import caseload
     return caseload.load(args.case)
 
@@ -100,9 +99,10 @@ def add_build_options(p) -> None:
                    help="backends to configure: onnx, openvino, tf, torch, a comma list, "
                         "'default' (onnx) or 'all' (default: FFDNN_BACKENDS, else the "
                         "built set that covers the command, as `make` built it)")
-    p.add_argument("--case", default=DEFAULT_CASE,
+    from harness import caseload
+    p.add_argument("--case", default=caseload.default(),
                    help=f"the case whose claims a run is judged against (cases/; default "
-                        f"{DEFAULT_CASE})")
+                        f"{caseload.default()})")
     p.add_argument("--source", metavar="TARBALL",
                    help="FFmpeg release tarball to use (checked against the pinned sha256)")
     p.add_argument("--release", metavar="VERSION",
@@ -133,3 +133,25 @@ def add_shard_option(p) -> None:
     p.add_argument("--shard", metavar="K/N",
                    help="run the censuses and shard K of N of the sites (a CI matrix job); "
                         "`python -m harness merge` puts the shards' --json back together")
+
+
+def publish_diff(args, d, text: str, status: int, case: str | None, wrong: list,
+                 extra: dict | None = None) -> None:
+    """Print a diff's Markdown with the case's word on it (when a case's claims are the
+    verdict) and write the files asked for: --markdown, --json (with the exit status the
+    command returns), --html. diff and merge both end here."""
+    import json
+
+    from harness.judge import diff_html, diffreport
+    if case is not None:  # the case's claim is the verdict: said where the report is read
+        text += "\n" + "\n".join([f"Case {case}: " + ("as it says." if not wrong else
+                                   f"not as it says (exit {status}):")]
+                                  + [f"- {w}" for w in wrong]) + "\n"
+    print(text)
+    if args.markdown:
+        write_file("--markdown", args.markdown, text)
+    if args.json:
+        write_file("--json", args.json, json.dumps(
+            {**diffreport.to_json(d), "exit_status": status, **(extra or {})}, indent=1) + "\n")
+    if args.html:
+        write_file("--html", args.html, diff_html.page(d))

@@ -18,13 +18,13 @@ from harness.errors import HarnessError
 CONFIRM = 4  # as harness.judge.diff.CONFIRM, without importing the runner for --help
 
 def add_parser(sub) -> None:
-    from harness.caseload import DEFAULT as DEFAULT_CASE
+    from harness import caseload
     from harness.commands import common
     p = sub.add_parser("diff", help="what a change does under faults: every site's class, "
                                     "from-tree -> to-tree; exit 1 on a regression")
     add_arguments(p)
-    p.add_argument("--case", default=DEFAULT_CASE,
-                   help=f"the case that names known hangs (cases/; default {DEFAULT_CASE})")
+    p.add_argument("--case", default=caseload.default(),
+                   help=f"the case that names known hangs (cases/; default {caseload.default()})")
     common.add_results_option(p)
     p.set_defaults(func=run)
 
@@ -246,6 +246,7 @@ def same_refs(args) -> str | None:
 
 
 def run(args) -> int:
+    from harness.commands import common
     import json
 
     from harness import caseload
@@ -297,7 +298,7 @@ def run(args) -> int:
         return 0
     wrong = diff.against(d, claims) if claims is not None else []
     status = diff.FAIL if wrong else d.exit_status
-    diffreport.publish(args, d, diffreport.markdown(d), status,
+    common.publish_diff(args, d, diffreport.markdown(d), status,
                        args.case if claims is not None else None, wrong,
                        {"case": {"name": args.case, "wrong": wrong}} if claims is not None
                        else None)

@@ -18,6 +18,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
+    from harness.commands import common
     from harness.judge import diff, merge
     from harness import inputs
     from harness.judge import diffreport
@@ -27,13 +28,13 @@ def run(args) -> int:
     if merge.kind_of(shards[0][1]) == "sweep":
         return sweeps(args, shards)
     d = merge.merged(shards)
-    name, claims = merge.case_claims(shards)
+    name, claims = case_claims(shards)
     wrong = diff.against(d, claims) if claims is not None else []
     status = diff.FAIL if wrong else d.exit_status
     text = diffreport.markdown(d)
     walls = ", ".join(f"{k}/{len(d.shard_walls)} {w:.1f} s" for k, w in d.shard_walls)
     text += f"\nShards' walls: {walls}; the longest {max(w for _, w in d.shard_walls):.1f} s.\n"
-    diffreport.publish(args, d, text, status, name, wrong,
+    common.publish_diff(args, d, text, status, name, wrong,
                        {"case": {"name": name, "wrong": wrong}} if claims is not None else None)
     return status
 
@@ -67,3 +68,14 @@ def sweeps(args, shards: list) -> int:
     for p in bad:
         print(f"- {p}", file=sys.stderr)
     return status
+
+
+def case_claims(shards: list):
+    """The case whose DIFF the shards were run for (diff --case NAME with its claims), and
+    those claims (narrowed as the shards ran them); (None, None) for a plain diff."""
+    from harness import caseload
+    case = shards[0][1].get("case")
+    if not case:
+        return None, None
+    claims = getattr(caseload.load(case["name"]), "DIFF", None) or {}
+    return case["name"], {k: v for k, v in claims.items() if k in case["claims"]}

@@ -2,7 +2,6 @@
 verdict, every site that changed and the command that reruns it, and the JSON (with a
 `schema` field) that has every site; the page is harness/judge/diff_html.py."""
 
-import json
 from collections import Counter
 
 from harness.judge import diff
@@ -206,24 +205,3 @@ def _side_json(s: Side) -> dict:
     st = s.tree.stamp
     return {"label": s.label, "tree": s.tree.name, "path": str(s.tree.path), "key": st["key"],
             "source": st["source"], "series": st["series"]}
-
-
-def publish(args, d: Diff, text: str, status: int, case: str | None, wrong: list,
-            extra: dict | None = None) -> None:
-    """Print a diff's Markdown with the case's word on it (when a case's claims are the
-    verdict) and write the files asked for: --markdown, --json (with the exit status the
-    command returns), --html. diff and merge both end here."""
-    from harness.judge import diff_html
-    from harness.paths import write_file
-    if case is not None:  # the case's claim is the verdict: said where the report is read
-        text += "\n" + "\n".join([f"Case {case}: " + ("as it says." if not wrong else
-                                   f"not as it says (exit {status}):")]
-                                  + [f"- {w}" for w in wrong]) + "\n"
-    print(text)
-    if args.markdown:
-        write_file("--markdown", args.markdown, text)
-    if args.json:
-        write_file("--json", args.json, json.dumps(
-            {**to_json(d), "exit_status": status, **(extra or {})}, indent=1) + "\n")
-    if args.html:
-        write_file("--html", args.html, diff_html.page(d))

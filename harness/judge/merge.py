@@ -135,17 +135,6 @@ def merged(shards: list) -> Diff:
     return out
 
 
-def case_claims(shards: list):
-    """The case whose DIFF the shards were run for (diff --case NAME with its claims), and
-    those claims (narrowed as the shards ran them); (None, None) for a plain diff."""
-    from harness import caseload
-    case = shards[0][1].get("case")
-    if not case:
-        return None, None
-    claims = getattr(caseload.load(case["name"]), "DIFF", None) or {}
-    return case["name"], {k: v for k, v in claims.items() if k in case["claims"]}
-
-
 def merged_sweeps(shards: list) -> tuple:
     """(groups, key -> build -> Found) of every shard's sites, as sweep_many gives them for
     the whole sweep: each build's count and census, its sites in call order."""
