@@ -31,7 +31,6 @@ INCLUDE_DIR = str(SRC_DIR)
 CC = os.environ.get("CC", "cc")
 CFLAGS = ("-std=c11", "-Wall", "-Wextra", "-O2", "-fPIC", "-pthread")
 LDLIBS = ("-ldl",)
-HEADERS = ("fi_pthread_create.h", "fi_core.h", "fi_malloc.h", "fi_window.h", "fi_wrap.h")
 PRELOADS = {name: f.sources for name, f in FAMILIES.items() if not f.link_time}
 WRAP_NAMES = ("wrap_pthread_create.c", "fi_core.c")
 
@@ -91,11 +90,13 @@ def _compile(args: list[str]) -> None:
 
 
 def _digest(src_dir: Path, cc: str) -> str:
+    """The compiler, the flags and every C source and header of the injectors (a file
+    a family adds is in it with no list to keep)."""
     h = hashlib.sha256()
     for part in (cc, *CFLAGS, *LDLIBS):
         h.update(part.encode() + b"\0")
-    for name in sorted({*HEADERS, *WRAP_NAMES, *(n for s in PRELOADS.values() for n in s)}):
-        h.update(name.encode() + b"\0" + (src_dir / name).read_bytes() + b"\0")
+    for f in sorted(src_dir.glob("*.[ch]")):
+        h.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
     return h.hexdigest()[:16]
 
 
@@ -182,3 +183,22 @@ def check(entry: Path, record: bool = True) -> None:
         if not p.is_file() or file_sha256(p) != recorded.get(p.name):
             raise CacheError(entry, f"{p.name} is not the injector that was built "
                              "(emptied or changed)", "python -m harness run")
+
+
+def main(argv: list) -> int:
+    """`python -m harness.compile.injector_build DIR`: the injectors built (or found) in
+    DIR, the one way they are built; their tests are `python -m pytest -m injectors`."""
+    if len(argv) != 1:
+        print("usage: python -m harness.compile.injector_build DIR", file=sys.stderr)
+        return 2
+    try:
+        built = build(argv[0])
+    except (InjectorBuildError, CacheError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(built.dir)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
