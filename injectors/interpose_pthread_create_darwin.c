@@ -1,6 +1,6 @@
 /*
  * interpose_pthread_create_darwin: macOS pthread_create() injector for
- * DYLD_INSERT_LIBRARIES. Build as a dylib with fi_core.c; dyld reads the
+ * DYLD_INSERT_LIBRARIES. Build as a dylib with fi_pthread_create_core.c; dyld reads the
  * __DATA,__interpose tuples of inserted images and rebinds every other
  * image's pthread_create to the replacement. The inserted image itself is
  * not rebound, so the replacement's own pthread_create() call reaches the
@@ -10,7 +10,7 @@
 #if defined(__APPLE__)
 #include <pthread.h>
 
-#include "fi_core.h"
+#include "fi_pthread_create_core.h"
 
 static int fi_interposed_pthread_create(pthread_t *thread,
                                         const pthread_attr_t *attr,

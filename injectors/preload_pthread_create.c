@@ -1,6 +1,6 @@
 /*
  * preload_pthread_create: LD_PRELOAD interposer for pthread_create() on
- * Linux/ELF. Build as a shared object with fi_core.c and run the target
+ * Linux/ELF. Build as a shared object with fi_pthread_create_core.c and run the target
  * with LD_PRELOAD=libfi_pthread_create.so; arm it through the API in
  * fi_pthread_create.h (resolve it with dlsym(RTLD_DEFAULT, ...)).
  */
@@ -10,7 +10,7 @@
 #include <pthread.h>
 #include <stddef.h>
 
-#include "fi_core.h"
+#include "fi_pthread_create_core.h"
 
 typedef int (*pthread_create_fn)(pthread_t *thread, const pthread_attr_t *attr,
                                  void *(*start)(void *), void *arg);

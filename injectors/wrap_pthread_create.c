@@ -1,6 +1,6 @@
 /*
  * wrap_pthread_create: link-time pthread_create() injector. Link this
- * object (with fi_core.c) using -Wl,--wrap=pthread_create: the linker then
+ * object (with fi_pthread_create_core.c) using -Wl,--wrap=pthread_create: the linker then
  * sends every pthread_create() reference of that link to
  * __wrap_pthread_create() and __real_pthread_create to the real function.
  * Only references inside the objects of that link are wrapped; calls made
@@ -8,7 +8,7 @@
  */
 #include <pthread.h>
 
-#include "fi_core.h"
+#include "fi_pthread_create_core.h"
 
 int __real_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
                           void *(*start)(void *), void *arg);

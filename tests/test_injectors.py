@@ -107,7 +107,7 @@ def test_build_cached_and_atomic(built, monkeypatch):
 
 def test_build_content_addressed(built, tmp_path):
     src = shutil.copytree(injectors.SRC_DIR, tmp_path / "src")
-    with open(src / "fi_core.c", "a") as f:
+    with open(src / "fi_pthread_create_core.c", "a") as f:
         f.write("/* changed */\n")
     other = injectors.build(built.dir.parent, src_dir=src)
     assert other.dir != built.dir and other.preload_so.is_file()
@@ -115,13 +115,13 @@ def test_build_content_addressed(built, tmp_path):
 
 def test_build_error_one_line(tmp_path):
     src = shutil.copytree(injectors.SRC_DIR, tmp_path / "src")
-    with open(src / "fi_core.c", "a") as f:
+    with open(src / "fi_pthread_create_core.c", "a") as f:
         f.write("int broken(void) { return }\n")
     cache = tmp_path / "cache"
     with pytest.raises(injectors.InjectorBuildError) as info:
         injectors.build(cache, src_dir=src)
     msg = str(info.value)
-    assert "\n" not in msg and "fi_core.c" in msg and "error" in msg
+    assert "\n" not in msg and "fi_pthread_create_core.c" in msg and "error" in msg
     assert list(cache.iterdir()) == []  # no temp dir left behind
 
 
@@ -129,7 +129,7 @@ def test_build_error_one_line(tmp_path):
 def test_darwin_interpose(tmp_path):
     lib = tmp_path / "libfi_pthread_create.dylib"
     _cc("-dynamiclib", "-o", lib, injectors.SRC_DIR / "interpose_pthread_create_darwin.c",
-        injectors.SRC_DIR / "fi_core.c")
+        injectors.SRC_DIR / "fi_pthread_create_core.c")
     exe = tmp_path / "test_preload"
     _cc("-o", exe, TESTS_DIR / "test_preload.c")
     assert _run(exe, DYLD_INSERT_LIBRARIES=str(lib)) == (0, EXPECTED)

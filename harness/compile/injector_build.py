@@ -32,7 +32,7 @@ CC = os.environ.get("CC", "cc")
 CFLAGS = ("-std=c11", "-Wall", "-Wextra", "-O2", "-fPIC", "-pthread")
 LDLIBS = ("-ldl",)
 PRELOADS = {name: f.sources for name, f in FAMILIES.items() if not f.link_time}
-WRAP_NAMES = ("wrap_pthread_create.c", "fi_core.c")
+WRAP_NAMES = ("wrap_pthread_create.c", "fi_pthread_create_core.c")
 
 WRAP_SOURCES = tuple(str(SRC_DIR / name) for name in WRAP_NAMES)
 WRAP_CFLAGS = ("-pthread",)  # the sources set _GNU_SOURCE; need C11 (gcc's default gnu17 is fine)

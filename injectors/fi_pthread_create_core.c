@@ -1,5 +1,5 @@
 /*
- * fi_core: the fault decision shared by all pthread_create() injectors.
+ * fi_pthread_create_core: the fault decision shared by all pthread_create() injectors.
  *
  * Arming state (err, skip, count, the per-arm call number and the caller
  * target) lives under one mutex so that a call always sees a consistent
@@ -20,7 +20,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "fi_core.h"
+#include "fi_pthread_create_core.h"
 #include "fi_window.h"
 
 #define FI_TARGET_MAX 256

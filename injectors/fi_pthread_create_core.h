@@ -1,11 +1,11 @@
 /*
- * fi_core: decision logic shared by the pthread_create() injector variants
+ * fi_pthread_create_core: decision logic shared by the pthread_create() injector variants
  * (internal). Each variant's replacement function calls fi_core_create()
  * (or fi_core_decide()) with its own return address and the real
  * pthread_create().
  */
-#ifndef FI_CORE_H
-#define FI_CORE_H
+#ifndef FI_PTHREAD_CREATE_CORE_H
+#define FI_PTHREAD_CREATE_CORE_H
 
 #include <pthread.h>
 
@@ -26,4 +26,4 @@ typedef int (*fi_create_fn)(pthread_t *thread, const pthread_attr_t *attr,
 int fi_core_create(fi_create_fn real, void *caller, pthread_t *thread,
                    const pthread_attr_t *attr, void *(*start)(void *), void *arg);
 
-#endif /* FI_CORE_H */
+#endif /* FI_PTHREAD_CREATE_CORE_H */
