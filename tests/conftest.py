@@ -86,7 +86,7 @@ def run_scenario(trees, preload):
     """Run one scenario in a worker: (build, fault spec, **options) -> runner.Result."""
     def run(build, fault, backend="onnx", filt="dnn_processing", **kw):
         tree = need_tree(trees, build)
-        have = {b["name"] for b in tree.stamp["backends"]}
+        have = tree.backends
         missing = graphs.needs(backend, filt) - have if (backend, filt) in graphs.GRAPHS else ()
         if missing:
             pytest.skip(f"{filt} on {backend}: tree built without {', '.join(sorted(missing))} "

@@ -19,7 +19,7 @@ def censuses(tree, preload):
 
 
 def test_every_built_pair_is_counted(censuses, tree):
-    have = {b["name"] for b in tree("after").stamp["backends"]}
+    have = tree("after").backends
     want = {(b, (k[0], k[1])) for k in graphs.GRAPHS if graphs.needs(*k) <= have
             for b in ("before", "after")}
     assert {(c.build, (c.backend, c.filter)) for c in censuses} == want
@@ -28,7 +28,7 @@ def test_every_built_pair_is_counted(censuses, tree):
 def test_the_callers_paragraph_holds(censuses, tree):
     assert {f"{c.build}-{c.backend}-{c.filter}": callers.diffs(c, expected.CALLERS) for c in censuses} == \
         {f"{c.build}-{c.backend}-{c.filter}": [] for c in censuses}
-    starters = {"tf", "torch"} & {b["name"] for b in tree("after").stamp["backends"]}
+    starters = {"tf", "torch"} & tree("after").backends
     if not starters:
         pytest.skip("the backend set has neither TensorFlow nor LibTorch: no backend that "
                     "starts threads (run: make test BACKENDS=all)")

@@ -58,7 +58,7 @@ def test_followups_fix_what_the_case_says(trees):
     TensorFlow and LibTorch thread-start hangs and the pre-processing sites, and regresses
     nothing."""
     tree = need_tree(trees, "after")
-    if not {"tf", "onnx", "torch"} <= {b["name"] for b in tree.stamp["backends"]}:
+    if not {"tf", "onnx", "torch"} <= tree.backends:
         pytest.skip("trees built without tf, onnx and torch (run: make test BACKENDS=all)")
     r = subprocess.run([sys.executable, "-m", "harness", "diff", "--case", "followups",
                         "--confirm", "1", "--backend", "all"], cwd=PROJECT,

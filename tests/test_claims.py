@@ -34,7 +34,7 @@ def observed(tree, preload):
 
     def observe(claim, build, graph=""):
         t = tree(build)
-        missing = set(claim.needs) - {b["name"] for b in t.stamp["backends"]}
+        missing = set(claim.needs) - t.backends
         if missing:
             pytest.skip(f"tree built without {', '.join(sorted(missing))} "
                         "(run: make test BACKENDS=all)")
@@ -141,7 +141,7 @@ def test_reverted_commit(tree, preload, reverted, rows, needs):
     of its own, harness/obtain/derived.py) does what the commit message says it did, and
     the commit's rows fail on it."""
     before = tree("before")
-    missing = set(needs) - {b["name"] for b in before.stamp["backends"]}
+    missing = set(needs) - before.backends
     if missing:
         pytest.skip(f"tree built without {', '.join(sorted(missing))} "
                     "(run: make test BACKENDS=all)")

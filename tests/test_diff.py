@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -17,6 +18,7 @@ import pytest
 from harness.judge import diff, diffreport
 from harness.judge.diff import Change
 from harness.judge.sweep import Class
+from harness.obtain.trees import Tree
 from harness.paths import PROJECT
 from tests import screenshot
 from tests.conftest import BACKENDS
@@ -348,8 +350,8 @@ def _diff(classes, touched=("function",) * 8, known=True, paths=("x.c",)):
         sites = [site("f (x.c:1)", a, i) if a else None, site("f (x.c:1)", b, i) if b else None]
         pairs.append(diff.Pair(g, "f (x.c)", i, sites, diff.change(*(s and s.cls for s in sites)),
                                [[s.cls] if s else [] for s in sites], touched[i]))
-    sides = [diff.Side(n, SimpleNamespace(stamp={"source": {}, "key": n, "series": []},
-                                          name=n, path=f"/{n}")) for n in "ab"]
+    sides = [diff.Side(n, Tree(n, Path(f"/{n}"), {"source": {}, "key": n, "series": []}))
+             for n in "ab"]
     return diff.Diff(sides, [g], pairs, {"census": 0, "sites": 0, "confirm": 0, "total": 1}, 0,
                      touched=Touched(paths if known else (), known=known))
 

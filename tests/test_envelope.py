@@ -5,11 +5,13 @@ status the command returned, then the command's own data."""
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from harness import __version__
 from harness.judge import envelope
+from harness.obtain.trees import Tree
 from harness.paths import PROJECT
 
 # command line -> the command's own fields (the diff's, merge's and claims' are checked by
@@ -25,7 +27,7 @@ COMMANDS = {
 
 @pytest.mark.unit
 def test_the_envelope():
-    t = type("T", (), {"name": "after", "path": "/t", "stamp": {"key": "k"}})()
+    t = Tree("after", Path("/t"), {"key": "k"})
     e = envelope.envelope("run", [t, {"name": "x", "key": None, "path": None}], 1, a=2)
     assert list(e) == ["schema", "tool", "version", "command", "trees", "exit_status", "a"]
     assert (e["schema"], e["tool"], e["version"]) == (envelope.ENVELOPE, envelope.TOOL,

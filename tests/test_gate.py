@@ -42,7 +42,7 @@ def harness(*args):
 
 
 def pairs(tree) -> list:
-    have = {b["name"] for b in tree.stamp["backends"]}
+    have = tree.backends
     return sorted((b, f) for (b, f) in graphs.GRAPHS if graphs.needs(b, f) <= have)
 
 
@@ -146,7 +146,7 @@ def test_all_touched_sites_blind(tree, tmp_path):
     """Every site that runs through the change hangs in both trees: not a PASS, exit
     BLIND, and the report says why."""
     after = tree("after")
-    if "tf" not in {b["name"] for b in after.stamp["backends"]}:
+    if "tf" not in after.backends:
         pytest.skip("tree built without tf (run: make test BACKENDS=all)")
     patch = tmp_path / "comment.patch"
     patch.write_text(COMMENT)
@@ -190,7 +190,7 @@ def test_revert_on_followups_caught_on_libtorch_frames(tree, tmp_path):
     from harness.obtain.patched import PatchedPlan
     from tests.conftest import BACKENDS
     after = tree("after")
-    if not {"tf", "torch"} <= {b["name"] for b in after.stamp["backends"]}:
+    if not {"tf", "torch"} <= after.backends:
         pytest.skip("trees built without tf and torch (run: make test BACKENDS=all)")
     series = [followups.SERIES / n for n in (followups.SERIES / "series").read_text().split()]
     plan = PatchedPlan(BACKENDS, followups.LAYOUT, on="after", patches=series)

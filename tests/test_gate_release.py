@@ -50,7 +50,7 @@ def release(request, tmp_path_factory):
 
 
 def _pairs(tree) -> list:
-    have = {b["name"] for b in tree.stamp["backends"]}
+    have = tree.backends
     return sorted((b, f) for (b, f) in graphs.GRAPHS if graphs.needs(b, f) <= have
                   and not graphs.not_on_trees([tree], b, f))
 

@@ -77,7 +77,7 @@ def table_rows(trees) -> list:
     (backend, filter) pair built, on its route, on before and after (LibTorch's own route
     included: its after rows expect a HANG, judged hung once the run sits idle)."""
     from harness.run import chains as graphs
-    have = {b["name"] for b in trees[0].stamp["backends"]}
+    have = trees[0].backends
     rows = []
     for table in expected.TABLES.values():
         for backend, filt in table.pairs:
@@ -100,7 +100,7 @@ def table_rows(trees) -> list:
 def test_loaded_machine_no_false_hang(tree, preload):
     from harness.run import runner
     from harness.run.runner import run as run_all
-    have = {b["name"] for b in tree("after").stamp["backends"]}
+    have = tree("after").backends
     if "tf" not in have:
         pytest.skip("tree built without tf (run: make test BACKENDS=all)")
     rows = table_rows([tree("before"), tree("after")])

@@ -30,7 +30,7 @@ def test_902_pairs_as_written_down(tree, name):
         "OpenVINO (vf_dnn_detect.c: DNN_TF | DNN_OV) and its ONNX backend supports only "
         "DFT_PROCESS_FRAME")
     assert {n for n, b in facts.backends.items() if b.synchronous} == {"onnx"}
-    assert facts.enabled == {b["name"] for b in t.stamp["backends"]}
+    assert facts.enabled == t.backends
     assert not [a for a in facts.absent() if "DNN" in a and "DNNBackendType" in a]
 
 

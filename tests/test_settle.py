@@ -23,7 +23,7 @@ SOURCE = {"onnx": (True, False), "tf": (False, True), "openvino": (False, False)
 @pytest.mark.parametrize("backend", SOURCE)
 def test_task_threads_from_the_source(tree, backend):
     t = tree("after")
-    if backend not in {b["name"] for b in t.stamp["backends"]}:
+    if backend not in t.backends:
         pytest.skip(f"tree built without {backend} (run: make test BACKENDS=all)")
     (sc,) = matrix.scenarios([t], backend, "dnn_processing", ["none"], route="sweep")
     assert (worker.synchronous(sc), worker.async_threads(sc)) == SOURCE[backend]

@@ -17,7 +17,7 @@ SERVERS = forkclient.DEFAULT
 
 
 def run_sweep(tree, preload, backend, filt="dnn_processing"):
-    have = {b["name"] for b in tree("after").stamp["backends"]}
+    have = tree("after").backends
     if backend not in have:
         pytest.skip(f"tree built without {backend} (run: make test BACKENDS=all)")
     trees = [tree("before"), tree("after")]

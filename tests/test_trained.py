@@ -185,7 +185,7 @@ def test_png_decoder_is_lossless(channels):
 @pytest.mark.dnn_classify
 def test_trained_rows_same_before_and_after(tree):
     builds = [tree("before"), tree("after")]
-    have = {b["name"] for b in builds[0].stamp["backends"]}
+    have = builds[0].backends
     if "openvino" not in have:
         pytest.skip("the trees were built without OpenVINO (make test BACKENDS=all)")
     p = trained.plan(have, builds[0], short=True, rows=case.TRAINED_ROWS)

@@ -158,7 +158,7 @@ def pairs(args, trees) -> list:
     from harness.run import chains as graphs
     backends = args.backend_name.split(",") if args.backend_name else graphs.BACKENDS
     filters = args.filter.split(",") if args.filter else graphs.FILTERS
-    have = set.intersection(*({b["name"] for b in t.stamp["backends"]} for t in trees))
+    have = set.intersection(*(set(t.backends) for t in trees))
     out = []
     for b, f in ((b, f) for b in backends for f in filters):
         if (b, f) not in graphs.GRAPHS or not graphs.needs(b, f) <= have:
@@ -193,7 +193,7 @@ def case_groups(args, claims: dict, trees) -> list:
     says "not run")."""
     from harness.judge import diff, sweep
     from harness.run import chains as graphs
-    have = set.intersection(*({b["name"] for b in t.stamp["backends"]} for t in trees))
+    have = set.intersection(*(set(t.backends) for t in trees))
     keep = {"backend": args.backend_name, "filter": args.filter, "route": args.route,
             "family": ",".join(args.fault or ())}
     out = []

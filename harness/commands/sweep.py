@@ -78,7 +78,7 @@ def run(args) -> int:
     trees = [matrix.resolve_tree(b, plan) for b in common.builds(args)]
     fault = sweep_fault(args.fault)
     routes = sweep.route_names(args.route)
-    have = {b["name"] for b in trees[0].stamp["backends"]}
+    have = trees[0].backends
     pairs, skipped = [], []
     for backend in args.backend_name.split(","):
         for filt in args.filter.split(","):

@@ -17,7 +17,7 @@ def run(args) -> int:
     case = common.case_of(args)
     plan = common.plan(args)  # no need: every table of every backend built
     trees = [matrix.resolve_tree(b, plan) for b in case.PAIR]
-    have = {b["name"] for b in trees[0].stamp["backends"]}
+    have = trees[0].backends
     groups, notes = [], series.notes(trees, getattr(case, "TABLE_NEEDS", {}))
     for title, table in case.TABLES.items():
         route, faults = table.route, list(table.faults or case.FAULTS)

@@ -17,7 +17,7 @@ def run(args) -> int:
     from harness.judge import unchanged as u
     plan = common.plan(args, names=common.tree_names(args))
     trees = [matrix.resolve_tree(b, plan) for b in common.builds(args)]
-    identity, rows = u.plan_rows({b["name"] for b in trees[0].stamp["backends"]})
+    identity, rows = u.plan_rows(trees[0].backends)
     u.run_rows(trees, identity, rows, u.clip(trees[0], u.SHORT_CLIP if args.short else u.CLIP))
     print()
     print(u.markdown(identity, rows, [t.name for t in trees]))
@@ -28,7 +28,7 @@ def run(args) -> int:
         print(f"- {row.backend}: identity MD5 {got} {same} case {args.case}'s {want}")
     bad = u.problems(identity, rows)
     from harness.judge import trained
-    tp = trained.plan({b["name"] for b in trees[0].stamp["backends"]}, trees[0], args.short,
+    tp = trained.plan(trees[0].backends, trees[0], args.short,
                       getattr(common.case_of(args), "TRAINED_ROWS", ()))
     trained.run(trees, tp)
     text, more = trained.report(tp, [t.name for t in trees], args.short)

@@ -121,7 +121,7 @@ def _objects(tree) -> tuple[str, str]:
     twin = tree.stamp.get("twin")
     if twin:
         return twin["entry"], twin["key"]
-    return f"{tree.name}-{tree.stamp['key'][:16]}", tree.stamp["key"]
+    return f"{tree.name}-{tree.key[:16]}", tree.key
 
 
 def ext_path(tree, variant: str) -> Path:

@@ -29,7 +29,7 @@ def pairs(have: set) -> list:
 def run(trees, preload: str, jobs: int = 2, expect=NOTHING, pool=None) -> list:
     """One census run per tree and pair: [Census]; through `pool`'s fork servers, left
     running, when given (runner.run)."""
-    have = {b["name"] for b in trees[0].stamp["backends"]}
+    have = trees[0].backends
     scs = [sweep.census(sc) for backend, filt in pairs(have)
            for sc in matrix.scenarios(trees, backend, filt, ["pthread_create=EAGAIN"],
                                       route="sweep")]

@@ -37,7 +37,7 @@ def commit_row(claim, trees: dict, preload: str, seen: dict = None) -> dict:
     seen = {} if seen is None else seen
     cells, diffs = {}, {}
     for build, tree in trees.items():
-        missing = set(claim.needs) - {b["name"] for b in tree.stamp["backends"]}
+        missing = set(claim.needs) - tree.backends
         if missing:
             return _row(claim, dict.fromkeys(trees, "SKIP"),
                         f"skipped: the trees were built without {', '.join(sorted(missing))}")
@@ -51,7 +51,7 @@ def commit_row(claim, trees: dict, preload: str, seen: dict = None) -> dict:
         ref = run(claim.reference)["frames"] if claim.reference else None
         diffs[build] = claimrun.diffs(obs, getattr(claim, build), ref)
         cells[build] = claimrun.summary(obs, claimrun.ZEROS_64X64_RGB24, ref, claim.reference)
-    release = next(iter(trees.values())).stamp["source"].get("version", "")
+    release = next(iter(trees.values())).source.get("version", "")
     return _row(claim, cells, verdict(claim, diffs, release))
 
 

@@ -93,7 +93,7 @@ def markdown(d: Diff) -> str:
     reruns it in the to-tree), and per group how many sites each class has."""
     a, b = (s.label for s in d.sides)
     lines = [f"## Fault sweep diff: {a} -> {b}", ""]
-    mine = d.sides[1].tree.stamp["source"].get("patches")
+    mine = d.sides[1].tree.source.get("patches")
     if mine:  # a tree built with --patch
         lines += [f"{b}: " + ("the patch " if len(mine) == 1 else "the patches ")
                   + ", ".join(f"`{p}`" for p in mine), ""]
@@ -197,11 +197,11 @@ def to_json(d: Diff) -> dict:
 def inputs(d: Diff) -> dict:
     """What makes two diffs (or two shards of one) the same diff: the trees, by key, and
     the groups, each with its spec and what the censuses counted."""
-    return {"from": d.sides[0].tree.stamp["key"], "to": d.sides[1].tree.stamp["key"],
+    return {"from": d.sides[0].tree.key, "to": d.sides[1].tree.key,
             "groups": [[g.key, g.fault, g.sites, [bool(e) for e in g.errors]] for g in d.groups]}
 
 
 def _side_json(s: Side) -> dict:
-    st = s.tree.stamp
-    return {"label": s.label, "tree": s.tree.name, "path": str(s.tree.path), "key": st["key"],
-            "source": st["source"], "series": st["series"]}
+    t = s.tree
+    return {"label": s.label, "tree": t.name, "path": str(t.path), "key": t.key,
+            "source": t.source, "series": t.series}

@@ -13,7 +13,7 @@ TOOL = "ffmpeg-dnn-fault-harness"
 
 
 def tree_json(tree) -> dict:
-    return {"name": tree.name, "key": tree.stamp["key"], "path": str(tree.path)}
+    return {"name": tree.name, "key": tree.key, "path": str(tree.path)}
 
 
 def envelope(command: str, trees: list, exit_status: int, **data) -> dict:

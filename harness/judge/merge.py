@@ -83,8 +83,10 @@ def check(shards: list) -> int:
 
 
 def _side(j: dict) -> Side:
-    tree = SimpleNamespace(name=j["tree"], path=j["path"],
-                           stamp={"key": j["key"], "source": j["source"], "series": j["series"]})
+    """A side of a shard: its tree as the shard's JSON names it (no file of it is read)."""
+    from harness.obtain.trees import Tree
+    tree = Tree(j["tree"], Path(j["path"]),
+                {"key": j["key"], "source": j["source"], "series": j["series"]})
     return Side(j["label"], tree)
 
 

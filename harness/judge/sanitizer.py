@@ -62,7 +62,7 @@ def command(claim, tree) -> list:
 
 
 def run(claim, tree, timeout: float = 300.0) -> Run:
-    if claim.backend not in {b["name"] for b in tree.stamp["backends"]}:
+    if claim.backend not in tree.backends:
         raise HarnessError(f"{tree.name} was built without {claim.backend}")
     cmd = command(claim, tree)
     with tempfile.TemporaryDirectory(prefix=f"ffdnn-{claim.sanitizer}-") as logs:

@@ -60,7 +60,7 @@ def identity_md5(tree, chain: str) -> Run:
 
 def clip(tree, spec: dict = CLIP):
     """A clip made by the build itself (mpeg4 in nut), cached by what makes it."""
-    key = digest(spec, tree.stamp["source"])[:16]
+    key = digest(spec, tree.source)[:16]
     final = cache_root() / "clips" / f"{spec['source']}-{spec['size']}-{spec['frames']}-{key}"
     path = final / "clip.nut"
     if not path.is_file():

@@ -28,7 +28,7 @@ def derive(tree: Tree, label: str, what: str, change: Callable[[Path], None],
     """`tree` with `change(src)` made and committed and `make TARGET` run: from the
     cache when a run before built it. `what` names the change by content (a commit id,
     a file's sha256); it is the key, with the tree's."""
-    key = digest(RECIPE, tree.stamp["key"], what, target)
+    key = digest(RECIPE, tree.key, what, target)
     path = cache_root() / "trees" / f"{tree.name}-{label}-{key[:16]}"
     if not (path / "stamp.json").is_file():
         _build(tree, label, what, change, target, key, path)
@@ -54,7 +54,7 @@ def _build(tree, label, what, change, target, key, final: Path) -> None:
             errors = [l for l in text if ": error: " in l or l.startswith("make: ***")]
             raise BuildError(f"[{name}] make {target} failed: "
                              f"{(errors or ['see ' + str(log)])[0]}")
-        stamp = {**tree.stamp, "tree": name, "key": key, "parent": tree.stamp["key"],
+        stamp = {**tree.stamp, "tree": name, "key": key, "parent": tree.key,
                  "derived": {"from": tree.name, "change": what, "target": target,
                              "recipe": RECIPE},
                  "head": git(src, "rev-parse", "HEAD").stdout.strip(),

@@ -47,7 +47,7 @@ def clip(tree, run_ffmpeg, spec: dict = FULL):
     cached. Raises packages.PackageError when scikit-image cannot be fetched."""
     root = packages.fetch(PACKAGE)
     key = digest(spec, WINDOW, SIZE, RATE, PHOTOS, packages.PACKAGES[PACKAGE].sha256,
-                 tree.stamp["source"])[:16]
+                 tree.source)[:16]
     final = cache_root() / "clips" / f"photos-{spec['grid']}-{key}"
     path = final / "clip.nut"
     if path.is_file():

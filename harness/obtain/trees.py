@@ -68,7 +68,8 @@ GIT_ID = {"GIT_AUTHOR_NAME": "ffdnn", "GIT_AUTHOR_EMAIL": "ffdnn@localhost",
 
 @dataclass(frozen=True)
 class Tree:
-    """A built tree in the cache: where it is and what it was built from."""
+    """A built tree in the cache: where it is and what it was built from (its stamp.json,
+    read through the fields below; `stamp` is the file's whole text, for the reports)."""
 
     name: str
     path: Path
@@ -81,6 +82,34 @@ class Tree:
     @property
     def ffmpeg(self) -> Path:
         return self.src / "ffmpeg"
+
+    @property
+    def key(self) -> str:
+        """The key of its cache entry: what makes two trees the same tree."""
+        return self.stamp["key"]
+
+    @property
+    def backends(self) -> frozenset:
+        """The DNN backends it was configured with, by the registry's names."""
+        return frozenset(b["name"] for b in self.stamp["backends"])
+
+    @property
+    def source(self) -> dict:
+        """Where its source came from: the release (version, sha256) or a clone's commit."""
+        return self.stamp["source"]
+
+    @property
+    def series(self) -> list:
+        """The patches of the case's series applied on it, in order."""
+        return self.stamp["series"]
+
+    @property
+    def warnings(self) -> list:
+        return self.stamp["warnings"]
+
+    @property
+    def sanitizer(self) -> str:
+        return self.stamp.get("sanitizer") or ""
 
 
 STAMP_FIELDS = ("tree", "key", "source", "series", "series_sha256", "configure", "compiler",
@@ -581,8 +610,8 @@ class Plan:
             if parent:
                 _say(label, "copy", f"source and objects of {parent.name}")
                 copy_tree(parent.src, src)
-                applied, skipped = self._change_source(name, src, parent.stamp["source"], origin)
-                series = parent.stamp["series"] + applied
+                applied, skipped = self._change_source(name, src, parent.source, origin)
+                series = parent.series + applied
                 skipped = parent.stamp.get("skipped", []) + skipped
             else:
                 self._fresh_source(name, src, origin)
@@ -605,13 +634,13 @@ class Plan:
             count, own = _make(label, src, log)
             times["compile"] = round(time.monotonic() - t, 1)
             donor = twin or parent  # whose objects these are, and their warnings
-            warnings = _total_warnings(donor.stamp["warnings"] if donor else {}, own)
+            warnings = _total_warnings(donor.warnings if donor else {}, own)
             stamp = {
                 "tree": name, "key": self.key(name), "recipe": RECIPE,
                 "sanitizer": self.sanitizer,
                 "source": {**origin, **({"repo": str(self.repo)} if self.repo else {})},
-                "parent": parent.stamp["key"] if parent else None,
-                **({"twin": {"entry": twin.path.name, "key": twin.stamp["key"]}}
+                "parent": parent.key if parent else None,
+                **({"twin": {"entry": twin.path.name, "key": twin.key}}
                    if twin else {}),
                 "series": series, "series_sha256": digest(series),
                 **({"skipped": skipped} if skipped else {}),

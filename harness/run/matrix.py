@@ -55,7 +55,7 @@ def scenarios(trees, backend: str, filt: str, fault_specs, model=None, expect=""
     desc = graphs.description(backend, filt, model_path(model) if model else None)
     out = []
     for tree in trees:
-        have = {b["name"] for b in tree.stamp["backends"]}
+        have = tree.backends
         if not graphs.needs(backend, filt) <= have:
             raise HarnessError(f"tree {tree.name} was built without backend "
                                f"{', '.join(sorted(graphs.needs(backend, filt) - have))} "
