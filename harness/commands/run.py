@@ -3,6 +3,7 @@ and their table."""
 
 from harness import inputs
 from harness.commands import common
+from harness.run import routes
 
 
 def add_parser(sub) -> None:
@@ -14,7 +15,7 @@ def add_parser(sub) -> None:
                    help="the DNN backend the filter uses (default onnx)")
     p.add_argument("--filter", default="dnn_processing",
                    help="dnn_processing, dnn_detect or dnn_classify")
-    p.add_argument("--route", default="flush", choices=("flush", "frame", "sweep"),
+    p.add_argument("--route", default="flush", choices=tuple(routes.ROUTES),
                    help="flush: the PR's stand-in flush at EOF; frame: fail the backend's "
                         "own thread start for the last frame")
     p.add_argument("--fault", action="append",

@@ -19,7 +19,7 @@ from typing import Callable
 from pathlib import Path
 
 from harness import reaper
-from harness.run import artifacts, chains, forkclient
+from harness.run import artifacts, chains, forkclient, routes
 from harness.run.outcome import Outcome, judge
 from harness.run.processes import QUIET, SYNC_QUIET, Idle
 from harness.paths import PROJECT
@@ -97,7 +97,8 @@ def _wait(w, sc: Scenario, out: str, expect: Expect) -> str | None:
     quiet = _quiet(sc, expect)
     t0 = time.monotonic()
     deadline, partial = t0 + sc.timeout, Path(out).with_suffix(".partial.json")
-    early = QUIET if expect.hangs(sc) else (STUCK if sc.route == "sweep" else None)
+    early = QUIET if expect.hangs(sc) else (STUCK if routes.of(sc.route).stuck_before_eof
+                                           else None)
     idle = Idle(w.pid, early) if early else None
     while (now := time.monotonic()) < deadline:
         if w.wait(min(0.1, deadline - now)):

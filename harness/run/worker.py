@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from harness.compile import families
-from harness.run import chains as graphs, sites
+from harness.run import chains as graphs, routes, sites
 from harness import errnos
 from harness.compile import ffi_build
 from harness.errors import HarnessError
@@ -158,9 +158,8 @@ def records(ffi, lib, start: int) -> list:
 
 
 def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
-    """route "flush": the PR's stand-in flush at EOF; route "frame": the backend's own
-    per-frame start, with the last frame's thread start failed; route "sweep": armed
-    before the first frame, the backend's own code throughout."""
+    """The scenario along its route (harness/run/routes.py): the PR's stand-in flush at EOF,
+    the backend's own start of the last frame, or a sweep's, armed from the first frame."""
     ffi, lib = module(sc.build, sc.tree, sc.injector)
     selftest = sc.extra.get("selftest")  # the runner's own containment tests
     if selftest == "crash":
@@ -172,7 +171,8 @@ def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
     g = Graph(ffi, lib, sc.description, WIDTH, HEIGHT)
     ctx = g.filter(sc.filter)
     g.check(lib.ffdnn_record_activate(ctx), "install the activate() recorder")
-    if sc.route == "flush":
+    route = routes.of(sc.route)
+    if route.standin:
         mode = {"flush": lib.FFDNN_FLUSH_RETURN}.get(sc.fault.kind, lib.FFDNN_FLUSH_ASYNC)
     else:
         mode = lib.FFDNN_FLUSH_COUNT  # the backend's own flush, counted
@@ -181,12 +181,12 @@ def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
     inputs = [g.frame(i) for i in range(sc.frames)]  # made before any fault is armed
     result["inputs"] = [hashlib.md5(g.pixels(i)).hexdigest() for i in range(sc.frames)]
     family = families.counted(sc.fault)
-    sweep = sc.route == "sweep"
+    sweep = route.armed_from_start
     if sweep:  # every call from the first frame on is a site of the sweep
         before, start = family.counters(ffi, lib, sc.fault), lib.ffdnn_record_count()
         if families.arms(sc.fault):
             family.arm(lib, sc.fault)
-    drained = sc.frames - 1 if sc.route == "frame" else sc.frames
+    drained = sc.frames - 1 if route.last_frame_armed else sc.frames
     # a frame is given up once nothing else is at work on it: in a sweep on a synchronous
     # backend; in a run the caller says may hang before its end (extra "frame_idle")
     idle = IDLE if sweep and synchronous(sc) else float(sc.extra.get("frame_idle", 0.0))
@@ -205,7 +205,7 @@ def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
             continue
         g.check(ret, f"push frame {i}")
         want = i + 1 - len(result["frames"]) - lost  # this frame, and any still late
-        codes, frames = settle(g, want, 2.0 if sweep else 10.0, idle, running)
+        codes, frames = settle(g, want, route.frame_seconds, idle, running)
         result["drained"] += codes
         result["frames"] += frames
         lost = max(0, lost + want - len(frames))  # a frame given up that came after all is not lost
@@ -213,7 +213,7 @@ def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
         before, start = family.counters(ffi, lib, sc.fault), lib.ffdnn_record_count()
         if families.arms(sc.fault):
             family.arm(lib, sc.fault)
-    if sc.route == "frame":
+    if route.last_frame_armed:
         g.check(g.push(inputs[drained]), f"push frame {drained}")
         result["frame_sink"], frames = drain(g)
         result["frames"] += frames
@@ -244,9 +244,10 @@ def snapshot(ffi, lib, sc: Scenario, result: dict, start: int, before: dict) -> 
     result["log"] = ffi.string(lib.ffdnn_log_text()).decode(errors="replace")
     if not families.arms(sc.fault):
         return
-    if result["counters"].get("failures") and sc.route != "sweep":  # which call was failed
+    sweep = routes.of(sc.route).armed_from_start
+    if result["counters"].get("failures") and not sweep:  # which call was failed
         result["failed_call"] = sc.fault.skip + 1
-    if sc.route == "sweep" or result["counters"].get("failures") or sc.fault.skip == FOREVER:
+    if sweep or result["counters"].get("failures") or sc.fault.skip == FOREVER:
         # where the calls came from: a sweep's every run, a failing run, a census
         result["sites"] = sites.sites(ffi, lib, sc.fault, result["counters"].get("eligible", 0))
 
