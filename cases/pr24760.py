@@ -657,6 +657,11 @@ class WarningClaim:
     cites: str
     file: str = ""
     same: bool = False
+    commit: int = 9   # the PR's own mail says it: #24760 is the series' ninth commit
+
+    @property
+    def claim(self) -> str:
+        return self.cites
 
 
 WARNING_CLAIMS = (
@@ -679,6 +684,8 @@ CALLERS_CITES = ("In libavfilter/dnn, `pthread_create()` is called only in "
                  "`ff_dnn_start_inference_async()`, and only the TensorFlow and Torch "
                  "backends call that function. ONNX Runtime and OpenVINO do not use it.")
 CALLERS = {
+    "commit": 9,   # the paragraph is #24760's (its mail), the series' ninth commit
+    "cites": CALLERS_CITES,
     "creates": "ff_dnn_start_inference_async",
     "reached_from": {"tf": ("execute_model_tf",), "torch": ("execute_model_th",),
                      "onnx": (), "openvino": ()},

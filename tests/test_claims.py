@@ -99,10 +99,10 @@ def harness(*args):
 
 @pytest.mark.unit
 def test_cli_unknown_commit():
-    r = harness("--commit", "9")
+    r = harness("--commit", "10")
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.strip().splitlines() == [
-        "error: no claims for commit 9 (known: 1, 2, 3, 4, 5, 6, 7, 8)"]
+        "error: no claims for commit 10 (known: 1, 2, 3, 4, 5, 6, 7, 8, 9)"]
 
 
 @pytest.mark.commit4
@@ -158,3 +158,24 @@ def test_reverted_commit(tree, preload, reverted, rows, needs):
         obs = claimrun.observe(claim, undone, preload, runner="ffmpeg")
         assert claimrun.diffs(obs, reverted.rows[claim.id]) == [], claim.id
         assert claimrun.diffs(obs, claim.before), f"{claim.id} passes without its commit"
+
+
+@pytest.mark.before
+@pytest.mark.after
+def test_the_prs_own_paragraphs_are_claims(tree, tmp_path):
+    """#24760's Callers paragraph and its warning claims are rows of `claims` (commit 9),
+    on the trees the case compares (before, after): the census of every pthread_create()
+    call on every graph built, and the warning lines each build recorded."""
+    before, after = tree("before"), tree("after")
+    out = tmp_path / "rows.json"
+    r = harness("--commit", "9", "--json", str(out))
+    got = json.loads(out.read_text())
+    rows = {row["id"]: row for row in got["rows"]}
+    assert set(rows) == {"callers", *(c.id for c in expected.WARNING_CLAIMS)}
+    assert all(list(row)[3:5] == list(expected.PAIR) for row in rows.values())
+    assert [t["name"] for t in got["trees"]][-2:] == list(expected.PAIR)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert {row["verdict"] for row in rows.values()} == {"reproduces"}
+    calls = int(rows["callers"]["after"].split()[0])
+    assert (calls > 0) == bool({"tf", "torch"} & after.backends), rows["callers"]
+    assert "| commit | claim | before outcome | after outcome | verdict |" in r.stdout

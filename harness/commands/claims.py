@@ -30,17 +30,24 @@ def run(args) -> int:
                            f"(known: {', '.join(map(str, known))})")
     case, commits = common.case_of(args), set(args.commit or ()) or None
     pair = case.CLAIMS_PAIR
-    trees = dict.fromkeys(pair)  # by name only, unless a source runs on them
-    if claims.needs_trees(case, commits):
-        plan = common.plan(args, names=pair)
-        trees = {b: matrix.resolve_tree(b, plan) for b in pair}
-    ctx = claims.Context(case, trees, matrix.preload_library(), commits)
+    resolved = {}
+
+    def resolve(names) -> dict:  # a pair of the case's trees, built (or found) once
+        if tuple(names) not in resolved:
+            plan = common.plan(args, names=tuple(names))
+            resolved[tuple(names)] = {n: matrix.resolve_tree(n, plan) for n in names}
+        return resolved[tuple(names)]
+    # by name only, unless a source that runs reads them
+    trees = resolve(pair) if "CLAIMS_PAIR" in claims.pairs_read(case, commits) \
+        else dict.fromkeys(pair)
+    ctx = claims.Context(case, trees, matrix.preload_library(), commits, resolve=resolve)
     rows = claims.rows(ctx)
     status = claims.exit_status(rows)
     print(claims.markdown(rows, pair))
     if args.json:
         from harness.judge import envelope
-        named = [t or {"name": n, "key": None, "path": None} for n, t in trees.items()]
+        every = {**trees, **{n: t for p in resolved.values() for n, t in p.items()}}
+        named = [t or {"name": n, "key": None, "path": None} for n, t in every.items()]
         write_file("--json", args.json, json.dumps(envelope.envelope(
             "claims", named, status, case=case.name, rows=rows), indent=1) + "\n")
     bad = [r for r in rows if not claims.as_expected(r)]

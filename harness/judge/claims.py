@@ -1,6 +1,8 @@
-"""A case's commit claims, on the two trees its claims compare (its CLAIMS_PAIR, the tree
-without the commits and the tree with them): one row per claim, as dicts with the keys of
-keys(), from every source in SOURCES, printed as one Markdown table.
+"""A case's claims: its commit claims on the two trees its claims compare (its CLAIMS_PAIR,
+the tree without the commits and the tree with them), its sanitizer claims on their own
+variants of those, and the PR's Callers paragraph and warning claims on the two trees the
+case compares (its PAIR): one row per claim, as dicts with the keys of keys(), from every
+source in SOURCES, printed as a Markdown table per pair of trees.
 
 A source is (the part of the case it reads, a callable Context -> iterable of row dicts);
 it covers the commits its part's claims name, and runs only when one of them is asked for. Every verdict but "does not reproduce: ..." is
@@ -9,8 +11,10 @@ as expected: a claim is declared not expressible in its row of the expected tabl
 """
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 from harness.judge import claimrun
+from harness.run.outcome import functions
 
 def keys(pair) -> tuple:
     """A row's keys: the claim, one outcome per tree of the pair, the verdict."""
@@ -67,6 +71,12 @@ class Context:
     preload: str         # LD_PRELOAD for workers (harness.run.matrix.preload_library())
     commits: set = None  # only these commits (None: all)
     build: bool = False  # may a source build what it misses
+    resolve: object = None  # names -> {name: Tree}: the trees of another pair of the case
+
+    def trees_of(self, pair: tuple) -> dict:
+        if tuple(self.trees) == tuple(pair) or self.resolve is None:
+            return self.trees
+        return self.resolve(pair)
 
 
 def commit_claims(ctx: Context):
@@ -88,15 +98,58 @@ def sanitizer_claims(ctx: Context):
             yield _row(c, dict.fromkeys(ctx.trees, "SKIP"), f"skipped: {e}")
 
 
-SOURCES = [  # (the part of the case, its rows, whether it runs on the CLAIMS_PAIR's trees)
-    ("SANITIZER_CLAIMS", sanitizer_claims, False),  # its own variants of them
-    ("COMMIT_CLAIMS", commit_claims, True),
+def callers_claim(ctx: Context):
+    """The case's CALLERS paragraph (harness/judge/callers.py) on the trees its PAIR
+    compares: every pthread_create() call FFmpeg's own code makes on every backend and
+    filter built, each named where it is made, against the paragraph."""
+    from harness.judge import callers
+    want = ctx.case.CALLERS
+    trees = ctx.trees_of(ctx.case.PAIR)
+    censuses = callers.run(list(trees.values()), ctx.preload)
+    cells, diffs = {}, {}
+    for name in trees:
+        mine = [c for c in censuses if c.build == name]
+        diffs[name] = [f"{c.backend} / {c.filter}: {d}" for c in mine
+                       for d in callers.diffs(c, want)]
+        calls = sum(c.calls for c in mine)
+        where = sorted({" < ".join(functions(w)[:2]) for c in mine for w in c.stacks})
+        cells[name] = (f"{calls} calls over {len(mine)} graphs"
+                       + (f", each {' or '.join(where)}" if where else ""))
+    yield _row(SimpleNamespace(commit=want["commit"], id="callers", claim=want["cites"]),
+               cells, verdict(SimpleNamespace(not_expressible=""), diffs))
+
+
+def warning_claims(ctx: Context):
+    """The case's WARNING_CLAIMS against the warning lines its PAIR's builds recorded."""
+    from harness.judge import warnclaims
+    trees = ctx.trees_of(ctx.case.PAIR)
+    first, second = trees.values()
+    for c in ctx.case.WARNING_CLAIMS:
+        found = warnclaims.check([c], first.stamp, second.stamp)[c.id]
+        cells = {name: (f"{len(warnclaims.naming(t.stamp, c.file))} warning lines in "
+                        f"{c.file}, {len(warnclaims.lines(t.stamp))} in all" if c.file
+                        else f"{len(warnclaims.lines(t.stamp))} warning lines")
+                 for name, t in trees.items()}
+        yield _row(c, cells, "does not reproduce: " + "; ".join(found) if found
+                   else "reproduces")
+
+
+SOURCES = [  # (the part of the case, its rows, the pair of trees it reads: the case's
+             # attribute naming it; None: its own variants)
+    ("SANITIZER_CLAIMS", sanitizer_claims, None),
+    ("COMMIT_CLAIMS", commit_claims, "CLAIMS_PAIR"),
+    ("CALLERS", callers_claim, "PAIR"),
+    ("WARNING_CLAIMS", warning_claims, "PAIR"),
 ]
 
 
 def covers(case, part: str) -> set:
-    """The commits a part of the case has claims for (none when the case lacks it)."""
-    return {c.commit for c in getattr(case, part, ())}
+    """The commits a part of the case has claims for (none when the case lacks it): a
+    claim's `commit`, or the commit a paragraph (a dict) names."""
+    value = getattr(case, part, ())
+    if isinstance(value, dict):
+        return {value["commit"]} if "commit" in value else set()
+    return {c.commit for c in value}
 
 
 def known_commits(case) -> list:
@@ -108,10 +161,11 @@ def asked(case, commits: set | None) -> list:
     return [s for s in SOURCES if not commits or commits & covers(case, s[0])]
 
 
-def needs_trees(case, commits: set | None) -> bool:
-    """Whether a source that runs reads the CLAIMS_PAIR's trees (the sanitizer claims build
-    their own variants: `claims --commit 1 --commit 2` needs no other tree)."""
-    return any(trees for _, _, trees in asked(case, commits))
+def pairs_read(case, commits: set | None) -> list:
+    """The pairs of trees the sources that run for `commits` read, by the case's attribute
+    (the sanitizer claims build their own variants: `claims --commit 1 --commit 2` reads
+    none)."""
+    return list(dict.fromkeys(attr for _, _, attr in asked(case, commits) if attr))
 
 
 def rows(ctx: Context) -> list:
@@ -159,11 +213,20 @@ def trees_of(row: dict) -> list:
 
 
 def markdown(rows_: list, pair=None) -> str:
-    """The rows as one table, one outcome column per tree (`pair`, else the first row's)."""
-    pair = list(pair or (trees_of(rows_[0]) if rows_ else ()))
-    cells = lambda r: [str(r["commit"]), f"`{r['id']}`: {r['claim']}",
-                       *(r[t] for t in pair), r["verdict"]]
-    lines = ["| commit | claim | " + "".join(f"{t} outcome | " for t in pair) + "verdict |",
-             "|---|---|" + "---|" * len(pair) + "---|"]
-    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in cells(r)) + " |" for r in rows_]
-    return "\n".join(lines)
+    """The rows as tables, one outcome column per tree: one table for each pair of trees
+    the rows were measured on (`pair` first, when given), in the rows' order."""
+    pairs = list(dict.fromkeys([*([tuple(pair)] if pair else []),
+                                *(tuple(trees_of(r)) for r in rows_)])) or [()]
+    tables = []
+    for p in pairs:
+        mine = [r for r in rows_ if tuple(trees_of(r)) == p]
+        if not mine and tables:
+            continue
+        cells = lambda r: [str(r["commit"]), f"`{r['id']}`: {r['claim']}",
+                           *(r[t] for t in p), r["verdict"]]
+        lines = ["| commit | claim | " + "".join(f"{t} outcome | " for t in p) + "verdict |",
+                 "|---|---|" + "---|" * len(p) + "---|"]
+        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in cells(r)) + " |"
+                  for r in mine]
+        tables.append("\n".join(lines))
+    return "\n\n".join(tables)
