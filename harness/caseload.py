@@ -14,7 +14,10 @@ def default() -> str:
 
 
 def names() -> list:
-    return sorted(p.stem for p in (PROJECT / "cases").glob("*.py") if p.stem != "__init__")
+    """The cases: each a module (cases/<name>.py) or a package (cases/<name>/)."""
+    here = PROJECT / "cases"
+    return sorted({p.stem for p in here.glob("*.py") if p.stem != "__init__"}
+                  | {p.parent.name for p in here.glob("*/__init__.py")})
 
 
 class CaseLacks(HarnessError, AttributeError):

@@ -7,20 +7,38 @@ file by the hash of its recipe (the generator's source).
 
 import hashlib
 import importlib
+import importlib.util
 from pathlib import Path
 
 from harness.paths import atomic_file
 
 
 def _lazy(module: str, func: str, deps: tuple = ()):
-    """The generator `module.func`, imported when called: importing `models` (as every
-    pytest process and the CLI do) then costs nothing, not onnx's or torch's import."""
+    """The generator `module.func` (a dotted module: this package's own, or a case's),
+    imported when called: importing `models` (as every pytest process and the CLI do) then
+    costs nothing, not onnx's or torch's import. `deps`: other files its output depends
+    on (paths)."""
     def generate():
-        return getattr(importlib.import_module(f"{__name__}.{module}"), func)()
+        return getattr(importlib.import_module(module), func)()
     generate.__name__ = f"{module}.{func}"
-    generate.module_file = Path(__file__).with_name(f"{module}.py")
-    generate.deps = deps   # other files of models/ its output depends on
+    generate.module_file = Path(importlib.util.find_spec(module).origin)
+    generate.deps = tuple(Path(d) for d in deps)
     return generate
+
+
+# what the models of ONNX Runtime, OpenVINO and TensorFlow are written with: a model
+# built on them (a case's) depends on them too
+HERE = Path(__file__).parent
+WRITERS = (HERE / "protobuf.py", HERE / "tf_models.py", HERE / "ov_models.py")
+
+
+def register(name: str, module: str, func: str, deps: tuple = WRITERS) -> None:
+    """A model of a case's (cases/<name>/): `name` written by `module.func()` (bytes,
+    suffix), generated and cached as the backends' own are. A case registers its models
+    when it is loaded; the engine knows them by name from then on."""
+    if name in GENERATORS and GENERATORS[name].__name__ != f"{module}.{func}":
+        raise KeyError(f"model '{name}' is registered twice")
+    GENERATORS[name] = _lazy(module, func, deps)
 
 
 def _backend_models() -> dict:
@@ -37,36 +55,20 @@ def _backend_models() -> dict:
     names = {n for b in BACKENDS.values()
              for n in (b.identity, b.non_identity,
                        *(m for g in b.all_graphs().values() for m in g.models.values()))}
-    return {n: _lazy(module[n.split("-", 1)[0]], n.split("-", 1)[1].replace("-", "_"))
+    return {n: _lazy(f"{__name__}.{module[n.split('-', 1)[0]]}",
+                     n.split("-", 1)[1].replace("-", "_"), WRITERS)
             for n in sorted(names)}
 
 
-GENERATORS = {
-    **_backend_models(),
-    # #24702's claims (issue 8): outputs 9.0.2's post-processing rejects
-    "claims-tf-u8-out": _lazy("claims_models", "tf_u8_out"),
-    "claims-tf-u8-out-gray": _lazy("claims_models", "tf_u8_out_gray"),
-    "claims-ov-detect-empty": _lazy("claims_models", "ov_detect_const_empty"),
-    "claims-ov-classify-empty": _lazy("claims_models", "ov_classify_const_empty"),
-    "claims-ov-classify-no-scores": _lazy("claims_models", "ov_classify_no_scores"),
-    "claims-ov-detect-no-rows": _lazy("claims_models", "ov_detect_no_rows"),
-    "claims-tf-det-too-many": _lazy("claims_models", "tf_det_too_many"),
-    # trained: MTCNN's ONet from facenet-pytorch's weights (fetched, pinned; issue 19)
-    "mtcnn-onet": _lazy("mtcnn", "onet", deps=("torchweights.py",)),
-    "mtcnn-onet-labels": _lazy("mtcnn", "onet_labels"),
-    "mtcnn-pnet-detect": _lazy("mtcnn", "pnet_detect", deps=("torchweights.py",)),
-}
+GENERATORS = _backend_models()  # and the models cases register (register())
 
 
 def recipe(name: str) -> str:
     """A hash of what makes the model: its generator module's source and this file's.
     For the TorchScript ones also the LibTorch that writes them. Generating is skipped
     when the file for this recipe is already in the cache."""
-    module = GENERATORS[name].module_file
     h = hashlib.sha256(name.encode())
-    deps = ("protobuf.py", "tf_models.py", "ov_models.py")  # what claims_models builds on
-    deps += GENERATORS[name].deps
-    for f in (module, Path(__file__), *(module.with_name(d) for d in deps)):
+    for f in (GENERATORS[name].module_file, Path(__file__), *GENERATORS[name].deps):
         h.update(f.read_bytes() if f.is_file() else b"")
     if name.startswith("torch-"):  # the bytes are LibTorch's: its program and its build
         h.update(importlib.import_module(f"{__name__}.torch_models").recipe().encode())
@@ -76,7 +78,8 @@ def recipe(name: str) -> str:
 def path(name: str, cache: Path) -> Path:
     """The model file for `name`, generated into `cache` if it is not there yet."""
     if name not in GENERATORS:
-        raise KeyError(f"unknown model '{name}' (known: {', '.join(sorted(GENERATORS))})")
+        raise KeyError(f"unknown model '{name}' (known: {', '.join(sorted(GENERATORS))}; a "
+                       "case's models are known once the case is loaded)")
     key = recipe(name)
     found = sorted(cache.glob(f"{name}-{key}.*")) if cache.is_dir() else []
     if found:

@@ -17,10 +17,15 @@ BACKENDS = os.environ.get("FFDNN_BACKENDS", "default")
 
 
 def pytest_configure(config):
-    """A backend's marker comes from its entry (its module in harness/obtain/backends/), so adding a
-    backend registers its marker (--strict-markers); the other markers are in pyproject.toml."""
+    """A backend's marker comes from its module in harness/obtain/backends/, a case's (its
+    trees, its commits) from its MARKERS, so adding either registers its markers
+    (--strict-markers); the engine's own are in pyproject.toml."""
+    from harness import caseload
     for b in REGISTRY.values():
         config.addinivalue_line("markers", f"{b.marker}: scenarios on the {b.label} backend")
+    for name in caseload.names():
+        for marker, text in getattr(caseload.load(name), "MARKERS", {}).items():
+            config.addinivalue_line("markers", f"{marker}: {text}")
 
 
 @pytest.fixture(scope="session")

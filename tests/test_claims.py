@@ -1,5 +1,5 @@
 """#24702's own claims (issue 8), base against before, with models that make 9.0.2's
-post-processing fail for real. The expected rows live in cases/pr24760.py
+post-processing fail for real. The expected rows live in cases/pr24760/
 (COMMIT_CLAIMS); harness/judge/claimrun.py runs them, harness/judge/claims.py tables them."""
 
 import json

@@ -16,6 +16,7 @@ PATH = re.compile(r"(?<![\w/.~$-])((?:%s)/[\w./+-]*[\w/])" % "|".join(TOPS))
 # tests/api (its API tests, which the house style follows)
 GENERATED = ("injectors/build", "tests/api")
 DOCS = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")),
+        *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "cases").rglob("*.md")),
         "ci/README.md", "injectors/README.md", "builds/patches/README.md",
         "builds/patches/followups/README.md"]
 CODE = sorted(str(p.relative_to(ROOT)) for top in ("harness", "cases", "models", "tests",

@@ -20,7 +20,7 @@ from harness.run import chains as graphs
 # ("before the fix `activate()` returned 11, 22 and 1 and the sink returned only
 # `AVERROR_EOF`"; after it, AVERROR_EXTERNAL for EAGAIN): SURFACED on after, LOST with
 # #24760 reverted. "frames": the backends' own starts; TensorFlow's and LibTorch's hang in
-# both trees (cases/pr24760.py SWEEP), OpenVINO's dnn_classify through TensorFlow's boxes
+# both trees (cases/pr24760/ SWEEP), OpenVINO's dnn_classify through TensorFlow's boxes
 # too, and ONNX Runtime and OpenVINO start no thread ("ONNX Runtime and OpenVINO do not
 # use it."): blind, or no site.
 REVERT = {

@@ -91,7 +91,7 @@ def table_rows(trees) -> list:
 
 
 # The PR's tables (every row the trees can run) and TensorFlow's sweep of pthread_create
-# on before (4 sites, every one HANG: cases/pr24760.py SWEEP): with both cores hogged,
+# on before (4 sites, every one HANG: cases/pr24760/ SWEEP): with both cores hogged,
 # every row PASSes as on a quiet machine and every site's class is the quiet run's.
 @pytest.mark.before
 @pytest.mark.after

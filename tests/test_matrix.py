@@ -1,5 +1,5 @@
 """The PR #24760 table: each build x fault, run for real and judged against the
-expected table (cases/pr24760.py). Reverting patch 9 (the before tree) fails the
+expected table (cases/pr24760/). Reverting patch 9 (the before tree) fails the
 after expectations."""
 
 import pytest

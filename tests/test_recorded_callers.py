@@ -1,6 +1,6 @@
 """The PR's "Callers" check (harness/judge/callers.py diffs, pairs) on the census of every
 backend and filter, before and after, recorded from real runs (tests/data/verdicts/census.json,
-its record.py): the recorded censuses hold the case's paragraph (cases/pr24760.py CALLERS),
+its record.py): the recorded censuses hold the case's paragraph (cases/pr24760/ CALLERS),
 and each wrong paragraph or wrong census derived from them fails, saying where: TensorFlow's
 and LibTorch's callers swapped, ONNX Runtime said to start threads, another function said
 to create them, a census that could not run, ran without its injector or did not go through.

@@ -1,5 +1,5 @@
 """#24702's commits 1 (ASan) and 2 (TSan), base against before, each through the sanitizer
-variant's own ffmpeg_g; the expected rows are cases/pr24760.py's SANITIZER_CLAIMS. The
+variant's own ffmpeg_g; the expected rows are cases/pr24760/'s SANITIZER_CLAIMS. The
 report parser is tested on report text captured from those runs (tests/data/)."""
 
 from pathlib import Path

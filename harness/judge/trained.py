@@ -3,7 +3,7 @@
 The PR hashed `showinfo` over a real clip through trained detectors and a classifier.
 Here the footage is photographs from scikit-image's wheel panned into a clip
 (harness/obtain/footage.py) and the trained model MTCNN's ONet from facenet-pytorch's
-wheel (models/mtcnn.py), classifying each box of a detector as face or not face. Both
+wheel (cases/pr24760/mtcnn.py), classifying each box of a detector as face or not face. Both
 are fetched pinned; a row whose package cannot be fetched is skipped with a reason
 naming it, never run on something else.
 
@@ -17,7 +17,7 @@ from harness.run import chains
 from harness.judge import unchanged as u
 from harness.obtain import footage, packages
 
-CONVERSION = ("read without torch (models/torchweights.py) and written as ONNX (models/mtcnn.py): "
+CONVERSION = ("read without torch (cases/pr24760/torchweights.py) and written as ONNX (cases/pr24760/mtcnn.py): "
               "ONet's face probability; PNet over a 6-level pyramid with box regression and "
               "non-maximum suppression in the graph")
 

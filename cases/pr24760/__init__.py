@@ -22,6 +22,39 @@ from harness.judge.claimrun import ZEROS_64X64_RGB24
 from harness.judge.trained import TrainedRow
 from harness.run.runner import Expect
 
+import models
+
+# The case's own models (models.register: generated and cached as the backends' are):
+# outputs 9.0.2's post-processing rejects, for #24702's claims (claims_models.py), and
+# MTCNN's trained nets for `unchanged`'s trained rows (mtcnn.py, from facenet-pytorch's
+# weights, fetched and pinned; torchweights.py reads them without torch).
+for _name, _func in (("claims-tf-u8-out", "tf_u8_out"), ("claims-tf-u8-out-gray", "tf_u8_out_gray"),
+                     ("claims-ov-detect-empty", "ov_detect_const_empty"),
+                     ("claims-ov-classify-empty", "ov_classify_const_empty"),
+                     ("claims-ov-classify-no-scores", "ov_classify_no_scores"),
+                     ("claims-ov-detect-no-rows", "ov_detect_no_rows"),
+                     ("claims-tf-det-too-many", "tf_det_too_many")):
+    models.register(_name, f"{__name__}.claims_models", _func)
+_TORCHWEIGHTS = models.WRITERS + (paths.PROJECT / "cases/pr24760/torchweights.py",)
+models.register("mtcnn-onet", f"{__name__}.mtcnn", "onet", _TORCHWEIGHTS)
+models.register("mtcnn-onet-labels", f"{__name__}.mtcnn", "onet_labels")
+models.register("mtcnn-pnet-detect", f"{__name__}.mtcnn", "pnet_detect", _TORCHWEIGHTS)
+
+# The case's pytest markers (tests/conftest.py registers them): its trees and its commits.
+MARKERS = {
+    "base": "scenarios on the base tree (FFmpeg 9.0.2)",
+    "before": "scenarios on the before tree (#24702 head)",
+    "after": "scenarios on the after tree (#24760)",
+    "commit1": "#24702 commit 1 (ASan: single-pointer arrays passed to sws_scale)",
+    "commit2": "#24702 commit 2 (TSan: task completion synchronized with the result reader)",
+    "commit3": "#24702 commit 3 (post-processing failures through async results)",
+    "commit4": "#24702 commit 4 (derain and sr return the post-processing error)",
+    "commit5": "#24702 commit 5 (AVERROR codes from analytics post-processing)",
+    "commit6": "#24702 commit 6 (analytics tasks whose post-processing failed complete)",
+    "commit7": "#24702 commit 7 (the ff_dnn_flush() error returned at EOF)",
+    "commit8": "#24702 commit 8 (OpenVINO tasks whose output read fails)",
+}
+
 LOG_BEFORE = "Unable to start async inference.\n"
 LOG_AFTER = "Unable to start async inference: "
 EOF_ONLY = (errnos.AVERROR_EOF,)
@@ -303,7 +336,7 @@ WRAP_FIRES = {
 
 
 # #24702's own claims (issue 8), base (9.0.2) against before (patches 1-8): measured
-# here with models that make 9.0.2's post-processing fail for real (models/claims_models.py),
+# here with models that make 9.0.2's post-processing fail for real (cases/pr24760/claims_models.py),
 # run by harness/judge/claimrun.py, tabled by harness/judge/claims.py. Each row quotes its commit.
 TF_DET = ("dnn_detect=dnn_backend=tensorflow:model={det}:input=image_tensor"
           ":output=num_detections&detection_scores&detection_classes&detection_boxes")

@@ -1,5 +1,5 @@
 """Models for #24702's claims (issue 8) on FFmpeg 9.0.2: outputs that make 9.0.2's
-post-processing fail for real. Registered in models/__init__.py (`claims-*`); each
+post-processing fail for real. Registered by the case (cases/pr24760/__init__.py, `claims-*`); each
 function returns (bytes, suffix) like the other generators.
 
 - tf_u8_out / tf_u8_out_gray: TensorFlow processing models whose output is uint8.
@@ -25,8 +25,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from . import tf_models as tf
-from .ov_models import CLASSIFY_OUTPUT, CLASSIFY_SIZE, DETECT_OUTPUT, HEIGHT, WIDTH
+from models import tf_models as tf
+from models.ov_models import CLASSIFY_OUTPUT, CLASSIFY_SIZE, DETECT_OUTPUT, HEIGHT, WIDTH
 
 INPUT, OUTPUT = "x", "y"
 
