@@ -255,7 +255,9 @@ LAYOUT = Layout((TreeSpec("base"),
                 # each variant with only what its claims need (2 cores build them); TSan
                 # runs TensorFlow: OpenVINO cannot run under it, since TBB dlopen()s
                 # libtbbbind_2_5.so.3 with RTLD_DEEPBIND, which the sanitizer runtime refuses
-                sanitizer_backends=(("asan", "onnx"), ("tsan", "tf")))
+                sanitizer_backends=(("asan", "onnx"), ("tsan", "tf")),
+                # commit 4's claims run derain and sr in the tree's ffmpeg program
+                filters=("derain", "sr"))
 # The trees the PR's rows, tables and diffs compare (from, to), and those #24702's claims
 # compare: the engine knows no tree by name.
 PAIR = ("before", "after")

@@ -30,6 +30,8 @@ class Layout:
     series_dir: Path | None = None
     sanitizer_trees: tuple = ()
     sanitizer_backends: tuple = ()   # ((sanitizer, backends), ...)
+    filters: tuple = ()   # FFmpeg filters its claims run beyond the engine's (configure's
+                          # --enable-filter), as a case's commit claims run derain and sr
 
     def __post_init__(self):
         seen = []
@@ -46,10 +48,11 @@ class Layout:
                                    "layout, or its parent is not one")
 
     @classmethod
-    def chain(cls, names) -> "Layout":
+    def chain(cls, names, filters: tuple = ()) -> "Layout":
         """Trees that follow one another, each built from the one before, no patch."""
         names = list(names)
-        return cls(tuple(TreeSpec(n, names[i - 1] if i else None) for i, n in enumerate(names)))
+        return cls(tuple(TreeSpec(n, names[i - 1] if i else None) for i, n in enumerate(names)),
+                   filters=tuple(filters))
 
     @property
     def names(self) -> tuple:

@@ -29,13 +29,20 @@ from harness.errors import BuildError, CacheError, HarnessError, StampError, fir
 from harness.paths import atomic_dir, atomic_file, cache_root, digest, file_sha256
 
 RECIPE = 1  # bump when the way a tree is built changes
+# the filters every graph and program run needs; a layout adds those its case's claims run
 FILTERS = ("buffer,buffersink,format,scale,null,fps,trim,setpts,showinfo,testsrc,testsrc2,"
-           "mandelbrot,dnn_processing,dnn_detect,dnn_classify,derain,sr")
+           "mandelbrot,dnn_processing,dnn_detect,dnn_classify")
+FILTER_ARG = "--enable-filter="  # COMMON's place for the filters: filter_arg()
 COMMON = (
     "--disable-everything", "--disable-doc", "--disable-ffplay", "--disable-ffprobe",
     "--enable-pic", "--disable-x86asm", "--disable-autodetect",
-    f"--enable-filter={FILTERS}", "--enable-indev=lavfi",
+    FILTER_ARG, "--enable-indev=lavfi",
 )
+
+
+def filter_arg(layout) -> str:
+    """configure's --enable-filter= for a layout: the engine's filters and its own."""
+    return FILTER_ARG + ",".join((FILTERS, *(layout.filters if layout else ())))
 # the ffmpeg program's unchanged-output checks: md5 of frames, a cached clip in nut
 CONFIGURE = COMMON + (
     "--enable-decoder=rawvideo,mpeg4,wrapped_avframe", "--enable-encoder=rawvideo,wrapped_avframe,mpeg4",
@@ -416,7 +423,8 @@ class Plan:
             source.fetch(source_file, self.release)
         self.repo = Path(repo).expanduser().resolve() if repo else None
         self.refs = dict(refs or {})
-        self.layout = Layout.chain(self.refs) if self.repo else layout
+        self.layout = Layout.chain(self.refs, layout.filters if layout else ()) \
+            if self.repo else layout
         if self.layout is None:
             raise HarnessError("no layout: which trees to build (a case's LAYOUT)")
         if sanitizer and not self.layout.sanitizer_trees:
@@ -481,7 +489,8 @@ class Plan:
         return self._installed
 
     def configure_args(self) -> list:
-        args = list(SANITIZER_CONFIGURE if self.sanitizer else CONFIGURE)
+        args = [filter_arg(self.layout) if a == FILTER_ARG else a
+                for a in (SANITIZER_CONFIGURE if self.sanitizer else CONFIGURE)]
         cflags, ldflags, libs = [], [], []
         for b in self.installed():
             args += b.configure
