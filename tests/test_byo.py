@@ -12,7 +12,7 @@ from harness.compile import ffi_build
 from harness.run import matrix, runner
 from harness.run.outcome import Outcome
 from harness.obtain.trees import GIT_ID, Plan
-from cases.pr24760 import EXPECT
+from cases.pr24760 import EXPECT, LAYOUT
 from tests.conftest import BACKENDS
 
 pytestmark = [pytest.mark.trees, pytest.mark.onnx]
@@ -32,7 +32,7 @@ def byo(tree, tmp_path_factory):
         f.write("/* a line of the user's own */\n")
     subprocess.run(["git", "-C", str(repo), "commit", "-q", "-am", "a commit of my own"],
                    check=True, env={**os.environ, **GIT_ID})  # the same id every run
-    plan = Plan(BACKENDS, repo=repo,
+    plan = Plan(BACKENDS, LAYOUT, repo=repo,  # configured as the case's trees are
                 refs={"before": "HEAD~2", "after": "HEAD~1", "edited": "HEAD"})
     return plan, {n: plan.get(n) for n in plan.names}, tree
 

@@ -80,7 +80,7 @@ def test_backend_models_are_named_by_the_entry():
         for name in (b.identity, b.non_identity):
             g = models.GENERATORS[name]
             assert g.module_file == Path(models.__file__).with_name(f"{b.generator}.py")
-            func = g.__name__.split(".")[1]
+            func = g.__name__.rsplit(".", 1)[1]
             assert re.search(rf"^def {func}\(", g.module_file.read_text(), re.M), g.__name__
 
 
