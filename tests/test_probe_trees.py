@@ -70,6 +70,13 @@ def test_claims_expressible_on_the_release(tree):
         "not expressible: 9.0.2's dnn_detect accepts only TensorFlow and OpenVINO")
     assert rt.claim_cell(by_id["commit7-detect-flush-einval"], facts, None) == \
         "expressible if its commit applies"
+    # the filter a claim is about, not the first of its graph: TensorFlow's boxes, then
+    # OpenVINO's dnn_classify, which a tree whose OpenVINO cannot classify cannot express
+    ov = dataclasses.replace(facts.backends["openvino"], function_types=frozenset(
+        {"DFT_PROCESS_FRAME", "DFT_ANALYTICS_DETECT"}))
+    cannot = dataclasses.replace(facts, backends={**facts.backends, "openvino": ov})
+    assert "not expressible" in rt.claim_cell(by_id["commit7-classify-flush-einval"], cannot,
+                                              everything)
     without_tf = dataclasses.replace(
         facts, backends={**facts.backends, "tf": dataclasses.replace(facts.backends["tf"],
                                                                     source="")})

@@ -114,13 +114,15 @@ def graph_backends(graph: str) -> tuple:
 def claim_cell(claim, facts, taken) -> str:
     """Whether a release can express a claim: its commit in the series its trees took
     (`taken`, None when no tree is built), every backend the claim's graph uses in the tree,
-    and the DNN filter the graph runs expressible on that backend."""
+    and the DNN filter the claim is about expressible on the graph's last backend."""
     from harness.run.chains import FILTERS
     why = []
     if taken is not None and claim.commit not in taken:
         why.append(f"commit {claim.commit} did not apply (git am -3)")
     backends = tuple(getattr(claim, "needs", ())) or graph_backends(claim.graph)
-    filt = next((f for f in FILTERS if f in claim.graph), None)
+    # the filter the claim is about: its own, else the graph's last DNN filter
+    found = sorted((claim.graph.rfind(f), f) for f in FILTERS if f in claim.graph)
+    filt = getattr(claim, "filter", "") or (found[-1][1] if found else None)
     for b in backends:
         info = facts.backends.get(b)
         if info is None or not (info.source and info.type):
