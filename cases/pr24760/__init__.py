@@ -735,6 +735,11 @@ PNET = "MTCNN PNet (trained; facenet-pytorch 2.6.0 `facenet_pytorch/data/pnet.pt
 DETECT = "format=rgb24,dnn_detect=dnn_backend=openvino:model={det}:input=x"
 CLASSIFY = ",dnn_classify=dnn_backend=openvino:model={onet}:input=x:labels={labels}:confidence=0"
 
+# how the trained rows' models are made from facenet-pytorch's weights (said in the report)
+TRAINED_CONVERSION = ("read without torch (cases/pr24760/torchweights.py) and written as ONNX "
+                      "(cases/pr24760/mtcnn.py): ONet's face probability; PNet over a 6-level "
+                      "pyramid with box regression and non-maximum suppression in the graph")
+
 TRAINED_ROWS = (
     TrainedRow("(no DNN filter)", "— (photographs)", "", {}, frozenset(), (), 0, 0, 0),
     TrainedRow("`dnn_detect`", "OpenVINO `ov-detect` (constant box, not trained)",

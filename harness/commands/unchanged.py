@@ -31,7 +31,8 @@ def run(args) -> int:
     tp = trained.plan(trees[0].backends, trees[0], args.short,
                       getattr(common.case_of(args), "TRAINED_ROWS", ()))
     trained.run(trees, tp)
-    text, more = trained.report(tp, [t.name for t in trees], args.short)
+    text, more = trained.report(tp, [t.name for t in trees], args.short,
+                                getattr(common.case_of(args), "TRAINED_CONVERSION", ""))
     print()
     print(text)
     for p in bad + more:

@@ -3,7 +3,7 @@
 The PR hashed `showinfo` over a real clip through trained detectors and a classifier.
 Here the footage is photographs from scikit-image's wheel panned into a clip
 (harness/obtain/footage.py) and the trained model MTCNN's ONet from facenet-pytorch's
-wheel (cases/pr24760/mtcnn.py), classifying each box of a detector as face or not face. Both
+wheel (written by the case: its models), classifying each box of a detector as face or not face. Both
 are fetched pinned; a row whose package cannot be fetched is skipped with a reason
 naming it, never run on something else.
 
@@ -16,11 +16,6 @@ from dataclasses import dataclass, field
 from harness.run import chains
 from harness.judge import unchanged as u
 from harness.obtain import footage, packages
-
-CONVERSION = ("read without torch (cases/pr24760/torchweights.py) and written as ONNX (cases/pr24760/mtcnn.py): "
-              "ONet's face probability; PNet over a 6-level pyramid with box regression and "
-              "non-maximum suppression in the graph")
-
 
 @dataclass(frozen=True)
 class TrainedRow:
@@ -95,8 +90,9 @@ def frames(short: bool) -> int:
     return len(footage.PHOTOS) * (footage.SHORT if short else footage.FULL)["grid"] ** 2
 
 
-def report(p: Plan, builds: list, short: bool) -> tuple[str, list]:
-    """The rows as markdown with their sources and times, and what went wrong."""
+def report(p: Plan, builds: list, short: bool, conversion: str = "") -> tuple[str, list]:
+    """The rows as markdown with their sources and times, and what went wrong;
+    `conversion`: how the case made its models from the packages' weights."""
     rows = [row for _, row in p.rows]
     text = [f"Real footage: {footage.describe(footage.SHORT if short else footage.FULL)}."]
     if rows:
@@ -110,8 +106,8 @@ def report(p: Plan, builds: list, short: bool) -> tuple[str, list]:
         text.append(f"- {r.label} ({r.what}): {times}" + (f"; labels: {labels}" if labels else ""))
     for name in sorted({n for r, _ in p.rows for n in r.packages}):
         pin = packages.PACKAGES[name]
-        text.append(f"- model from {packages.describe(name)}, licence: {pin.licence}; "
-                    f"{CONVERSION}")
+        text.append(f"- model from {packages.describe(name)}, licence: {pin.licence}"
+                    + (f"; {conversion}" if conversion else ""))
     if p.clip:
         pin = packages.PACKAGES[footage.PACKAGE]
         text.append(f"- footage from {packages.describe(footage.PACKAGE)}, licence: {pin.licence}")
