@@ -10,6 +10,10 @@ done
 # the registry's questions need only the standard library: the system python will do
 py=${PY:-python3}
 [ -x "$py" ] || py=python3
+# the Python headers each tree's cffi module compiles against (Debian's python3 has them
+# in python3-dev)
+inc=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null) || inc=""
+[ -n "$inc" ] && [ -f "$inc/Python.h" ] || missing="$missing python3-dev"
 # libraries, not commands: what the backends' links need from the system (each backend
 # module's libs: TensorFlow's -lz -latomic)
 if command -v cc >/dev/null 2>&1; then
