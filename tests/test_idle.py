@@ -312,5 +312,10 @@ def test_an_injected_delay_is_at_work(proc, clock):
     assert not w.hung()
     proc.put(70, ticks=(100, 10, 0, 0), threads=[(71, "S")])
     assert not processes.waiting(70)
+    # a name is read from the line's first '(' on: one that only ends in the delay's
+    # name is another thread's
+    (proc.root / "70" / "task" / "71" / "stat").write_text(
+        stat(71, 1, "S", (100, 10, 0, 0), comm=f"a({processes.DELAY}"))
+    assert not processes.waiting(70)
     clock.t += 2.0
     assert w.hung()
