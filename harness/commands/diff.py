@@ -10,7 +10,6 @@ built from its objects (harness/obtain/patched.py).
 
 import contextlib
 import sys
-from pathlib import Path
 
 from harness import inputs
 from harness.errors import HarnessError
@@ -191,7 +190,7 @@ def case_groups(args, claims: dict, trees) -> list:
     """The groups a case's DIFF names ("backend / filter / route / family"), those the
     options keep; a group whose pair the trees cannot run is left out (the verdict then
     says "not run")."""
-    from harness.judge import diff, sweep
+    from harness.judge import diff
     from harness.run import chains as graphs
     have = set.intersection(*(set(t.backends) for t in trees))
     keep = {"backend": args.backend_name, "filter": args.filter, "route": args.route,

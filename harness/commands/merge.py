@@ -41,13 +41,10 @@ def run(args) -> int:
 
 def sweeps(args, shards: list) -> int:
     """A sweep's shards: the tables, problems and exit status of the whole sweep."""
-    import json
-    import sys
-
     from harness import caseload
     from harness.commands import sweep as sweepcmd
     from harness.errors import HarnessError
-    from harness.judge import envelope, merge, sweep
+    from harness.judge import merge, sweep
     from harness.paths import write_file
     if args.html:
         raise HarnessError("--html is a diff's page; a sweep has its tables (--markdown)")
@@ -60,13 +57,8 @@ def sweeps(args, shards: list) -> int:
     print(text)
     if args.markdown:
         write_file("--markdown", args.markdown, text)
-    if args.json:
-        write_file("--json", args.json, json.dumps(envelope.envelope(
-            "sweep", first["trees"], status, case=first["case"], shard=None,
-            inputs=first["inputs"], skipped=first["skipped"], problems=bad,
-            sweeps=sweepcmd.to_json(found, groups)), indent=1) + "\n")
-    for p in bad:
-        print(f"- {p}", file=sys.stderr)
+    sweepcmd.publish(args.json, first["trees"], status, first["case"], None, first["inputs"],
+                     first["skipped"], bad, found, groups)
     return status
 
 

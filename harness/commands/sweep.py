@@ -64,9 +64,7 @@ def to_json(found: dict, groups: dict) -> dict:
 
 
 def run(args) -> int:
-    import json
-
-    from harness.judge import envelope, shard as sharding, sweep
+    from harness.judge import shard as sharding, sweep
     from harness.run import chains as graphs, matrix, runner
     case = common.case_of(args)
     shard = sharding.parse(args.shard)
@@ -111,12 +109,24 @@ def run(args) -> int:
     status = 1 if bad and not shard else 0  # a shard's verdict is the merge's
     for key, g in groups.items():
         print(sweep.markdown(found[key], g["title"]))
-    if args.json:
-        write_file("--json", args.json, json.dumps(envelope.envelope(
-            "sweep", trees, status, case=case.name, shard=list(shard) if shard else None,
-            inputs={"fault": fault, "routes": [sweep.ROUTE_NAMES[r] for r in routes],
-                    "pairs": [list(p) for p in pairs], "limit": args.limit},
-            skipped=skipped, problems=bad, sweeps=to_json(found, groups)), indent=1) + "\n")
+    publish(args.json, trees, status, case.name, shard,
+            {"fault": fault, "routes": [sweep.ROUTE_NAMES[r] for r in routes],
+             "pairs": [list(p) for p in pairs], "limit": args.limit},
+            skipped, bad, found, groups)
+    return status
+
+
+def publish(path, trees: list, status: int, case: str, shard, inputs: dict, skipped: list,
+            bad: list, found: dict, groups: dict) -> None:
+    """A sweep's --json (the command envelope around its sweeps), and its problems on
+    stderr; a sweep and the merge of its shards both end here."""
+    import json
+
+    from harness.judge import envelope
+    if path:
+        write_file("--json", path, json.dumps(envelope.envelope(
+            "sweep", trees, status, case=case, shard=list(shard) if shard else None,
+            inputs=inputs, skipped=skipped, problems=bad, sweeps=to_json(found, groups)),
+            indent=1) + "\n")
     for p in bad:
         print(f"- {p}", file=sys.stderr)
-    return status

@@ -69,8 +69,8 @@ class Family:
 
 
 FAMILIES = {f.name: f for f in (
-    Family("pthread_create", "1*return(EAGAIN)", ("preload_pthread_create.c", "fi_pthread_create_core.c"),
-           selectors=("caller", "start")),
+    Family("pthread_create", "1*return(EAGAIN)",
+           ("preload_pthread_create.c", "fi_pthread_create_core.c"), selectors=("caller", "start")),
     Family("malloc", "1*return(ENOMEM)", ("preload_malloc.c",), selectors=("caller",)),
     Family("wrap", "1*return(AVERROR(ENOMEM))", errno_value=False, link_time=True),
 )}

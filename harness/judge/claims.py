@@ -115,8 +115,9 @@ def callers_claim(ctx: Context):
         where = sorted({" < ".join(functions(w)[:2]) for c in mine for w in c.stacks})
         cells[name] = (f"{calls} calls over {len(mine)} graphs"
                        + (f", each {' or '.join(where)}" if where else ""))
-    yield _row(SimpleNamespace(commit=want["commit"], id="callers", claim=want["cites"]),
-               cells, verdict(SimpleNamespace(not_expressible=""), diffs))
+    paragraph = SimpleNamespace(commit=want["commit"], id="callers", claim=want["cites"],
+                                not_expressible="")
+    yield _row(paragraph, cells, verdict(paragraph, diffs))
 
 
 def warning_claims(ctx: Context):

@@ -9,7 +9,6 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from harness.errors import HarnessError
-from harness.judge import diff
 from harness.judge.diff import Change, Diff, Group, Pair, Side
 from harness.judge.sweep import Class, Site
 from harness.judge.touched import Touched
@@ -62,11 +61,12 @@ def _identity(d: dict) -> tuple:
 def check(shards: list) -> int:
     """The N all shards are of, once each shard is known to be of the same diff."""
     first_path, first = shards[0]
-    n = first["shard"][1]
+    n, want = first["shard"][1], _identity(first)
     seen = {}
     for p, d in shards:
-        if _identity(d) != _identity(first):
-            what = "trees" if _identity(d)[0] != _identity(first)[0] else "inputs"
+        mine = _identity(d)
+        if mine != want:
+            what = "trees" if mine[0] != want[0] else "inputs"
             raise HarnessError(f"{p} and {first_path} are shards of different "
                                f"{kind_of(d)}s (their {what} differ)")
         k, m = d["shard"]

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.obtain import wheels
-from harness.errors import BackendError, first_error
+from harness.errors import BackendError
 from harness.paths import digest
 
 DIR_VARIABLE, INDEX_VARIABLE = "FFDNN_LIBTORCH", "FFDNN_TORCH_INDEX"

@@ -39,10 +39,6 @@ COMMON = (
     FILTER_ARG, "--enable-indev=lavfi",
 )
 
-
-def filter_arg(layout) -> str:
-    """configure's --enable-filter= for a layout: the engine's filters and its own."""
-    return FILTER_ARG + ",".join((FILTERS, *(layout.filters if layout else ())))
 # the ffmpeg program's unchanged-output checks: md5 of frames, a cached clip in nut
 CONFIGURE = COMMON + (
     "--enable-decoder=rawvideo,mpeg4,wrapped_avframe", "--enable-encoder=rawvideo,wrapped_avframe,mpeg4",
@@ -57,6 +53,13 @@ SANITIZER_CONFIGURE = COMMON + (
     "--enable-protocol=file,pipe", "--enable-decoder=rawvideo,wrapped_avframe",
     "--enable-encoder=rawvideo,wrapped_avframe", "--enable-muxer=md5,framemd5,null",
 )
+
+
+def filter_arg(layout) -> str:
+    """configure's --enable-filter= for a layout: the engine's filters and its own."""
+    return FILTER_ARG + ",".join((FILTERS, *(layout.filters if layout else ())))
+
+
 # Sanitizer variants: FFmpeg's own configure toolchains, for the trees the layout names
 # (its sanitizer_trees), each with the one backend set its claim needs (harness/judge/sanitizer.py).
 # ASan is built recoverable (halt_on_error=0 at run time) so that one run shows every
@@ -111,12 +114,9 @@ class Tree:
         return self.stamp["series"]
 
     @property
-    def warnings(self) -> list:
+    def warnings(self) -> dict:
+        """Its build's warning lines, by object."""
         return self.stamp["warnings"]
-
-    @property
-    def sanitizer(self) -> str:
-        return self.stamp.get("sanitizer") or ""
 
 
 STAMP_FIELDS = ("tree", "key", "source", "series", "series_sha256", "configure", "compiler",

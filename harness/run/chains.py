@@ -16,8 +16,9 @@ from harness.paths import cache_root
 
 FILTERS = ("dnn_processing", "dnn_detect", "dnn_classify")  # FFmpeg's DNN filters
 # filter by filter, each backend's graph in the registry's order
-GRAPHS = {(name, filt): b.all_graphs()[filt] for filt in FILTERS
-          for name, b in REGISTRY.items() if filt in b.all_graphs()}
+_ALL = {name: b.all_graphs() for name, b in REGISTRY.items()}
+GRAPHS = {(name, filt): graphs[filt] for filt in FILTERS for name, graphs in _ALL.items()
+          if filt in graphs}
 NON_IDENTITY = {name: b.non_identity for name, b in REGISTRY.items()}
 BACKENDS = tuple(REGISTRY)
 

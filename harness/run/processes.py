@@ -103,9 +103,9 @@ class Idle:
         now = time.monotonic()
         if now - self.since < self.quiet:
             return False
-        cpu = self._cpu()
         if ended(self.pid):  # it ended between the runner's wait and this look: not hung
             return False
+        cpu = self._cpu()
         used = sum(c - self.cpu.get(p, 0.0) for p, c in cpu.items())
         if used <= IDLE * (now - self.since) and not any(waiting(p) for p in cpu):
             return True
