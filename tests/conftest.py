@@ -1,6 +1,7 @@
 """Shared fixtures: the built trees (found in the cache, or the test skips naming what
 is missing), the injector library, and one worker run per scenario."""
 
+import dataclasses
 import os
 
 import pytest
@@ -89,7 +90,7 @@ def preload():
 @pytest.fixture(scope="session")
 def run_scenario(trees, preload):
     """Run one scenario in a worker: (build, fault spec, **options) -> runner.Result."""
-    def run(build, fault, backend="onnx", filt="dnn_processing", **kw):
+    def run(build, fault, backend="onnx", filt="dnn_processing", entry="", **kw):
         tree = need_tree(trees, build)
         have = tree.backends
         missing = graphs.needs(backend, filt) - have if (backend, filt) in graphs.GRAPHS else ()
@@ -97,7 +98,7 @@ def run_scenario(trees, preload):
             pytest.skip(f"{filt} on {backend}: tree built without {', '.join(sorted(missing))} "
                         f"(FFDNN_BACKENDS={BACKENDS}; run: make test BACKENDS=all)")
         (sc,) = matrix.scenarios([tree], backend, filt, [fault], **kw)
-        return run_one(sc, preload, expect=EXPECT)
+        return run_one(dataclasses.replace(sc, entry=entry), preload, expect=EXPECT)
     return run
 
 

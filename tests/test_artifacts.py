@@ -14,6 +14,7 @@ import pytest
 from harness.run import artifacts, matrix, runner
 from harness import cli
 from harness.run.outcome import Outcome
+from tests.selfworker import failing
 from harness.run.scenario import Scenario
 from harness.obtain.trees import Plan
 from tests.conftest import need_tree
@@ -25,8 +26,7 @@ FILES = {"output.txt", "partial.json", "scenario.json", "result.json", "reproduc
 def test_crash_leaves_artifacts(trees, preload, tmp_path):
     """A real SIGSEGV in the worker; its reproduce.sh crashes the same way again."""
     tree = need_tree(trees, "base")
-    (sc,) = matrix.scenarios([tree], "onnx", "dnn_processing", ["none"],
-                             extra={"selftest": "crash"})
+    (sc,) = failing(matrix.scenarios([tree], "onnx", "dnn_processing", ["none"]), "crash")
     r = runner.run_one(sc, preload, results=tmp_path, expect=EXPECT)
     assert r.outcome is Outcome.CRASH
     where = tmp_path / sc.id

@@ -18,6 +18,7 @@ from harness.run import forkclient, matrix, runner
 from harness.run.outcome import OK, Outcome
 from harness.paths import PROJECT
 from tests.conftest import need_tree
+from tests.selfworker import failing
 
 pytestmark = [pytest.mark.base, pytest.mark.onnx]
 FORK = os.environ.get("FFDNN_FORKSERVER", "1") != "0"
@@ -64,8 +65,8 @@ def test_each_scenario_starts_fresh(trees, preload):
 def test_no_process_left_after_a_matrix(trees, preload, monkeypatch):
     mark = uuid.uuid4().hex
     monkeypatch.setenv("FFDNN_TEST_MARK", mark)
-    scs = (scenarios(trees, "none", extra={"selftest": "crash"})
-           + scenarios(trees, "none", timeout=2, extra={"selftest": "hang"})
+    scs = (failing(scenarios(trees, "none"), "crash")
+           + failing(scenarios(trees, "none", timeout=2), "hang")
            + scenarios(trees, "pthread_create=EAGAIN"))
     seen = []
     results = runner.run(scs, preload, jobs=2, progress=lambda r: seen.append(marked(mark)))
@@ -77,10 +78,11 @@ def test_no_process_left_after_a_matrix(trees, preload, monkeypatch):
 CHILD = """
 import os, signal, sys, threading, time
 from harness.run import matrix, runner, worker
+from tests.selfworker import failing
 mark, name, path, preload = sys.argv[1:5]
 os.environ["FFDNN_TEST_MARK"] = mark  # for the servers and workers, not this process
-(sc,) = matrix.scenarios([worker.load_tree(name, path)], "onnx", "dnn_processing", ["none"],
-                         timeout=600, extra={"selftest": "hang"})
+(sc,) = failing(matrix.scenarios([worker.load_tree(name, path)], "onnx", "dnn_processing",
+                                 ["none"], timeout=600), "hang")
 threading.Thread(target=runner.run_one, args=(sc, preload), daemon=True).start()
 print("running", flush=True)
 sys.stdin.readline()

@@ -8,6 +8,7 @@ import pytest
 
 from harness.run import runner
 from harness.run.outcome import Outcome
+from tests.selfworker import failing
 from cases.pr24760 import EXPECT
 
 pytestmark = [pytest.mark.base, pytest.mark.onnx]
@@ -25,7 +26,7 @@ def _gone(pgid):
 
 
 def test_hang_is_killed(run_scenario):
-    r = run_scenario("base", "none", timeout=3, extra={"selftest": "hang"})
+    r = run_scenario("base", "none", timeout=3, entry="tests.selfworker:hang")
     assert r.outcome is Outcome.HANG
     assert "3 s timeout" in r.reason
     assert r.data["worker"] == WORKER
@@ -33,7 +34,7 @@ def test_hang_is_killed(run_scenario):
 
 
 def test_crash_names_the_signal(run_scenario):
-    r = run_scenario("base", "none", extra={"selftest": "crash"})
+    r = run_scenario("base", "none", entry="tests.selfworker:crash")
     assert r.outcome is Outcome.CRASH
     assert r.reason == "worker died on SIGSEGV"
     assert r.data["worker"] == WORKER
@@ -53,8 +54,7 @@ def test_matrix_goes_on_after_a_crash(trees, preload, run_scenario):
     from harness.run import matrix
     from tests.conftest import need_tree
     tree = need_tree(trees, "base")
-    crash = matrix.scenarios([tree], "onnx", "dnn_processing", ["none"],
-                             extra={"selftest": "crash"})
+    crash = failing(matrix.scenarios([tree], "onnx", "dnn_processing", ["none"]), "crash")
     fine = matrix.scenarios([tree], "onnx", "dnn_processing", ["pthread_create=EAGAIN"])
     results = runner.run(crash + fine, preload, jobs=2, expect=EXPECT)
     assert [r.outcome for r in results] == [Outcome.CRASH, Outcome.MEASURED]

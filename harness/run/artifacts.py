@@ -52,7 +52,7 @@ def command(sc, preload: str | None, where: Path, measured: bool = False) -> str
     worker itself on the saved scenario.json for what the command line cannot say."""
     py = [sys.executable, "-m"]
     try:
-        if sc.extra:
+        if sc.extra or sc.entry:
             raise ValueError("extra settings")
         model = _model(sc)
     except ValueError:

@@ -24,6 +24,7 @@ class Scenario:
     timeout: float = 60.0
     frames: int = FRAMES
     extra: dict = field(default_factory=dict)
+    entry: str = ""          # module:function run in place of harness.run.worker.run
 
     @property
     def id(self) -> str:

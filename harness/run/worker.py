@@ -9,9 +9,9 @@ import argparse
 import errno
 import faulthandler
 import hashlib
+import importlib
 import json
 import os
-import signal
 import sys
 import threading
 import time
@@ -161,11 +161,6 @@ def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
     """The scenario along its route (harness/run/routes.py): the PR's stand-in flush at EOF,
     the backend's own start of the last frame, or a sweep's, armed from the first frame."""
     ffi, lib = module(sc.build, sc.tree, sc.injector)
-    selftest = sc.extra.get("selftest")  # the runner's own containment tests
-    if selftest == "crash":
-        os.kill(os.getpid(), signal.SIGSEGV)
-    elif selftest == "hang":
-        time.sleep(3600)
     lib.ffdnn_log_capture(lib.AV_LOG_INFO)
     result = {"id": sc.id, "build": sc.build, "fault": sc.fault.spec, "route": sc.route}
     g = Graph(ffi, lib, sc.description, WIDTH, HEIGHT)
@@ -252,6 +247,15 @@ def snapshot(ffi, lib, sc: Scenario, result: dict, start: int, before: dict) -> 
         result["sites"] = sites.sites(ffi, lib, sc.fault, result["counters"].get("eligible", 0))
 
 
+def entry(name: str):
+    """What runs a scenario: run(), or the `module:function` a scenario names instead (the
+    runner's own tests give it a worker that crashes or hangs)."""
+    if not name:
+        return run
+    module_name, _, function = name.partition(":")
+    return getattr(importlib.import_module(module_name), function)
+
+
 def execute(scenario: str, out: str) -> int:
     """Run one scenario (its JSON) and write its result to `out`, the checkpoint beside
     it (.partial.json): the exit status. A fresh worker and a fork server's child both
@@ -262,7 +266,8 @@ def execute(scenario: str, out: str) -> int:
         out.with_suffix(".partial.json").write_text(json.dumps(result, indent=1))
 
     try:
-        result = run(Scenario.from_json(scenario), checkpoint)
+        sc = Scenario.from_json(scenario)
+        result = entry(sc.entry)(sc, checkpoint)
         status = 0
     except HarnessError as e:
         result, status = {"error": str(e)}, 3

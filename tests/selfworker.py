@@ -1,0 +1,20 @@
+"""Workers that fail on purpose, for the runner's own containment tests: a scenario
+names one as its `entry` in place of harness.run.worker.run."""
+
+import dataclasses
+import os
+import signal
+import time
+
+
+def crash(sc, checkpoint):
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+def hang(sc, checkpoint):
+    time.sleep(3600)
+
+
+def failing(scs, how: str) -> list:
+    """The scenarios with a worker that crashes ("crash") or hangs ("hang")."""
+    return [dataclasses.replace(sc, entry=f"tests.selfworker:{how}") for sc in scs]
