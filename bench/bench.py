@@ -33,7 +33,7 @@ from harness.compile import ffi_build
 from harness.run import forkclient, matrix, runner  # noqa: E402
 from harness.paths import cache_root  # noqa: E402
 from harness.obtain.trees import Plan  # noqa: E402
-from cases.pr24760 import EXPECT, LAYOUT
+from harness.cases.pr24760 import EXPECT, LAYOUT
 
 PY = sys.executable
 RESULTS = ROOT / "results"
@@ -381,7 +381,7 @@ def p9_whole_diff(quick=False) -> list:
         return [{"id": i, "figure": "the whole default diff (skipped with --quick)",
                  "measured": None, "unit": "", "target": "", "pass": None, "detail": "",
                  "load": None} for i in ids]
-    from cases import followups
+    from harness.cases import followups
     patches = [str(followups.SERIES / n) for n in (followups.SERIES / "series").read_text().split()]
     base = [PY, "-m", "harness", "diff", "--from", "after", *sum((["--patch", p] for p in patches), []),
             "--results", ""]

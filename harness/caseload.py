@@ -1,6 +1,6 @@
-"""Cases by name: the engine loads a case (cases/<name>.py, data about one patch series)
+"""Cases by name: the engine loads a case (harness/cases/<name>.py, data about one patch series)
 the way FATE's runner reads a test's definition, knowing it only by its name; the default
-is the one cases/__init__.py names, read when it is asked for."""
+is the one harness/cases/__init__.py names, read when it is asked for."""
 
 import importlib
 
@@ -9,13 +9,13 @@ from harness.paths import PROJECT
 
 
 def default() -> str:
-    """The case a command judges against when --case names none (cases/__init__.py)."""
-    return importlib.import_module("cases").DEFAULT
+    """The case a command judges against when --case names none (harness/cases/__init__.py)."""
+    return importlib.import_module("harness.cases").DEFAULT
 
 
 def names() -> list:
-    """The cases: each a module (cases/<name>.py) or a package (cases/<name>/)."""
-    here = PROJECT / "cases"
+    """The cases: each a module (harness/cases/<name>.py) or a package (harness/cases/<name>/)."""
+    here = PROJECT / "harness" / "cases"
     return sorted({p.stem for p in here.glob("*.py") if p.stem != "__init__"}
                   | {p.parent.name for p in here.glob("*/__init__.py")})
 
@@ -30,7 +30,7 @@ class Case:
 
     def __init__(self, name: str):
         self.name = name
-        self.module = importlib.import_module(f"cases.{name}")
+        self.module = importlib.import_module(f"harness.cases.{name}")
 
     def __getattr__(self, part: str):
         try:

@@ -16,7 +16,6 @@ from harness.errors import HarnessError
 
 PROJECT = Path(__file__).resolve().parent.parent
 PATCHES = PROJECT / "builds" / "patches"
-MODELS = PROJECT / "models"
 
 
 def cache_root() -> Path:

@@ -11,7 +11,7 @@ from harness.errors import HarnessError
 from harness.obtain.backends import BACKENDS as REGISTRY
 from harness.run.runner import run_one
 from harness.obtain.trees import Plan
-from cases.pr24760 import EXPECT, LAYOUT
+from harness.cases.pr24760 import EXPECT, LAYOUT
 
 
 BACKENDS = os.environ.get("FFDNN_BACKENDS", "default")

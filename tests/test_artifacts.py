@@ -18,7 +18,7 @@ from tests.selfworker import failing
 from harness.run.scenario import Scenario
 from harness.obtain.trees import Plan
 from tests.conftest import need_tree
-from cases.pr24760 import EXPECT, LAYOUT
+from harness.cases.pr24760 import EXPECT, LAYOUT
 
 FILES = {"output.txt", "partial.json", "scenario.json", "result.json", "reproduce.sh"}
 

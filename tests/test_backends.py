@@ -6,7 +6,7 @@ import pathlib
 
 import pytest
 
-from cases.pr24760 import LAYOUT
+from harness.cases.pr24760 import LAYOUT
 from harness.obtain import backends, libtorch, wheels
 from harness.obtain.backends import fetch
 from harness.errors import BackendError

@@ -12,7 +12,7 @@ from harness.compile import ffi_build
 from harness.run import matrix, runner
 from harness.run.outcome import Outcome
 from harness.obtain.trees import GIT_ID, Plan
-from cases.pr24760 import EXPECT, LAYOUT
+from harness.cases.pr24760 import EXPECT, LAYOUT
 from tests.conftest import BACKENDS
 
 pytestmark = [pytest.mark.trees, pytest.mark.onnx]

@@ -1,11 +1,11 @@
-"""The PR's "Callers" paragraph from real runs (harness/judge/callers.py, cases/pr24760/ CALLERS):
+"""The PR's "Callers" paragraph from real runs (harness/judge/callers.py, harness/cases/pr24760/ CALLERS):
 on every backend and filter built, every pthread_create() call FFmpeg's own code makes
 is made in ff_dnn_start_inference_async(), called from the TensorFlow or LibTorch
 backend; graphs on ONNX Runtime and OpenVINO alone make none."""
 
 import pytest
 
-from cases import pr24760 as expected
+from harness.cases import pr24760 as expected
 from harness.judge import callers
 from harness.run import chains as graphs, forkclient
 

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from cases import followups, pr24760
+from harness.cases import followups, pr24760
 from harness import caseload, cli
 from harness.errors import HarnessError
 from harness.judge import diff
@@ -107,9 +107,9 @@ def test_a_case_without_trees_is_one_error_line(monkeypatch, capsys):
     """A command that builds asks the case for its LAYOUT; a case without one is bad
     input: one `error:` line, exit 2."""
     import types
-    case = types.ModuleType("cases.nolayout")
+    case = types.ModuleType("harness.cases.nolayout")
     case.FAULTS = ("none",)
-    monkeypatch.setitem(sys.modules, "cases.nolayout", case)
+    monkeypatch.setitem(sys.modules, "harness.cases.nolayout", case)
     monkeypatch.setattr(caseload, "names", lambda: ["followups", "nolayout", "pr24760"])
     assert cli.main(["build", "--case", "nolayout", "--backend", "default"]) == 2
     err = capsys.readouterr().err.splitlines()

@@ -1,5 +1,5 @@
 """#24702's own claims (issue 8), base against before, with models that make 9.0.2's
-post-processing fail for real. The expected rows live in cases/pr24760/
+post-processing fail for real. The expected rows live in harness/cases/pr24760/
 (COMMIT_CLAIMS); harness/judge/claimrun.py runs them, harness/judge/claims.py tables them."""
 
 import json
@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from harness.judge import claimrun, claims
-from cases import pr24760 as expected
+from harness.cases import pr24760 as expected
 from harness.obtain import derived, trees
 from harness.paths import PROJECT
 from harness.obtain.backends import BACKENDS

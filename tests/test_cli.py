@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from cases.pr24760 import LAYOUT
+from harness.cases.pr24760 import LAYOUT
 from harness.paths import PROJECT
 
 

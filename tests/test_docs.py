@@ -10,16 +10,16 @@ import pytest
 pytestmark = pytest.mark.unit
 
 ROOT = Path(__file__).resolve().parent.parent
-TOPS = ("harness", "tests", "cases", "models", "injectors", "builds", "bench", "ci", "docs")
+TOPS = ("harness", "tests", "injectors", "builds", "bench", "ci", "docs")
 PATH = re.compile(r"(?<![\w/.~$-])((?:%s)/[\w./+-]*[\w/])" % "|".join(TOPS))
 # made by the build, not tracked: named by the docs as where things go; and FFmpeg's own
 # tests/api (its API tests, which the house style follows)
 GENERATED = ("injectors/build", "tests/api")
 DOCS = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")),
-        *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "cases").rglob("*.md")),
+        *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "harness" / "cases").rglob("*.md")),
         "ci/README.md", "injectors/README.md", "builds/patches/README.md",
         "builds/patches/followups/README.md"]
-CODE = sorted(str(p.relative_to(ROOT)) for top in ("harness", "cases", "models", "tests",
+CODE = sorted(str(p.relative_to(ROOT)) for top in ("harness", "tests",
                                                    "bench", "injectors")
               for p in (ROOT / top).rglob("*") if p.suffix in (".py", ".c", ".h", ".cpp")
               and "__pycache__" not in p.parts and p.name != "test_docs.py")

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from cases import pr24760 as expected
+from harness.cases import pr24760 as expected
 from harness import cli
 from harness.paths import PROJECT
 from harness.run.matrix import Table

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cases.pr24760 import EXPECT
+from harness.cases.pr24760 import EXPECT
 from harness.run import forkclient, matrix, runner
 from harness.run.outcome import OK, Outcome
 from harness.paths import PROJECT

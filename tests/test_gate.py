@@ -20,7 +20,7 @@ from harness.run import chains as graphs
 # ("before the fix `activate()` returned 11, 22 and 1 and the sink returned only
 # `AVERROR_EOF`"; after it, AVERROR_EXTERNAL for EAGAIN): SURFACED on after, LOST with
 # #24760 reverted. "frames": the backends' own starts; TensorFlow's and LibTorch's hang in
-# both trees (cases/pr24760/ SWEEP), OpenVINO's dnn_classify through TensorFlow's boxes
+# both trees (harness/cases/pr24760/ SWEEP), OpenVINO's dnn_classify through TensorFlow's boxes
 # too, and ONNX Runtime and OpenVINO start no thread ("ONNX Runtime and OpenVINO do not
 # use it."): blind, or no site.
 REVERT = {
@@ -186,7 +186,7 @@ def test_revert_on_followups_caught_on_libtorch_frames(tree, tmp_path):
     """after + the five follow-ups, and that with #24760 reverted, as two refs of a clone
     (bring your own tree: the first is the follow-ups case's tree again, its objects
     copied; the second compiles one object)."""
-    from cases import followups
+    from harness.cases import followups
     from harness.obtain.patched import PatchedPlan
     from tests.conftest import BACKENDS
     after = tree("after")

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from cases.pr24760 import LAYOUT, TABLE_NEEDS
+from harness.cases.pr24760 import LAYOUT, TABLE_NEEDS
 from harness.judge import diff, series
 from harness.obtain import releases
 from harness.obtain.trees import GIT_ID, Plan

@@ -7,7 +7,7 @@ import errno
 
 import pytest
 
-from cases import pr24760 as expected
+from harness.cases import pr24760 as expected
 from harness import errnos
 from harness.judge import claims, sweep
 from harness.run import faults

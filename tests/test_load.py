@@ -11,7 +11,7 @@ from contextlib import contextmanager, nullcontext
 
 import pytest
 
-from cases import pr24760 as expected
+from harness.cases import pr24760 as expected
 from harness import errnos
 from harness.judge import sweep
 from harness.run import matrix
@@ -91,7 +91,7 @@ def table_rows(trees) -> list:
 
 
 # The PR's tables (every row the trees can run) and TensorFlow's sweep of pthread_create
-# on before (4 sites, every one HANG: cases/pr24760/ SWEEP): with both cores hogged,
+# on before (4 sites, every one HANG: harness/cases/pr24760/ SWEEP): with both cores hogged,
 # every row PASSes as on a quiet machine and every site's class is the quiet run's.
 @pytest.mark.before
 @pytest.mark.after

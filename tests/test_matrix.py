@@ -1,10 +1,10 @@
 """The PR #24760 table: each build x fault, run for real and judged against the
-expected table (cases/pr24760/). Reverting patch 9 (the before tree) fails the
+expected table (harness/cases/pr24760/). Reverting patch 9 (the before tree) fails the
 after expectations."""
 
 import pytest
 
-from cases import pr24760 as expected
+from harness.cases import pr24760 as expected
 from harness.run import faults
 from harness.errors import ScenarioError
 from harness.run.outcome import Outcome, failed_where, functions

@@ -5,7 +5,7 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
-import models
+from harness.obtain import models
 
 pytestmark = pytest.mark.unit
 

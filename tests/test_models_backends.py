@@ -7,7 +7,7 @@ the builds link, the way 9.0.2's backends run them.
 - OpenVINO: ONNX Runtime checks the numerics of the ONNX files; the OpenVINO C API
   (FFDNN_OV_LIB, else the openvino 2026.4.1 backend in the cache), when there, runs
   them through the same pre/post-processing set-up as init_model_ov().
-- Torch: LibTorch itself (models/torch_model.cpp against the torch backend);
+- Torch: LibTorch itself (harness/obtain/models/torch_model.cpp against the torch backend);
   skipped when no LibTorch is installed.
 """
 
@@ -24,10 +24,10 @@ import onnx
 import onnxruntime as ort
 import pytest
 
-import models
+from harness.obtain import models
 from harness.obtain import backends
 from harness.paths import cache_root
-from models import ov_models, protobuf as pb, tf_models
+from harness.obtain.models import ov_models, protobuf as pb, tf_models
 
 pytestmark = pytest.mark.unit
 
@@ -74,7 +74,7 @@ def test_generators_known():
 
 
 def test_backend_models_are_named_by_the_entry():
-    """A backend's entry names its models and the module of models/ that writes them: no
+    """A backend's entry names its models and the module of harness/obtain/models/ that writes them: no
     other table to edit when a backend is added."""
     for b in backends.BACKENDS.values():
         for name in (b.identity, b.non_identity):
@@ -686,7 +686,7 @@ def torch_models():
     if r.kind not in ("cached", "system", "user"):
         pytest.skip(f"no LibTorch installed ({r.kind}: {r.detail}); run: python -m harness "
                     "build --backend torch --tree base")
-    from models import torch_models
+    from harness.obtain.models import torch_models
     return torch_models
 
 
@@ -703,7 +703,7 @@ def test_torch_deterministic(torch_models, name, tmp_path):
 def test_torch_same_bytes_in_a_new_process(torch_models):
     """The cache names the file by its hash: a fresh interpreter, generating the two
     in the other order, writes the same bytes."""
-    code = ("import sys, models; g = models.GENERATORS; "
+    code = ("import sys; from harness.obtain import models; g = models.GENERATORS; "
             "s = g['torch-scale']()[0]; i = g['torch-identity']()[0]; "
             "sys.stdout.buffer.write(i + b'|' + s)")
     root = Path(__file__).resolve().parent.parent

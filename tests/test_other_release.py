@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from cases import pr24760 as expected
-from cases.pr24760 import LAYOUT
+from harness.cases import pr24760 as expected
+from harness.cases.pr24760 import LAYOUT
 from harness.compile import ffi_build
 from harness.errors import ScenarioError
 from harness.judge import series

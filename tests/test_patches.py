@@ -6,7 +6,7 @@ import re
 import pytest
 
 from harness.paths import PATCHES, PROJECT
-from cases.pr24760 import LAYOUT
+from harness.cases.pr24760 import LAYOUT
 
 MAIL = PROJECT.parent / "shared" / "seed" / "pr-24760.txt"
 AS_WRITTEN = (1, 4, 7, 8, 9)  # patches/README.md lists what differs in 2, 3, 5, 6

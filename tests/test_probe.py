@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cases import pr24760
+from harness.cases import pr24760
 from harness.compile import ffi_build
 from harness.judge import series
 from harness.obtain import probe, releases, trees

@@ -57,7 +57,7 @@ def test_claims_expressible_on_the_release(tree):
     release's trees did not take, a backend the tree lacks (read from the graph's
     dnn_backend= when the claim names none) and a filter its backend cannot run are each
     said; the rest is expressible."""
-    from cases import pr24760
+    from harness.cases import pr24760
     from harness.judge import releasetable as rt
     facts = probe.facts(tree("after").src)
     by_id = {c.id: c for c in rt.claims_of(pr24760)}

@@ -1,6 +1,6 @@
 """The PR's "Callers" check (harness/judge/callers.py diffs, pairs) on the census of every
 backend and filter, before and after, recorded from real runs (tests/data/verdicts/census.json,
-its record.py): the recorded censuses hold the case's paragraph (cases/pr24760/ CALLERS),
+its record.py): the recorded censuses hold the case's paragraph (harness/cases/pr24760/ CALLERS),
 and each wrong paragraph or wrong census derived from them fails, saying where: TensorFlow's
 and LibTorch's callers swapped, ONNX Runtime said to start threads, another function said
 to create them, a census that could not run, ran without its injector or did not go through.
@@ -8,7 +8,7 @@ The same check on live runs: tests/test_callers.py."""
 
 import pytest
 
-from cases import pr24760 as case
+from harness.cases import pr24760 as case
 from harness.judge import callers
 from harness.run.outcome import Outcome
 from tests import recorded

@@ -35,7 +35,7 @@ def test_recorded_verdicts():
 def test_the_recorded_classes():
     """What the runs were, as the PR and the case say: the flush route's start LOST before
     the fix and SURFACED after (both backends); TensorFlow's frame route HANG in both
-    (cases/pr24760/ SWEEP: pre-existing, not changed by the PR); ONNX Runtime's frame
+    (harness/cases/pr24760/ SWEEP: pre-existing, not changed by the PR); ONNX Runtime's frame
     route no site ("ONNX Runtime and OpenVINO do not use it.")."""
     d = recorded.diff(FORWARD)
     got = {}

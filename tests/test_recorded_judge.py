@@ -1,6 +1,6 @@
 """The judge (harness/run/outcome.py) on what real runs did (tests/data/verdicts/, recorded
 from the 9.0.2 trees by its record.py): each recorded run is judged as the runner judged it,
-against the case's expectation (cases/pr24760/ lookup), and each wrong variant derived
+against the case's expectation (harness/cases/pr24760/ lookup), and each wrong variant derived
 from it fails, saying what is wrong: a wrong sink (the after row whose sink is only
 AVERROR_EOF, the very bug #24760 fixes), a wrong log, a wrong failure count, a run that
 ended where a HANG was expected, a hang where none was, ... (issue 26)."""
@@ -9,7 +9,7 @@ import dataclasses
 
 import pytest
 
-from cases import pr24760 as case
+from harness.cases import pr24760 as case
 from harness import errnos
 from harness.run import outcome, runner
 from harness.run.outcome import Outcome
@@ -32,7 +32,7 @@ def _judge(run: dict, hung: bool = False):
 
 
 # Each recorded run, re-judged: (recording, build, fault, hung) -> the outcome, and the
-# claim of the case (cases/pr24760/ CLAIMS) the expectation comes from.
+# claim of the case (harness/cases/pr24760/ CLAIMS) the expectation comes from.
 RECORDED = [
     ("table-onnx", "before", "pthread_create=EAGAIN", False, "before-thread-start-lost"),
     ("table-onnx", "before", "pthread_create=EINVAL", False, "before-thread-start-lost"),

@@ -5,7 +5,7 @@ less, a frame altered, an error code, a crash, a census that could not run) get 
 
 import pytest
 
-from cases import pr24760 as case
+from harness.cases import pr24760 as case
 from harness import errnos
 from harness.judge import sweep
 from harness.judge.sweep import Class

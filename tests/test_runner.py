@@ -9,7 +9,7 @@ import pytest
 from harness.run import runner
 from harness.run.outcome import Outcome
 from tests.selfworker import failing
-from cases.pr24760 import EXPECT
+from harness.cases.pr24760 import EXPECT
 
 pytestmark = [pytest.mark.base, pytest.mark.onnx]
 # a fork server's child unless switched off (tests/test_forkserver.py)

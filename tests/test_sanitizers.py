@@ -1,5 +1,5 @@
 """#24702's commits 1 (ASan) and 2 (TSan), base against before, each through the sanitizer
-variant's own ffmpeg_g; the expected rows are cases/pr24760/'s SANITIZER_CLAIMS. The
+variant's own ffmpeg_g; the expected rows are harness/cases/pr24760/'s SANITIZER_CLAIMS. The
 report parser is tested on report text captured from those runs (tests/data/)."""
 
 from pathlib import Path
@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from cases import pr24760 as expected
-from cases.pr24760 import LAYOUT
+from harness.cases import pr24760 as expected
+from harness.cases.pr24760 import LAYOUT
 from harness.judge import sanitizer, sanreport, sanverdict, unchanged
 from harness.obtain import derived, trees
 from harness.errors import HarnessError

@@ -8,7 +8,7 @@ from harness import errnos
 from harness.run import faults, spec
 from harness.errors import ScenarioError
 from harness.run.spec import FOREVER, Plan, Spec, SpecError, Term
-from cases import pr24760
+from harness.cases import pr24760
 
 try:
     from hypothesis import given, settings

@@ -6,11 +6,11 @@ from dataclasses import replace
 
 import pytest
 
-from cases import pr24760 as expected
+from harness.cases import pr24760 as expected
 from harness.run import forkclient, matrix, runner
 from harness.judge import sweep
 from harness.run.outcome import Outcome, functions
-from cases.pr24760 import EXPECT
+from harness.cases.pr24760 import EXPECT
 
 # the process-wide fork servers the single runs use (run_one): each module imported once
 SERVERS = forkclient.DEFAULT
@@ -160,7 +160,7 @@ def test_lltask_sites_are_steady(tree, preload):
     hung in some runs and surfaced in others (the failed call returns before the task's
     counts are set, and the task, never zeroed, read what the block last held): with the
     injector poisoning what it lets through, each site has one class in 5 runs of each,
-    and the three after the first frame hang (cases/followups.py: 0003 makes them
+    and the three after the first frame hang (harness/cases/followups.py: 0003 makes them
     surface)."""
     scs = matrix.scenarios([tree("after")], "onnx", "dnn_processing",
                            ["malloc=1*return(ENOMEM)"], route="sweep")

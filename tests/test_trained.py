@@ -10,7 +10,7 @@ import zlib
 import numpy as np
 import pytest
 
-from cases import pr24760 as case
+from harness.cases import pr24760 as case
 from harness.judge import trained
 from harness.obtain import footage, packages, png
 
@@ -38,7 +38,7 @@ def _fetched(name):
 @pytest.fixture(scope="module")
 def onet_weights():
     _fetched("facenet-pytorch")
-    from cases.pr24760 import mtcnn
+    from harness.cases.pr24760 import mtcnn
     return mtcnn.weights()
 
 
@@ -106,7 +106,7 @@ def test_weights_are_onets(onet_weights):
 @pytest.mark.parametrize("box,expected", CROPS, ids=[f"{e}-{b[0]}-{b[1]}" for b, e in CROPS])
 def test_onnx_onet_matches_numpy_and_knows_a_face(onet_weights, astronaut, box, expected):
     import onnxruntime as ort
-    from cases.pr24760 import mtcnn
+    from harness.cases.pr24760 import mtcnn
     session = ort.InferenceSession(mtcnn.onet()[0], providers=["CPUExecutionProvider"])
     rgb = crop48(astronaut, box)
     bgr = rgb[:, :, ::-1].astype(np.float32)[None]   # what dnn_classify gives OpenVINO
@@ -129,7 +129,7 @@ def test_pnet_detector_finds_the_face_and_onet_confirms_it(onet_weights, astrona
     """MTCNN's cascade through the two converted graphs: PNet's best box over the whole
     photograph is the face, its rows are SSD rows inside the frame, ONet calls it a face."""
     import onnxruntime as ort
-    from cases.pr24760 import mtcnn
+    from harness.cases.pr24760 import mtcnn
     det = ort.InferenceSession(mtcnn.pnet_detect()[0], providers=["CPUExecutionProvider"])
     side = mtcnn.DETECT_SIZE
     pick = np.arange(side) * 512 // side

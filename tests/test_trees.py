@@ -8,8 +8,8 @@ import subprocess
 
 import pytest
 
-from cases import pr24760 as expected
-from cases.pr24760 import LAYOUT
+from harness.cases import pr24760 as expected
+from harness.cases.pr24760 import LAYOUT
 from harness.compile import ffi_build
 from harness.judge import warnclaims
 from harness.obtain import trees

@@ -3,7 +3,7 @@ MD5s, and the check can fail (a different model through one build is caught)."""
 
 import pytest
 
-from cases import pr24760 as expected
+from harness.cases import pr24760 as expected
 from harness.judge import unchanged as u
 
 pytestmark = [pytest.mark.onnx, pytest.mark.dnn_processing]

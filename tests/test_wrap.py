@@ -7,7 +7,7 @@ import errno
 
 import pytest
 
-from cases import pr24760 as expected
+from harness.cases import pr24760 as expected
 from harness import errnos
 from harness.compile import ffi_build, injector_build as injectors
 from harness.run.outcome import Outcome, failed_where, functions

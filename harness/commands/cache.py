@@ -2,7 +2,7 @@
 each passes its check, and the removal of what nothing names any more.
 
 An entry is named when this checkout would look for it:
-- a tree of a case's layout (cases/), for a backend set, sanitizer and release some tree
+- a tree of a case's layout (harness/cases/), for a backend set, sanitizer and release some tree
   in the cache was built with, under the key this checkout computes (so a changed recipe,
   configure line or patch names a new entry and the old one is no longer named);
 - the user's trees: a tree made from a named tree (a --patch, a derived test tree, a

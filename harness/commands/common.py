@@ -8,7 +8,7 @@ from harness.paths import write_file
 
 
 def case_of(args):
-    """The case the command judges against (cases/; --case, default caseload.default())."""
+    """The case the command judges against (harness/cases/; --case, default caseload.default())."""
     from harness import caseload
     return caseload.load(args.case)
 
@@ -19,7 +19,7 @@ def builds(args) -> list:
 
 
 def plan(args, need=(), names=()):
-    """The trees' plan: the case's LAYOUT (cases/), or the refs of --git-dir (named as the
+    """The trees' plan: the case's LAYOUT (harness/cases/), or the refs of --git-dir (named as the
     case's PAIR). With no --backend and no FFDNN_BACKENDS, the built backend set that
     covers `need` for the trees `names` (the case's PAIR when empty, all the layout's when
     None; harness/obtain/builtsets.py)."""
@@ -101,7 +101,7 @@ def add_build_options(p) -> None:
                         "built set that covers the command, as `make` built it)")
     from harness import caseload
     p.add_argument("--case", default=caseload.default(),
-                   help=f"the case whose claims a run is judged against (cases/; default "
+                   help=f"the case whose claims a run is judged against (harness/cases/; default "
                         f"{caseload.default()})")
     p.add_argument("--source", metavar="TARBALL",
                    help="FFmpeg release tarball to use (checked against the pinned sha256)")

@@ -23,7 +23,7 @@ def add_parser(sub) -> None:
                                     "from-tree -> to-tree; exit 1 on a regression")
     add_arguments(p)
     p.add_argument("--case", default=caseload.default(),
-                   help=f"the case that names known hangs (cases/; default {caseload.default()})")
+                   help=f"the case that names known hangs (harness/cases/; default {caseload.default()})")
     common.add_results_option(p)
     p.set_defaults(func=run)
 

@@ -66,7 +66,7 @@ def _row(claim, cells: dict, verdict_text) -> dict:
 
 @dataclass
 class Context:
-    case: object         # the case module (cases/): COMMIT_CLAIMS, SANITIZER_CLAIMS, LAYOUT
+    case: object         # the case module (harness/cases/): COMMIT_CLAIMS, SANITIZER_CLAIMS, LAYOUT
     trees: dict          # the case's CLAIMS_PAIR, name -> Tree (the backends of the run's plan)
     preload: str         # LD_PRELOAD for workers (harness.run.matrix.preload_library())
     commits: set = None  # only these commits (None: all)

@@ -1,12 +1,12 @@
 """The graph for each backend and filter: the filter description between buffer and
-buffersink, and the generated models it needs (models/), as each backend's module declares
+buffersink, and the generated models it needs (harness/obtain/models/), as each backend's module declares
 them (harness/obtain/backends/<name>.py). Whether a tree can express a graph at all is the
 tree's to say (harness/obtain/probe.py)."""
 
 import sys
 from pathlib import Path
 
-import models
+from harness.obtain import models
 
 from harness.obtain import probe
 from harness.obtain.backends import BACKENDS as REGISTRY
@@ -67,7 +67,7 @@ def description(backend: str, filt: str, model=None) -> str:
 
 
 def cached_model(name: str):
-    """A generated model from the cache (models/), generated again when the cached file
+    """A generated model from the cache (harness/obtain/models/), generated again when the cached file
     fails its check (emptied, cut short): its recipe makes the same bytes."""
     from harness.run import modelfile
     path = models.path(name, cache_root() / "models")

@@ -21,7 +21,7 @@ class Outcome(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Expectation:
-    """What one run must do: the row of a case (cases/) it is judged against."""
+    """What one run must do: the row of a case (harness/cases/) it is judged against."""
     claim: str
     cites: str
     activate: object

@@ -52,7 +52,7 @@ def _partial(out: str) -> dict:
 
 @dataclass(frozen=True)
 class Expect:
-    """What the runner is told about a scenario by the case that made it (cases/):
+    """What the runner is told about a scenario by the case that made it (harness/cases/):
     lookup(sc) is the Expectation it is judged against (None: measured only); hangs(sc)
     says the case knows it hangs, so it is judged hung once idle after EOF (QUIET) and
     gets no backtrace."""

@@ -33,7 +33,7 @@ WRITERS = (HERE / "protobuf.py", HERE / "tf_models.py", HERE / "ov_models.py")
 
 
 def register(name: str, module: str, func: str, deps: tuple = WRITERS) -> None:
-    """A model of a case's (cases/<name>/): `name` written by `module.func()` (bytes,
+    """A model of a case's (harness/cases/<name>/): `name` written by `module.func()` (bytes,
     suffix), generated and cached as the backends' own are. A case registers its models
     when it is loaded; the engine knows them by name from then on."""
     if name in GENERATORS and GENERATORS[name].__name__ != f"{module}.{func}":
@@ -44,11 +44,11 @@ def register(name: str, module: str, func: str, deps: tuple = WRITERS) -> None:
 def _backend_models() -> dict:
     """Each backend's models, from its module (harness/obtain/backends/<name>.py): its
     identity and non-identity models and every model its graphs name, each written by the
-    module of models/ that the backend whose models share its prefix names, by the function
+    module of harness/obtain/models/ that the backend whose models share its prefix names, by the function
     named after the model (`ov-scale` -> ov_models.scale(), `tf-det` -> tf_models.det()).
-    ONNX for ONNX Runtime; TensorFlow frozen GraphDefs encoded by hand (models/protobuf.py),
+    ONNX for ONNX Runtime; TensorFlow frozen GraphDefs encoded by hand (harness/obtain/models/protobuf.py),
     NHWC; ONNX for OpenVINO with static 64x64 shapes (9.0.2 needs them); TorchScript
-    written by LibTorch itself (models/torch_model.cpp, built against the torch backend; no
+    written by LibTorch itself (harness/obtain/models/torch_model.cpp, built against the torch backend; no
     torch Python package)."""
     from harness.obtain.backends import BACKENDS
     module = {b.identity.split("-", 1)[0]: b.generator for b in BACKENDS.values()}

@@ -4,7 +4,7 @@ facenet-pytorch 2.6.0 (MIT) ships the three MTCNN stages as PyTorch state dicts.
 takes a 48x48 RGB crop scaled as (x - 127.5) / 128 and gives face / not-face
 probabilities, a box regression and five landmarks; only the probabilities are kept
 here, as the one output dnn_classify reads. The weights are read without torch
-(cases/pr24760/torchweights.py) and the network is written with onnx.helper, layer for layer
+(harness/cases/pr24760/torchweights.py) and the network is written with onnx.helper, layer for layer
 as facenet_pytorch/models/mtcnn.py defines ONet (convolutions without padding, PReLU,
 max pools with ceil_mode, the flatten after a (0, 3, 2, 1) permute: the ported Caffe
 weights expect the crop transposed).
@@ -20,7 +20,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from harness.obtain import packages
-from cases.pr24760 import torchweights
+from harness.cases.pr24760 import torchweights
 
 PACKAGE, VERSION = "facenet-pytorch", "2.6.0"   # pinned in harness/obtain/packages.py
 ONET = "facenet_pytorch/data/onet.pt"

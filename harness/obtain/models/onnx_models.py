@@ -10,7 +10,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 INPUT, OUTPUT = "x", "y"
 OPSET = 13
-SEED = 24760
+SEED = 1  # any fixed seed: the bytes are the same in every run
 
 
 def _model(nodes, initializers=()) -> bytes:

@@ -29,7 +29,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 INPUT, OUTPUT = "x", "y"
 OPSET = 13
-SEED = 24761
+SEED = 2  # any fixed seed, not onnx_models.py's
 # 9.0.2's OpenVINO backend needs static shapes; the harness's frames are 64x64.
 WIDTH = HEIGHT = 64
 CLASSIFY_SIZE = 32

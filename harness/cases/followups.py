@@ -8,7 +8,7 @@ five patches and must find exactly the class changes DIFF gives (each row is a l
 follow-ups README's tables), and nothing regressed.
 """
 
-from cases import pr24760
+from harness.cases import pr24760
 from harness import paths
 
 EXPECT = pr24760.EXPECT   # the runs are the PR's: its rows, its named hangs

@@ -22,7 +22,7 @@ from harness.judge.claimrun import ZEROS_64X64_RGB24
 from harness.judge.trained import TrainedRow
 from harness.run.runner import Expect
 
-import models
+from harness.obtain import models
 
 # The case's own models (models.register: generated and cached as the backends' are):
 # outputs 9.0.2's post-processing rejects, for #24702's claims (claims_models.py), and
@@ -35,7 +35,7 @@ for _name, _func in (("claims-tf-u8-out", "tf_u8_out"), ("claims-tf-u8-out-gray"
                      ("claims-ov-detect-no-rows", "ov_detect_no_rows"),
                      ("claims-tf-det-too-many", "tf_det_too_many")):
     models.register(_name, f"{__name__}.claims_models", _func)
-_TORCHWEIGHTS = models.WRITERS + (paths.PROJECT / "cases/pr24760/torchweights.py",)
+_TORCHWEIGHTS = models.WRITERS + (paths.PROJECT / "harness/cases/pr24760/torchweights.py",)
 models.register("mtcnn-onet", f"{__name__}.mtcnn", "onet", _TORCHWEIGHTS)
 models.register("mtcnn-onet-labels", f"{__name__}.mtcnn", "onet_labels")
 models.register("mtcnn-pnet-detect", f"{__name__}.mtcnn", "pnet_detect", _TORCHWEIGHTS)
@@ -338,7 +338,7 @@ WRAP_FIRES = {
 
 
 # #24702's own claims (issue 8), base (9.0.2) against before (patches 1-8): measured
-# here with models that make 9.0.2's post-processing fail for real (cases/pr24760/claims_models.py),
+# here with models that make 9.0.2's post-processing fail for real (harness/cases/pr24760/claims_models.py),
 # run by harness/judge/claimrun.py, tabled by harness/judge/claims.py. Each row quotes its commit.
 TF_DET = ("dnn_detect=dnn_backend=tensorflow:model={det}:input=image_tensor"
           ":output=num_detections&detection_scores&detection_classes&detection_boxes")
@@ -736,8 +736,8 @@ DETECT = "format=rgb24,dnn_detect=dnn_backend=openvino:model={det}:input=x"
 CLASSIFY = ",dnn_classify=dnn_backend=openvino:model={onet}:input=x:labels={labels}:confidence=0"
 
 # how the trained rows' models are made from facenet-pytorch's weights (said in the report)
-TRAINED_CONVERSION = ("read without torch (cases/pr24760/torchweights.py) and written as ONNX "
-                      "(cases/pr24760/mtcnn.py): ONet's face probability; PNet over a 6-level "
+TRAINED_CONVERSION = ("read without torch (harness/cases/pr24760/torchweights.py) and written as ONNX "
+                      "(harness/cases/pr24760/mtcnn.py): ONet's face probability; PNet over a 6-level "
                       "pyramid with box regression and non-maximum suppression in the graph")
 
 TRAINED_ROWS = (

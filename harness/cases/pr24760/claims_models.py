@@ -1,5 +1,5 @@
 """Models for #24702's claims (issue 8) on FFmpeg 9.0.2: outputs that make 9.0.2's
-post-processing fail for real. Registered by the case (cases/pr24760/__init__.py, `claims-*`); each
+post-processing fail for real. Registered by the case (harness/cases/pr24760/__init__.py, `claims-*`); each
 function returns (bytes, suffix) like the other generators.
 
 - tf_u8_out / tf_u8_out_gray: TensorFlow processing models whose output is uint8.
@@ -25,8 +25,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from models import tf_models as tf
-from models.ov_models import CLASSIFY_OUTPUT, CLASSIFY_SIZE, DETECT_OUTPUT, HEIGHT, WIDTH
+from harness.obtain.models import tf_models as tf
+from harness.obtain.models.ov_models import CLASSIFY_OUTPUT, CLASSIFY_SIZE, DETECT_OUTPUT, HEIGHT, WIDTH
 
 INPUT, OUTPUT = "x", "y"
 
@@ -121,7 +121,7 @@ TOO_MANY_BOXES = 6_000_000
 
 
 def tf_det_too_many():
-    """tf-det (models/tf_models.py) with num_detections = 6e6 and detection_scores a
+    """tf-det (harness/obtain/models/tf_models.py) with num_detections = 6e6 and detection_scores a
     Fill of 0.9 over [1, 1, 1, 6e6] (24 MB, computed by TF, not stored): every proposal
     passes the threshold, so dnn_detect_post_proc_tf() asks for side data of 6e6 boxes,
     whose allocation fails. classes and boxes stay one entry: 9.0.2 reads them only
