@@ -39,7 +39,7 @@ PY = sys.executable
 RESULTS = ROOT / "results"
 BACKENDS = os.environ.get("FFDNN_BACKENDS") or "default"  # the trees, as tests/conftest.py
 PR_TABLE = ["-m", "pytest", "-n", "2", "-q", "-p", "no:cacheprovider",
-            "-m", "onnx and (before or after)", "tests/test_matrix.py"]
+            "-m", "onnx and (before or after)", "tests/pr24760/test_matrix.py"]
 P4_FAULTS = ["pthread_create=EAGAIN", "pthread_create=EINVAL", "pthread_create=EPERM",
              "flush=AVERROR(EAGAIN)", "none", "pthread_create=ENOMEM", "pthread_create=EBUSY"]
 

@@ -11,7 +11,12 @@ from harness.errors import HarnessError
 from harness.obtain.backends import BACKENDS as REGISTRY
 from harness.run.runner import run_one
 from harness.obtain.trees import Plan
-from harness.cases.pr24760 import EXPECT, LAYOUT
+from harness import caseload
+
+# the trees and expectations of the default case, by name, as the command line gets them:
+# the shared fixtures import no case (tests/engine/ imports none; tests/<case>/ its own)
+CASE = caseload.load()
+EXPECT, LAYOUT = CASE.EXPECT, CASE.LAYOUT
 
 
 BACKENDS = os.environ.get("FFDNN_BACKENDS", "default")
@@ -21,7 +26,6 @@ def pytest_configure(config):
     """A backend's marker comes from its module in harness/obtain/backends/, a case's (its
     trees, its commits) from its MARKERS, so adding either registers its markers
     (--strict-markers); the engine's own are in pyproject.toml."""
-    from harness import caseload
     for b in REGISTRY.values():
         config.addinivalue_line("markers", f"{b.marker}: scenarios on the {b.label} backend")
     for name in caseload.names():

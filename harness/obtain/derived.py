@@ -1,5 +1,5 @@
-"""A built tree with one change made to it, for the tests that undo one commit of the
-series (tests/test_claims.py, tests/test_sanitizers.py): a copy of the tree's cache
+"""A built tree with one change made to it, for the claims that undo one commit of a
+case's series (its claim and sanitizer tests, tests/<case>/): a copy of the tree's cache
 entry, objects included, the change made in its git repository, and one make target
 rebuilt, so only what the change touches compiles again.
 

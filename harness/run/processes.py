@@ -15,7 +15,7 @@ from harness import reaper
 QUIET = 2.0   # seconds a process that should have ended must sit idle to be judged hung
 SYNC_QUIET = 0.5  # the same where tasks run only on the caller's thread or on threads FFmpeg starts
 IDLE = 0.05   # of one CPU: what "idle" may use (a loop that polls with a sleep)
-PROC = Path("/proc")  # what the kernel says of each process (tests/test_idle.py: readings)
+PROC = Path("/proc")  # what the kernel says of each process (tests/engine/test_idle.py: readings)
 DELAY = "ffdnn-delay"  # a thread's name while it sleeps an injected delay (FI_DELAY_NAME,
                        # injectors/fi_window.h)
 

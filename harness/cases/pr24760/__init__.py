@@ -312,7 +312,7 @@ SWEEP_FIRST = {
 }
 
 
-# The link-time family (tests/test_wrap.py): each wrapper of FFmpeg's DNN helpers fails
+# The link-time family (tests/pr24760/test_wrap.py): each wrapper of FFmpeg's DNN helpers fails
 # its helper's first call after arming in a graph that reaches it, and the value it
 # returns in the call's place shows, on after. Measured here (2026-12-03): symbol ->
 # (backend, filter, route, value, eligible calls, the failed call's caller, its effect).
@@ -475,7 +475,7 @@ COMMIT_CLAIMS = (
                         "ff_proc_from_dnn_to_frame()'s result and completes the task, so "
                         "ff_dnn_get_result() succeeds; the AVERROR(EINVAL) fallback is "
                         "reachable only with commit 3 and without commit 4 (measured in "
-                        "tests/test_claims.py: before with commit 4 reverted returns "
+                        "tests/pr24760/test_claims.py: before with commit 4 reverted returns "
                         "AVERROR(EINVAL) for derain and sr, and logs no cause)"),
     _detect_present(5, "tf", TF_DET, "already have dnn bounding boxes in side data.",
                     "TF dnn_detect: boxes already present -> AVERROR(EINVAL), not -1",
@@ -598,7 +598,7 @@ COMMIT_CLAIMS = (
 
 # before with one commit reverted (a copy of the tree, `git revert`, `make ffmpeg`), run
 # through its ffmpeg program: what the commit's own rows then measure. The test that a
-# row of COMMIT_CLAIMS fails when its commit is undone (tests/test_claims.py).
+# row of COMMIT_CLAIMS fails when its commit is undone (tests/pr24760/test_claims.py).
 @dataclass(frozen=True)
 class Reverted:
     commit: int

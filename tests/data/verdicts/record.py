@@ -1,5 +1,5 @@
-"""Re-records the real results the verdict tests feed the judging code (tests/test_recorded_judge.py and the other test_recorded_*.py,
-tests/test_idle.py; `make mutants`): each file here is what real runs of the 9.0.2 trees
+"""Re-records the real results the verdict tests feed the judging code (tests/pr24760/test_recorded_judge.py and the other test_recorded_*.py,
+tests/engine/test_idle.py; `make mutants`): each file here is what real runs of the 9.0.2 trees
 did, kept small (the fields the judging code reads, and the scenario each run was), so the
 judge, the sweep's classes, the diff's verdict and the callers check are tested on what
 FFmpeg really did, and on wrong variants derived from it, in a fraction of a second.
@@ -11,7 +11,7 @@ Re-record (the trees of `make build BACKENDS=all` in the cache; about a minute):
 NAME: one of RECORDINGS (default: all). The table runs are what `python -m harness run
 ... --json` writes for the same options, the diffs what `python -m harness diff ... --json`
 writes (both commands are run as they are); the sweeps and the censuses come from the
-library calls `harness sweep` and tests/test_callers.py make, since the command's JSON
+library calls `harness sweep` and tests/pr24760/test_callers.py make, since the command's JSON
 keeps neither the census run nor its frames.
 """
 
@@ -105,14 +105,14 @@ def sweep(builds, backend, filt, fault, route="sweep", limit=None):
 
 
 def census():
-    """callers.run() on before and after, as tests/test_callers.py runs it."""
+    """callers.run() on before and after, as tests/pr24760/test_callers.py runs it."""
     from cases.pr24760 import EXPECT
     from harness.judge import callers
     from harness.run import matrix
     cs = callers.run(_trees("before", "after"), matrix.preload_library(), jobs=2,
                      expect=EXPECT)
     return {"command": "harness.judge.callers.run([before, after], ...) as "
-                       "tests/test_callers.py runs it",
+                       "tests/pr24760/test_callers.py runs it",
             "censuses": [{"build": c.build, "backend": c.backend, "filter": c.filter,
                           "calls": c.calls, "stacks": c.stacks, **_result(c.result, CENSUS)}
                          for c in cs]}

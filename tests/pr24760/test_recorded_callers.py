@@ -4,7 +4,7 @@ its record.py): the recorded censuses hold the case's paragraph (harness/cases/p
 and each wrong paragraph or wrong census derived from them fails, saying where: TensorFlow's
 and LibTorch's callers swapped, ONNX Runtime said to start threads, another function said
 to create them, a census that could not run, ran without its injector or did not go through.
-The same check on live runs: tests/test_callers.py."""
+The same check on live runs: tests/pr24760/test_callers.py."""
 
 import pytest
 

@@ -12,7 +12,7 @@ from harness.obtain import libtorch, libtorch_cpupart
 from harness.errors import BackendError
 
 pytestmark = pytest.mark.unit
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def fake_libtorch(d: Path, cuda=False) -> Path:

@@ -15,7 +15,7 @@ from harness.obtain.trees import Tree
 from harness.paths import PROJECT
 
 # command line -> the command's own fields (the diff's, merge's and claims' are checked by
-# tests/test_shard.py, tests/test_diff.py and tests/test_claims.py)
+# tests/engine/test_shard.py, tests/engine/test_diff.py and tests/pr24760/test_claims.py)
 COMMANDS = {
     "run": (["run", "--build", "after", "--backend-name", "onnx", "--fault",
              "pthread_create=EAGAIN"], ("platform", "results")),

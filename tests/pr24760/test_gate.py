@@ -118,7 +118,7 @@ From: ffdnn <ffdnn@localhost>
 Date: Sat, 1 Jan 2000 00:00:00 +0000
 Subject: [PATCH] avfilter/dnn_backend_tf: a comment in execute_model_tf()
 
-A change the gate cannot see behind its hangs (tests/test_gate.py).
+A change the gate cannot see behind its hangs (tests/pr24760/test_gate.py).
 ---
  libavfilter/dnn/dnn_backend_tf.c | 1 +
  1 file changed, 1 insertion(+)

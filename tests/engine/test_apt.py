@@ -9,7 +9,7 @@ import pytest
 from harness.obtain import apt
 from harness.errors import SourceError
 
-DATA = Path(__file__).resolve().parent / "data" / "apt"
+DATA = Path(__file__).resolve().parents[1] / "data" / "apt"
 
 pytestmark = pytest.mark.unit
 

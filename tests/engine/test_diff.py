@@ -46,7 +46,7 @@ From: ffdnn <ffdnn@localhost>
 Date: Sat, 1 Jan 2000 00:00:00 +0000
 Subject: [PATCH] avfilter/dnn_backend_onnx: ignore the post-processing result
 
-A regression made on purpose (tests/test_diff.py).
+A regression made on purpose (tests/engine/test_diff.py).
 ---
  libavfilter/dnn/dnn_backend_onnx.c | 2 +-
  1 file changed, 1 insertion(+), 1 deletion(-)
@@ -260,7 +260,7 @@ def test_page_in_chromium(regression, tmp_path):
 @pytest.mark.dnn_processing
 @pytest.mark.trees
 def test_git_refs(tree, tmp_path):
-    """Two refs of a user's clone: #24702's head (the tree tests/test_byo.py builds) and a
+    """Two refs of a user's clone: #24702's head (the tree tests/pr24760/test_byo.py builds) and a
     commit that drops the check on top of #24760: the same four regressions, exit 1."""
     import os
 

@@ -17,7 +17,7 @@ from harness.errors import HarnessError
 
 yaml = pytest.importorskip("yaml")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 WORKFLOWS = sorted((ROOT / "ci").glob("*.yml"))
 # the actions each forge runs, at the major versions its runners have: a Forgejo runner
 # takes checkout and cache from its mirror at v4, and GitHub's upload-artifact v4+

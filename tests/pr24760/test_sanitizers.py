@@ -14,7 +14,7 @@ from harness.obtain import derived, trees
 from harness.errors import HarnessError
 from harness.obtain.backends import BACKENDS
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 CLAIM = {c.commit: c for c in expected.SANITIZER_CLAIMS}
 MARK = {name: b.marker for name, b in BACKENDS.items()}
 

@@ -12,7 +12,7 @@ from tests.selfworker import failing
 from harness.cases.pr24760 import EXPECT
 
 pytestmark = [pytest.mark.base, pytest.mark.onnx]
-# a fork server's child unless switched off (tests/test_forkserver.py)
+# a fork server's child unless switched off (tests/pr24760/test_forkserver.py)
 WORKER = "fork server" if os.environ.get("FFDNN_FORKSERVER", "1") != "0" else \
     "fresh (FFDNN_FORKSERVER=0)"
 

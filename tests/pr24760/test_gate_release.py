@@ -1,7 +1,7 @@
 """The regression gate on the other pinned FFmpeg releases (opt-in, `-m other_release`):
 on each, before -> after on the PR's flush route is a fix on every backend the release
 has, and a revert of #24760 on after a LOST regression there, as on 9.0.2
-(tests/test_gate.py). Builds the release's trees when the cache has none."""
+(tests/pr24760/test_gate.py). Builds the release's trees when the cache has none."""
 
 import json
 import os
@@ -16,7 +16,7 @@ from harness.obtain import releases
 from harness.obtain.trees import GIT_ID, Plan
 from harness.paths import PROJECT
 from harness.run import chains as graphs
-from tests.test_other_release import PINNED
+from tests.pr24760.test_other_release import PINNED
 
 pytestmark = [pytest.mark.other_release]
 

@@ -696,7 +696,7 @@ def test_torch_deterministic(torch_models, name, tmp_path):
     b, _ = models.GENERATORS[name]()
     assert a == b and suffix == ".pt"
     assert models.path(name, tmp_path).read_bytes() == a
-    assert str(Path(__file__).resolve().parent.parent).encode() not in a, "no checkout path"
+    assert str(Path(__file__).resolve().parents[2]).encode() not in a, "no checkout path"
     assert str(tmp_path).encode() not in a, "no temporary path"
 
 
@@ -706,7 +706,7 @@ def test_torch_same_bytes_in_a_new_process(torch_models):
     code = ("import sys; from harness.obtain import models; g = models.GENERATORS; "
             "s = g['torch-scale']()[0]; i = g['torch-identity']()[0]; "
             "sys.stdout.buffer.write(i + b'|' + s)")
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     r = subprocess.run([sys.executable, "-W", "ignore", "-c", code], cwd=root,
                        capture_output=True, check=True)
     ident, scale_ = models.GENERATORS["torch-identity"]()[0], models.GENERATORS["torch-scale"]()[0]

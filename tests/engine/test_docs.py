@@ -9,7 +9,7 @@ import pytest
 
 pytestmark = pytest.mark.unit
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TOPS = ("harness", "tests", "injectors", "builds", "bench", "ci", "docs")
 PATH = re.compile(r"(?<![\w/.~$-])((?:%s)/[\w./+-]*[\w/])" % "|".join(TOPS))
 # made by the build, not tracked: named by the docs as where things go; and FFmpeg's own

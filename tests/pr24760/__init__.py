@@ -1,0 +1,1 @@
+"""The PR's case tests: each imports harness/cases/pr24760/ (its rows, tables, claims)."""
