@@ -24,11 +24,13 @@ void fi_pthread_create_disarm(void);
  * pthread_create() (counted in failures). Returns 0, or -1 if ms is 0. */
 int  fi_pthread_create_arm_delay(unsigned ms, unsigned skip, unsigned count);
 
-/* Optional caller targeting: only calls whose caller's object (dladdr on
- * the return address: dli_fname) contains `substr` are eligible (counted
- * against skip/count and failed); NULL or "" = any caller. The substring is
- * copied (truncated to 255 bytes). Returns 0, or -1 when dladdr is
- * unavailable. */
+/* Optional caller targeting, as every family's (fi_target.h): only calls whose
+ * return address lies in the executable segments of a loaded object whose file
+ * name contains `substr` are eligible (counted against skip/count and failed);
+ * NULL or "" = any caller. The objects' ranges are taken now: set the target
+ * again after dlopen()ing the object. The substring is truncated to 255 bytes.
+ * Returns 0, or -1 when no loaded object matches (then no call is eligible until
+ * the target is set again). */
 int  fi_pthread_create_target_caller(const char *substr);
 
 /* The stack of eligible call n since the last arm (n < 1024), innermost
@@ -37,10 +39,11 @@ int  fi_pthread_create_target_caller(const char *substr);
 int  fi_pthread_create_site(unsigned n, void **frames, int max);
 
 /* Thread tracking, apart from arming: a thread created (not failed) by a
- * caller whose object contains `substr` is counted while its start routine
- * runs (until it returns, calls pthread_exit() or is cancelled); NULL or ""
- * tracks none (the default). A thread created before the call is not
- * counted. Returns 0, or -1 when dladdr is unavailable. */
+ * caller in an object whose file name contains `substr` (matched as the target
+ * is) is counted while its start routine runs (until it returns, calls
+ * pthread_exit() or is cancelled); NULL or "" tracks none (the default). A
+ * thread created before the call is not counted. Returns 0, or -1 when no
+ * loaded object matches. */
 int  fi_pthread_create_track_caller(const char *substr);
 unsigned long fi_pthread_create_running(void);   /* tracked threads running now */
 unsigned long fi_pthread_create_untracked(void); /* threads of a tracked caller not

@@ -1,13 +1,13 @@
 /*
  * fi_pthread_create_core: the fault decision shared by all pthread_create() injectors.
  *
- * Arming state (err, skip, count, the per-arm call number and the caller
- * target) lives under one mutex so that a call always sees a consistent
- * arm; an atomic flag keeps the unarmed path lock-free. Counters are C11
- * atomics. The caller's object is looked up with dladdr() before the lock
- * is taken (dladdr takes the loader lock, which a thread in dlopen() may
- * hold while it creates a thread), and a thread-local guard makes sure a
- * pthread_create() issued from inside the injector is never failed.
+ * Arming state (err, skip, count, the per-arm call number) lives under one
+ * mutex so that a call always sees a consistent arm; an atomic flag keeps
+ * the unarmed path lock-free. Counters are C11 atomics. The caller target
+ * and the tracked callers are the families' one targeting (fi_target.h:
+ * address ranges taken when set, no loader lock per call), and a
+ * thread-local guard makes sure a pthread_create() issued from inside the
+ * injector is never failed.
  *
  * Tracking: a thread a tracked caller creates starts in fi_trampoline(),
  * which runs the real start routine and counts it as running until it
@@ -15,20 +15,19 @@
  * slots (no allocation: the malloc injector may be armed).
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 
 #include "fi_pthread_create_core.h"
+#include "fi_target.h"
 #include "fi_window.h"
 
-#define FI_TARGET_MAX 256
 #define FI_SLOTS 64
 
 static pthread_mutex_t fi_lock = PTHREAD_MUTEX_INITIALIZER;
 static FIWindow fi_window;           /* guarded by fi_lock */
-static char fi_target[FI_TARGET_MAX]; /* "" = any caller; guarded by fi_lock */
+static FITarget fi_target = FI_TARGET_INIT(1); /* any caller until a target is set */
 static _Thread_local int fi_busy;
 
 typedef struct FISlot {
@@ -38,59 +37,26 @@ typedef struct FISlot {
 } FISlot;
 
 static FISlot fi_slots[FI_SLOTS];
-static char fi_track[FI_TARGET_MAX];  /* "" = track none; guarded by fi_lock */
-static atomic_int fi_tracking;        /* fi_track is not empty */
+static FITarget fi_track = FI_TARGET_INIT(0);  /* none tracked until set */
 static atomic_ulong fi_running, fi_untracked;
-
-static int caller_matches(const char *fname)
-{
-    if (!fi_target[0])
-        return 1;
-    return fname && strstr(fname, fi_target);
-}
 
 int fi_core_decide(void *caller)
 {
-    Dl_info info;
-    const char *fname = NULL;
-    void *stack[FI_DEPTH];
-    int depth, err = 0;
-    unsigned delay = 0;
+    int err = 0;
 
     atomic_fetch_add(&fi_window.calls, 1);
     if (fi_busy || !atomic_load(&fi_window.armed))
         return 0;
     fi_busy = 1;
-
-    if (dladdr(caller, &info) && info.dli_fname)
-        fname = info.dli_fname;
-    depth = backtrace(stack, FI_DEPTH);
-    if (pthread_mutex_lock(&fi_lock))
-        goto end;
-    if (caller_matches(fname))
-        err = fi_window_take(&fi_window, stack, depth, &delay);
-    pthread_mutex_unlock(&fi_lock); /* cannot fail: we hold a default mutex */
-    if (delay)
-        fi_delay(delay);
-end:
+    if (fi_target_matches(&fi_target, caller))
+        err = fi_window_take_locked(&fi_lock, &fi_window);
     fi_busy = 0;
     return err;
 }
 
 static int tracked(void *caller)
 {
-    Dl_info info;
-    int yes = 0;
-
-    if (fi_busy || !atomic_load(&fi_tracking))
-        return 0;
-    fi_busy = 1;
-    if (dladdr(caller, &info) && info.dli_fname && !pthread_mutex_lock(&fi_lock)) {
-        yes = fi_track[0] && strstr(info.dli_fname, fi_track);
-        pthread_mutex_unlock(&fi_lock);
-    }
-    fi_busy = 0;
-    return yes;
+    return !fi_busy && fi_target_matches(&fi_track, caller);
 }
 
 static void thread_ended(void *unused)
@@ -142,30 +108,9 @@ int fi_core_create(fi_create_fn real, void *caller, pthread_t *thread,
     return err;
 }
 
-/* Set one of the caller strings (the target, the tracked) to substr, NULL or "" for
- * none, under the lock; `nonempty`, when given, says whether it is set. Probes with an
- * address inside this object first: if dladdr() cannot name it, it cannot name any
- * caller either. */
-static int set_caller(char *dst, const char *substr, atomic_int *nonempty)
-{
-    Dl_info info;
-
-    if (substr && substr[0] && !dladdr(&fi_window, &info))
-        return -1;
-    if (pthread_mutex_lock(&fi_lock))
-        return -1;
-    dst[0] = '\0';
-    if (substr)
-        strncat(dst, substr, FI_TARGET_MAX - 1);
-    if (nonempty)
-        atomic_store(nonempty, dst[0] != '\0');
-    pthread_mutex_unlock(&fi_lock);
-    return 0;
-}
-
 int fi_pthread_create_track_caller(const char *substr)
 {
-    return set_caller(fi_track, substr, &fi_tracking);
+    return fi_target_set(&fi_track, substr, 0);
 }
 
 unsigned long fi_pthread_create_running(void)
@@ -182,5 +127,5 @@ FI_WINDOW_API(fi_pthread_create, fi_window, fi_lock, (void)0, (void)0)
 
 int fi_pthread_create_target_caller(const char *substr)
 {
-    return set_caller(fi_target, substr, NULL);
+    return fi_target_set(&fi_target, substr, 1);
 }

@@ -14,7 +14,7 @@
 /* Count the call and decide its fate: 0 = call through, otherwise the
  * error number to return. `caller` is the replacement function's return
  * address. Calls made while the injector itself is running on this thread
- * (e.g. from dladdr) always get 0. */
+ * always get 0. */
 int fi_core_decide(void *caller);
 
 typedef int (*fi_create_fn)(pthread_t *thread, const pthread_attr_t *attr,

@@ -10,16 +10,14 @@
  * static arena that is never reused; free() ignores arena blocks and
  * realloc() moves them out. free() is interposed only for that.
  *
- * The unarmed path is an atomic add and a load. Caller targeting compares
- * the return address with address ranges taken once by dl_iterate_phdr()
- * when the target is set (no dladdr() per call); the ranges are published
- * under a sequence lock so that readers never block. Only a call that is
- * armed and targeted takes the mutex that keeps the arm consistent.
+ * The unarmed path is an atomic add and a load. Caller targeting is the
+ * families' one (fi_target.h: address ranges taken when the target is set,
+ * no dladdr() per call, readers never block). Only a call that is armed and
+ * targeted takes the mutex that keeps the arm consistent.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdalign.h>
 #include <stdatomic.h>
@@ -29,10 +27,9 @@
 #include <string.h>
 
 #include "fi_malloc.h"
+#include "fi_target.h"
 #include "fi_window.h"
 
-#define FI_TARGET_MAX 256
-#define FI_RANGES_MAX 256
 #define FI_ARENA_SIZE (256 * 1024)
 #define FI_TLS _Thread_local __attribute__((tls_model("initial-exec")))
 
@@ -58,18 +55,7 @@ static atomic_size_t arena_used;
 
 static pthread_mutex_t fi_lock = PTHREAD_MUTEX_INITIALIZER;
 static FIWindow fi_window;      /* guarded by fi_lock */
-
-/* The caller target, written under fi_lock and read lock-free: seq is odd
- * while a writer updates it. any = no target; otherwise a caller matches
- * when it lies in one of the n ranges [lo, lo + len). */
-static struct {
-    atomic_uint seq;
-    atomic_int any;
-    atomic_uint n;
-    atomic_uintptr_t lo[FI_RANGES_MAX];
-    atomic_uintptr_t len[FI_RANGES_MAX];
-} fi_target = { .any = 1 };
-
+static FITarget fi_target = FI_TARGET_INIT(1); /* any caller until a target is set */
 static FI_TLS int fi_busy;      /* inside the injector on this thread */
 
 /* ---- bootstrap arena ---- */
@@ -184,24 +170,6 @@ static void fi_malloc_init(void)
 
 /* ---- the fault decision ---- */
 
-static int caller_matches(uintptr_t pc)
-{
-    unsigned seq, n;
-    int hit;
-
-    do {
-        while ((seq = atomic_load_explicit(&fi_target.seq, memory_order_acquire)) & 1)
-            ;
-        hit = atomic_load_explicit(&fi_target.any, memory_order_relaxed);
-        n   = atomic_load_explicit(&fi_target.n, memory_order_relaxed);
-        for (unsigned i = 0; !hit && i < n && i < FI_RANGES_MAX; i++)
-            hit = pc - atomic_load_explicit(&fi_target.lo[i], memory_order_relaxed) <
-                  atomic_load_explicit(&fi_target.len[i], memory_order_relaxed);
-        atomic_thread_fence(memory_order_acquire);
-    } while (atomic_load_explicit(&fi_target.seq, memory_order_relaxed) != seq);
-    return hit;
-}
-
 /* Count the call and decide its fate: 0 = call through, otherwise the
  * error number to fail with. *eligible: the call counted in the window
  * (armed, and its caller targeted). */
@@ -214,7 +182,7 @@ static int fi_decide(void *caller, int *eligible)
         return 0;
     atomic_fetch_add_explicit(&fi_window.calls, 1, memory_order_relaxed);
     if (!atomic_load_explicit(&fi_window.armed, memory_order_acquire) ||
-        !caller_matches((uintptr_t)caller))
+        !fi_target_matches(&fi_target, caller))
         return 0;
     *eligible = 1;
     fi_busy++;
@@ -329,82 +297,12 @@ void free(void *ptr)
 
 FI_WINDOW_API(fi_malloc, fi_window, fi_lock, fi_busy++, fi_busy--)
 
-typedef struct Ranges {
-    const char *substr;
-    unsigned n;
-    int overflow;
-    uintptr_t lo[FI_RANGES_MAX];
-    uintptr_t len[FI_RANGES_MAX];
-} Ranges;
-
-static int add_object(struct dl_phdr_info *info, size_t size, void *opaque)
-{
-    Ranges *r = opaque;
-    const char *name = info->dlpi_name;
-
-    (void)size;
-    if (!name || !name[0])      /* the main program: dladdr() names it argv[0] */
-        name = program_invocation_name;
-    if (!name || !strstr(name, r->substr))
-        return 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-            continue;
-        if (r->n == FI_RANGES_MAX) {
-            r->overflow = 1;
-            return 1;
-        }
-        r->lo[r->n]  = info->dlpi_addr + ph->p_vaddr;
-        r->len[r->n] = ph->p_memsz;
-        r->n++;
-    }
-    return 0;
-}
-
 int fi_malloc_target_caller(const char *substr)
 {
-    char target[FI_TARGET_MAX] = "";
-    Ranges *r = NULL;
-    unsigned seq;
-    int any = !substr || !substr[0], ret = 0;
+    int ret;
 
     fi_busy++;
-    if (!any) {
-        static Ranges ranges;   /* big; only filled under fi_lock */
-
-        strncat(target, substr, FI_TARGET_MAX - 1);
-        if (pthread_mutex_lock(&fi_lock)) {
-            fi_busy--;
-            return -1;
-        }
-        r = &ranges;
-        r->substr   = target;
-        r->n        = 0;
-        r->overflow = 0;
-        dl_iterate_phdr(add_object, r);
-        if (!r->n || r->overflow) {
-            r->n = 0;           /* match nothing */
-            ret  = -1;
-        }
-    } else if (pthread_mutex_lock(&fi_lock)) {
-        fi_busy--;
-        return -1;
-    }
-
-    seq = atomic_load_explicit(&fi_target.seq, memory_order_relaxed);
-    atomic_store_explicit(&fi_target.seq, seq + 1, memory_order_relaxed);
-    atomic_thread_fence(memory_order_release);
-    atomic_store_explicit(&fi_target.any, any, memory_order_relaxed);
-    atomic_store_explicit(&fi_target.n, r ? r->n : 0, memory_order_relaxed);
-    for (unsigned i = 0; r && i < r->n; i++) {
-        atomic_store_explicit(&fi_target.lo[i], r->lo[i], memory_order_relaxed);
-        atomic_store_explicit(&fi_target.len[i], r->len[i], memory_order_relaxed);
-    }
-    atomic_store_explicit(&fi_target.seq, seq + 2, memory_order_release);
-
-    pthread_mutex_unlock(&fi_lock);
+    ret = fi_target_set(&fi_target, substr, 1);
     fi_busy--;
     return ret;
 }

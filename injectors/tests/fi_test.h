@@ -122,6 +122,8 @@ static int fi_test_track(const FITrackAPI *t, const char *self)
     check_held(t, "tracked thread, pthread_exit", 1, 1);
     check_value("track libc.so.6", t->track_caller("libc.so.6"), 0);
     check_held(t, "thread of another caller", 0, 0);
+    check_value("track no such object", t->track_caller("no-such-object.so"), -1);
+    check_held(t, "thread, no object tracked", 0, 0);
     check_value("track none", t->track_caller(NULL), 0);
     check_value("untracked", (long)t->untracked(), 0);
     return failed;
@@ -149,13 +151,17 @@ static int fi_test_run(const FITestAPI *fi, const char *self)
     check_spawn("call, caller not targeted", 0);
     check_value("target self", fi->target_caller(self), 0);
     check_spawn("call, caller targeted", EAGAIN);
+    check_value("target no such object", fi->target_caller("no-such-object.so"), -1);
+    check_value("arm EAGAIN skip 0 count 1", fi->arm(EAGAIN, 0, 1), 0);
+    check_spawn("call, unmatched target", 0);
     check_value("target any", fi->target_caller(NULL), 0);
+    check_spawn("call, any caller", EAGAIN);
     check_spawn("count exhausted call", 0);
     fi->disarm();
 
-    check_value("total calls", fi->calls() - calls, 9);
-    check_value("total eligible", fi->eligible() - eligible, 5);
-    check_value("total failures", fi->failures() - failures, 2);
+    check_value("total calls", fi->calls() - calls, 11);
+    check_value("total eligible", fi->eligible() - eligible, 6);
+    check_value("total failures", fi->failures() - failures, 3);
     return failed;
 }
 

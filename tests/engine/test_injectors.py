@@ -29,11 +29,15 @@ EXPECTED = [
     "ok call, caller not targeted: 0, threads 1",
     "ok target self: 0",
     "ok call, caller targeted: EAGAIN, threads 0",
+    "ok target no such object: -1",   # as malloc's: a target no loaded object matches
+    "ok arm EAGAIN skip 0 count 1: 0",
+    "ok call, unmatched target: 0, threads 1",
     "ok target any: 0",
+    "ok call, any caller: EAGAIN, threads 0",
     "ok count exhausted call: 0, threads 1",
-    "ok total calls: 9",
-    "ok total eligible: 5",
-    "ok total failures: 2",
+    "ok total calls: 11",
+    "ok total eligible: 6",
+    "ok total failures: 3",
     # tracking (fi_pthread_create_track_caller): threads running, apart from the window
     "ok untracked thread, running while held: 0",
     "ok untracked thread, running after join: 0",
@@ -45,6 +49,9 @@ EXPECTED = [
     "ok track libc.so.6: 0",
     "ok thread of another caller, running while held: 0",
     "ok thread of another caller, running after join: 0",
+    "ok track no such object: -1",
+    "ok thread, no object tracked, running while held: 0",
+    "ok thread, no object tracked, running after join: 0",
     "ok track none: 0",
     "ok untracked: 0",
 ]
