@@ -162,7 +162,7 @@ static inline int fi_window_site_locked(pthread_mutex_t *lock, const FIWindow *w
 
 /*
  * The control calls an interposed family exports over its window `w` and its
- * lock (fi_pthread_create.h, fi_malloc.h): <name>_arm, _arm_delay, _disarm,
+ * lock (fi_family.h, fi_pthread_create.h): <name>_arm, _arm_delay, _disarm,
  * _site, _calls, _eligible, _failures. `enter` and `leave` run around each arm
  * (the malloc family marks the injector busy: the unwinder fi_window_arm()
  * loads allocates).

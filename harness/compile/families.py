@@ -2,10 +2,10 @@
 it fails with, how a worker arms, disarms and counts it through the build's module, and
 the term a bare `sweep --fault NAME` fails each call with.
 
-Interposed families (pthread_create, malloc) are an LD_PRELOAD injector of ../injectors,
-built from `sources` into libfi_<name>.so (injector_build), whose control calls
-`fi_<name>_*` the module finds by name at run time (_cffi_src/inject.c): adding one is
-its injector plus one entry here. The link-time family `wrap:<ff_symbol>` wraps
+Interposed families (pthread_create, malloc) are an LD_PRELOAD injector generated from
+their stanza, ../injectors/<name>.fi (interposers.py), into libfi_<name>.so
+(injector_build), whose control calls `fi_<name>_*` the module finds by name at run time
+(_cffi_src/inject.c): adding one is its stanza plus one entry here. The link-time family `wrap:<ff_symbol>` wraps
 FFmpeg's own DNN helpers (wrap_ff.c) and is counted per symbol.
 """
 
@@ -23,7 +23,6 @@ FIELDS = ("calls", "eligible", "failures")
 class Family:
     name: str               # the spec's site (wrap: the prefix of wrap:<ff_symbol>)
     sweep_term: str         # what a bare `sweep --fault NAME` fails each call with
-    sources: tuple = ()     # interposed: the injector's C files in ../injectors
     selectors: tuple = ()   # spec selectors besides after=
     errno_value: bool = True  # fails with a positive errno (else an AVERROR value)
     link_time: bool = False   # the wrap:<ff_symbol> family
@@ -69,9 +68,8 @@ class Family:
 
 
 FAMILIES = {f.name: f for f in (
-    Family("pthread_create", "1*return(EAGAIN)",
-           ("preload_pthread_create.c", "fi_pthread_create_core.c"), selectors=("caller", "start")),
-    Family("malloc", "1*return(ENOMEM)", ("preload_malloc.c",), selectors=("caller",)),
+    Family("pthread_create", "1*return(EAGAIN)", selectors=("caller", "start")),
+    Family("malloc", "1*return(ENOMEM)", selectors=("caller",)),
     Family("wrap", "1*return(AVERROR(ENOMEM))", errno_value=False, link_time=True),
 )}
 INTERPOSED = tuple(n for n, f in FAMILIES.items() if not f.link_time)

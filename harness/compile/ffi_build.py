@@ -58,13 +58,10 @@ def conditional_lib(lib, names: dict):
 
 def cdef_hash() -> str:
     """What the module is made of besides the tree: the declarations, this file, and the
-    injector sources it compiles in (and their headers)."""
-    inj = Path(injectors.INCLUDE_DIR)
+    injectors it compiles in (their stanzas, C, headers and generator)."""
     src = Path(__file__).with_name("_cffi_src")
     files = (sorted([*src.glob("*.py"), *src.glob("*.c")]) + [Path(__file__)]
-             + [Path(probe.__file__)]
-             + [Path(f) for f in injectors.WRAP_SOURCES + injectors.FF_WRAP_SOURCES]
-             + sorted(inj.glob("*.h")))
+             + [Path(probe.__file__)] + injectors.sources())
     return digest([f.read_text() for f in files])[:16]
 
 
@@ -156,17 +153,21 @@ def build(tree, variant: str = "preload") -> Path:
     includes = [str(src), injectors.INCLUDE_DIR]
     link += list(injectors.ff_wrap_ldflags())
     if variant == "wrap":
-        sources += list(injectors.WRAP_SOURCES)
         link += list(injectors.WRAP_LDFLAGS)
         macros.append(("FFDNN_WRAP_INJECTOR", "1"))
-    ffi = cffi.FFI()
-    ffi.cdef(cdef)
-    ffi.set_source(MODULE_NAME, source, include_dirs=includes, define_macros=macros,
-                   sources=sources, extra_objects=libs, extra_link_args=link + ["-ldl"],
-                   extra_compile_args=["-std=gnu11", "-Wno-unused-function"])
     print(f"[{tree.name}] module: compiling {MODULE_NAME} ({variant})", file=sys.stderr,
           flush=True)
     with atomic_dir(final) as tmp:
+        if variant == "wrap":  # generated from its stanza, kept beside module.c
+            try:
+                sources += list(injectors.wrap_sources(tmp))
+            except (OSError, ValueError) as e:
+                raise BuildError(f"[{tree.name}] injector stanza: {e}") from None
+        ffi = cffi.FFI()
+        ffi.cdef(cdef)
+        ffi.set_source(MODULE_NAME, source, include_dirs=includes, define_macros=macros,
+                       sources=sources, extra_objects=libs, extra_link_args=link + ["-ldl"],
+                       extra_compile_args=["-std=gnu11", "-Wno-unused-function"])
         _compile(ffi, tmp, tree.name)
         for junk in tmp.glob(f"{MODULE_NAME}.c"):
             junk.rename(tmp / "module.c")

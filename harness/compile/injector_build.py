@@ -1,16 +1,19 @@
 """Build the fault injectors in ../injectors/ with the system C compiler.
 
-build(cache_dir) compiles the pthread_create() LD_PRELOAD interposer
-(libfi_pthread_create.so), its link-time wrap object (wrap_pthread_create.o, wrapper +
-core, for links with -Wl,--wrap=pthread_create) and the malloc() family LD_PRELOAD
-interposer (libfi_malloc.so) into <cache_dir>/injectors-<hash16>/, where the hash
-covers the sources, compiler and flags. The directory is built under a temporary
-name next to it and renamed into place, so it either exists complete or not at all.
+build(cache_dir) generates each interposed family's C from its stanza
+(injectors/<family>.fi, harness/compile/interposers.py) and compiles its LD_PRELOAD
+interposer (libfi_<family>.so) and, for pthread_create, its link-time wrap object
+(wrap_pthread_create.o, for links with -Wl,--wrap=pthread_create) into
+<cache_dir>/injectors-<hash16>/, where the hash covers the stanzas, the C they include,
+the generator, the compiler and the flags; the generated C is kept beside them
+(gen/). The directory is built under a temporary name next to it and renamed into
+place, so it either exists complete or not at all.
 
-For the cffi extension, compile WRAP_SOURCES with WRAP_CFLAGS and -I INCLUDE_DIR,
-and link with WRAP_LDFLAGS. Every variant of the extension also compiles FF_WRAP_SOURCES
-(the link-time family for FFmpeg-internal helpers, built with the tree's own headers)
-and links with ff_wrap_ldflags(): one -Wl,--wrap per symbol that wrap_ff.c names.
+For the cffi extension's wrap variant, compile wrap_sources(dir) (generated there) with
+WRAP_CFLAGS and -I INCLUDE_DIR, and link with WRAP_LDFLAGS. Every variant of the
+extension also compiles FF_WRAP_SOURCES (the link-time family for FFmpeg-internal
+helpers, built with the tree's own headers) and links with ff_wrap_ldflags(): one
+-Wl,--wrap per symbol that wrap_ff.c names.
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.compile import interposers
 from harness.compile.families import FAMILIES, ff_wrap_symbols
 from harness.errors import CacheError, first_error
 from harness.paths import atomic_dir, atomic_file, file_sha256
@@ -31,10 +35,20 @@ INCLUDE_DIR = str(SRC_DIR)
 CC = os.environ.get("CC", "cc")
 CFLAGS = ("-std=c11", "-Wall", "-Wextra", "-O2", "-fPIC", "-pthread")
 LDLIBS = ("-ldl",)
-PRELOADS = {name: f.sources for name, f in FAMILIES.items() if not f.link_time}
-WRAP_NAMES = ("wrap_pthread_create.c", "fi_pthread_create_core.c")
+PRELOADS = tuple(name for name, f in FAMILIES.items() if not f.link_time)
+WRAP_FAMILY = "pthread_create"  # the family with a link-time variant (its stanza's `wrap`)
 
-WRAP_SOURCES = tuple(str(SRC_DIR / name) for name in WRAP_NAMES)
+
+def stanza(family: str, src_dir: Path = SRC_DIR) -> Path:
+    """The stanza an interposed family's C is generated from."""
+    return Path(src_dir) / f"{family}.fi"
+
+
+def wrap_sources(out_dir: Path, src_dir: Path = SRC_DIR) -> tuple[str, ...]:
+    """The wrap variant's C, generated into out_dir: what a link with WRAP_LDFLAGS compiles."""
+    return (str(interposers.write(stanza(WRAP_FAMILY, src_dir), "wrap", out_dir)),)
+
+
 WRAP_CFLAGS = ("-pthread",)  # the sources set _GNU_SOURCE; need C11 (gcc's default gnu17 is fine)
 WRAP_LDFLAGS = ("-Wl,--wrap=pthread_create", "-pthread", "-ldl")
 
@@ -89,30 +103,42 @@ def _compile(args: list[str]) -> None:
         raise InjectorBuildError(f"injector build failed: {why}")
 
 
+def sources(src_dir: Path = SRC_DIR) -> list:
+    """What the injectors are made of: the stanzas, the C they include, the generator."""
+    return sorted([*Path(src_dir).glob("*.[ch]"), *Path(src_dir).glob("*.fi")]) + \
+        [Path(interposers.__file__)]
+
+
 def _digest(src_dir: Path, cc: str) -> str:
-    """The compiler, the flags and every C source and header of the injectors (a file
-    a family adds is in it with no list to keep)."""
+    """The compiler, the flags and every stanza, C source and header of the injectors
+    and their generator (a file a family adds is in it with no list to keep)."""
     h = hashlib.sha256()
     for part in (cc, *CFLAGS, *LDLIBS):
         h.update(part.encode() + b"\0")
-    for f in sorted(src_dir.glob("*.[ch]")):
+    for f in sources(src_dir):
         h.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
     return h.hexdigest()[:16]
 
 
+def generated(family: str, variant: str, out_dir: Path, src_dir: Path = SRC_DIR) -> Path:
+    """One variant of a family's C, generated into out_dir (a stanza that does not parse
+    is an InjectorBuildError)."""
+    try:
+        return interposers.write(stanza(family, src_dir), variant, out_dir)
+    except (OSError, interposers.StanzaError) as e:
+        raise InjectorBuildError(f"injector stanza: {e}") from None
+
+
 def _build_into(out: Path, src_dir: Path, cc: str) -> None:
-    base = [cc, *CFLAGS, f"-I{src_dir}"]
-    for family, names in PRELOADS.items():
+    base, gen = [cc, *CFLAGS, f"-I{src_dir}"], out / "gen"
+    gen.mkdir()
+    for family in PRELOADS:
         _compile([*base, "-shared", "-o", str(out / preload_name(family)),
-                  *(str(src_dir / n) for n in names), *LDLIBS])
-    objects = []
-    for name in WRAP_NAMES:
-        obj = out / (Path(name).stem + ".pic.o")
-        _compile([*base, "-c", "-o", str(obj), str(src_dir / name)])
-        objects.append(obj)
-    _compile([cc, "-r", "-nostdlib", "-o", str(out / WRAP_OBJECT), *map(str, objects)])
-    for obj in objects:
-        obj.unlink()
+                  str(generated(family, "preload", gen, src_dir)), *LDLIBS])
+    obj = out / "wrap.pic.o"
+    _compile([*base, "-c", "-o", str(obj), str(generated(WRAP_FAMILY, "wrap", gen, src_dir))])
+    _compile([cc, "-r", "-nostdlib", "-o", str(out / WRAP_OBJECT), str(obj)])
+    obj.unlink()
 
 
 def build(cache_dir: str | os.PathLike, src_dir: str | os.PathLike = SRC_DIR,

@@ -92,7 +92,8 @@ def test_wrap(built, tmp_path, how):
     if how == "object":
         inputs = [built.wrap_object]
     else:
-        inputs = [f"-I{injectors.INCLUDE_DIR}", *injectors.WRAP_CFLAGS, *injectors.WRAP_SOURCES]
+        inputs = [f"-I{injectors.INCLUDE_DIR}", *injectors.WRAP_CFLAGS,
+                  *injectors.wrap_sources(tmp_path)]
     _cc("-o", exe, TESTS_DIR / "test_wrap.c", *inputs, *injectors.WRAP_LDFLAGS)
     assert _run(exe) == (0, EXPECTED)
 
@@ -109,34 +110,49 @@ def test_build_cached_and_atomic(built, monkeypatch):
     assert built.preload_so.stat().st_mtime_ns == mtime
     assert [p.name for p in built.dir.parent.iterdir()] == [built.dir.name]
     assert sorted(p.name for p in built.dir.iterdir()) == sorted(
-        [injectors.PRELOAD_SO, injectors.WRAP_OBJECT, injectors.MALLOC_SO, injectors.MANIFEST])
+        [injectors.PRELOAD_SO, injectors.WRAP_OBJECT, injectors.MALLOC_SO, injectors.MANIFEST,
+         "gen"])
+    assert sorted(p.name for p in (built.dir / "gen").iterdir()) == [
+        "preload_malloc.c", "preload_pthread_create.c", "wrap_pthread_create.c"]
 
 
 def test_build_content_addressed(built, tmp_path):
     src = shutil.copytree(injectors.SRC_DIR, tmp_path / "src")
-    with open(src / "fi_pthread_create_core.c", "a") as f:
-        f.write("/* changed */\n")
+    with open(src / "pthread_create.fi", "a") as f:
+        f.write("# changed\n")
     other = injectors.build(built.dir.parent, src_dir=src)
     assert other.dir != built.dir and other.preload_so.is_file()
 
 
 def test_build_error_one_line(tmp_path):
     src = shutil.copytree(injectors.SRC_DIR, tmp_path / "src")
-    with open(src / "fi_pthread_create_core.c", "a") as f:
+    with open(src / "fi_pthread_create_hooks.h", "a") as f:
         f.write("int broken(void) { return }\n")
     cache = tmp_path / "cache"
     with pytest.raises(injectors.InjectorBuildError) as info:
         injectors.build(cache, src_dir=src)
     msg = str(info.value)
-    assert "\n" not in msg and "fi_pthread_create_core.c" in msg and "error" in msg
+    assert "\n" not in msg and "fi_pthread_create_hooks.h" in msg and "error" in msg
     assert list(cache.iterdir()) == []  # no temp dir left behind
+
+
+def test_stanza_error_one_line(tmp_path):
+    """A stanza that does not parse: one line naming its file and line, nothing built."""
+    src = shutil.copytree(injectors.SRC_DIR, tmp_path / "src")
+    with open(src / "malloc.fi", "a") as f:
+        f.write("\nvoid *valloc(size_t size)\n    call: fi_malloc_through(size, eligible)\n")
+    cache = tmp_path / "cache"
+    with pytest.raises(injectors.InjectorBuildError,
+                       match=r"^injector stanza: malloc.fi: valloc has no 'fail:' line$"):
+        injectors.build(cache, src_dir=src)
+    assert list(cache.iterdir()) == []
 
 
 @pytest.mark.skipif(sys.platform != "darwin", reason="DYLD interposer: macOS only")
 def test_darwin_interpose(tmp_path):
     lib = tmp_path / "libfi_pthread_create.dylib"
-    _cc("-dynamiclib", "-o", lib, injectors.SRC_DIR / "interpose_pthread_create_darwin.c",
-        injectors.SRC_DIR / "fi_pthread_create_core.c")
+    _cc("-dynamiclib", f"-I{injectors.INCLUDE_DIR}", "-o", lib,
+        injectors.generated("pthread_create", "darwin", tmp_path))
     exe = tmp_path / "test_preload"
     _cc("-o", exe, TESTS_DIR / "test_preload.c")
     assert _run(exe, DYLD_INSERT_LIBRARIES=str(lib)) == (0, EXPECTED)

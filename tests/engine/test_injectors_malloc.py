@@ -1,4 +1,4 @@
-"""Tests for the malloc() family fault injector (injectors/preload_malloc.c), built through
+"""Tests for the malloc() family fault injector (injectors/malloc.fi), built through
 harness.compile.injector_build.build like the harness builds it."""
 import os
 import subprocess
@@ -99,8 +99,8 @@ def test_bootstrap_arena(test_malloc, tmp_path):
     """The test build allocates while resolving the real functions (as dlsym does on
     some C libraries): those blocks come from the arena and realloc() moves them out."""
     lib = tmp_path / "libfi_malloc_arena_test.so"
-    _cc("-DFI_MALLOC_TEST_ARENA", "-shared", "-o", lib,
-        injectors.SRC_DIR / "preload_malloc.c", *injectors.LDLIBS)
+    _cc("-DFI_MALLOC_TEST_ARENA", f"-I{injectors.INCLUDE_DIR}", "-shared", "-o", lib,
+        injectors.generated("malloc", "preload", tmp_path), *injectors.LDLIBS)
     assert _run([test_malloc], LD_PRELOAD=str(lib)) == (0, EXPECTED, "fi_malloc: arena ok\n")
 
 

@@ -1,37 +1,23 @@
 /*
- * preload_malloc: LD_PRELOAD interposer for malloc(), calloc(), realloc()
- * and posix_memalign() on Linux/ELF (libfiu-style). Build it as a shared
- * object on its own and run the target with LD_PRELOAD=libfi_malloc.so;
- * arm it through the API in fi_malloc.h (dlsym(RTLD_DEFAULT, ...)).
+ * fi_malloc_hooks: the malloc family's own part (malloc.fi names it), included by the file
+ * generated from its stanza after the core (fi_family.h): how a call that is not failed
+ * is served, and free().
  *
- * The real functions come from dlsym(RTLD_NEXT). dlsym() may itself
- * allocate, so allocations made while resolving (on the resolving thread,
- * or on any thread before the resolution is complete) come from a small
- * static arena that is never reused; free() ignores arena blocks and
- * realloc() moves them out. free() is interposed only for that.
+ * The real functions come from dlsym(RTLD_NEXT). dlsym() may itself allocate, so
+ * allocations made while resolving (on the resolving thread, or on any thread before
+ * the resolution is complete) come from a small static arena that is never reused;
+ * free() ignores arena blocks and realloc() moves them out. free() is interposed only
+ * for that: it is never failed or counted.
  *
- * The unarmed path is an atomic add and a load. Caller targeting is the
- * families' one (fi_target.h: address ranges taken when the target is set,
- * no dladdr() per call, readers never block). Only a call that is armed and
- * targeted takes the mutex that keeps the arm consistent.
+ * Poison: a block an eligible malloc() or posix_memalign() call returns is filled with
+ * a pattern whose 4-byte words all differ from their neighbours (bytes 0xa5, every
+ * fourth the word's index), so that what the caller reads before it writes is the same
+ * in every run. calloc() zeroes by contract; the tail realloc() adds is left as the C
+ * library returns it.
  */
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <errno.h>
-#include <pthread.h>
 #include <stdalign.h>
-#include <stdatomic.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "fi_malloc.h"
-#include "fi_target.h"
-#include "fi_window.h"
 
 #define FI_ARENA_SIZE (256 * 1024)
-#define FI_TLS _Thread_local __attribute__((tls_model("initial-exec")))
 
 typedef void *(*malloc_fn)(size_t size);
 typedef void *(*calloc_fn)(size_t nmemb, size_t size);
@@ -52,11 +38,6 @@ static atomic_int real_state;
 
 static alignas(64) unsigned char arena[FI_ARENA_SIZE];
 static atomic_size_t arena_used;
-
-static pthread_mutex_t fi_lock = PTHREAD_MUTEX_INITIALIZER;
-static FIWindow fi_window;      /* guarded by fi_lock */
-static FITarget fi_target = FI_TARGET_INIT(1); /* any caller until a target is set */
-static FI_TLS int fi_busy;      /* inside the injector on this thread */
 
 /* ---- bootstrap arena ---- */
 
@@ -168,29 +149,6 @@ static void fi_malloc_init(void)
 #endif
 }
 
-/* ---- the fault decision ---- */
-
-/* Count the call and decide its fate: 0 = call through, otherwise the
- * error number to fail with. *eligible: the call counted in the window
- * (armed, and its caller targeted). */
-static int fi_decide(void *caller, int *eligible)
-{
-    int err;
-
-    *eligible = 0;
-    if (fi_busy)  /* the injector's own allocations (the unwinder's, at arm) */
-        return 0;
-    atomic_fetch_add_explicit(&fi_window.calls, 1, memory_order_relaxed);
-    if (!atomic_load_explicit(&fi_window.armed, memory_order_acquire) ||
-        !fi_target_matches(&fi_target, caller))
-        return 0;
-    *eligible = 1;
-    fi_busy++;
-    err = fi_window_take_locked(&fi_lock, &fi_window);
-    fi_busy--;
-    return err;
-}
-
 /*
  * Fill an eligible block that goes through with a pattern whose 4-byte
  * words all differ from their neighbours (0xa5a5a5 and the word's index),
@@ -207,17 +165,12 @@ static void poison(void *block, size_t size)
         p[i] = (i & 3) == 0 ? (unsigned char)(i >> 2) : 0xa5;
 }
 
-/* ---- the interposed functions ---- */
+/* ---- how a call goes through ---- */
 
-void *malloc(size_t size)
+static void *fi_malloc_through(size_t size, int eligible)
 {
-    int eligible, err = fi_decide(__builtin_return_address(0), &eligible);
     void *out;
 
-    if (err) {
-        errno = err;
-        return NULL;
-    }
     if (!have_real())
         return arena_alloc(size, 0);
     out = real.malloc(size);
@@ -226,14 +179,8 @@ void *malloc(size_t size)
     return out;
 }
 
-void *calloc(size_t nmemb, size_t size)
+static void *fi_calloc_through(size_t nmemb, size_t size)
 {
-    int eligible, err = fi_decide(__builtin_return_address(0), &eligible);
-
-    if (err) {
-        errno = err;
-        return NULL;
-    }
     if (!have_real()) {
         if (size && nmemb > SIZE_MAX / size) {
             errno = ENOMEM;
@@ -244,15 +191,10 @@ void *calloc(size_t nmemb, size_t size)
     return real.calloc(nmemb, size);
 }
 
-void *realloc(void *ptr, size_t size)
+static void *fi_realloc_through(void *ptr, size_t size)
 {
-    int eligible, err = fi_decide(__builtin_return_address(0), &eligible);
     void *out;
 
-    if (err) {
-        errno = err;
-        return NULL;
-    }
     if (in_arena(ptr)) {        /* move it out (or to a bigger arena block) */
         size_t old = arena_size(ptr);
 
@@ -266,12 +208,11 @@ void *realloc(void *ptr, size_t size)
     return real.realloc(ptr, size);
 }
 
-int posix_memalign(void **memptr, size_t alignment, size_t size)
+static int fi_posix_memalign_through(void **memptr, size_t alignment, size_t size,
+                                     int eligible)
 {
-    int eligible, err = fi_decide(__builtin_return_address(0), &eligible);
+    int err;
 
-    if (err)
-        return err;
     if (!have_real()) {
         if (alignment < sizeof(void *) || alignment & (alignment - 1))
             return EINVAL;
@@ -285,24 +226,12 @@ int posix_memalign(void **memptr, size_t alignment, size_t size)
     return err;
 }
 
+/* ---- free(): never failed or counted, interposed for the arena ---- */
+
 void free(void *ptr)
 {
     if (!ptr || in_arena(ptr))
         return;
     if (have_real())
         real.free(ptr);
-}
-
-/* ---- the API ---- */
-
-FI_WINDOW_API(fi_malloc, fi_window, fi_lock, fi_busy++, fi_busy--)
-
-int fi_malloc_target_caller(const char *substr)
-{
-    int ret;
-
-    fi_busy++;
-    ret = fi_target_set(&fi_target, substr, 1);
-    fi_busy--;
-    return ret;
 }

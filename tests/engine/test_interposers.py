@@ -1,0 +1,65 @@
+"""The interposed families' C is generated from their stanzas (injectors/<family>.fi,
+harness/compile/interposers.py): the stanzas parse to what they declare, each variant
+calls the real function its own way, and a bad stanza is one line naming where."""
+
+import re
+
+import pytest
+
+from harness.compile import injector_build as injectors, interposers
+
+pytestmark = pytest.mark.unit
+
+
+def test_the_stanzas_declare_their_functions():
+    got = {name: interposers.parse(injectors.stanza(name)) for name in injectors.PRELOADS}
+    assert {n: [f.name for f in s.functions] for n, s in got.items()} == {
+        "pthread_create": ["pthread_create"],
+        "malloc": ["malloc", "calloc", "realloc", "posix_memalign"]}
+    assert got["pthread_create"].variants == ("preload", "wrap", "darwin")
+    assert got["malloc"].variants == ("preload",) and got["malloc"].tls == "initial-exec"
+    create = got["pthread_create"].functions[0]
+    assert create.args == "thread, attr, start, arg"  # a function pointer's name too
+    assert create.versions == ("GLIBC_2.34", "GLIBC_2.2.5")
+
+
+@pytest.mark.parametrize("variant, name, real", [
+    ("preload", "pthread_create", "fi_real_pthread_create()"),
+    ("wrap", "__wrap_pthread_create", "__real_pthread_create"),
+    ("darwin", "fi_interposed_pthread_create", "pthread_create"),
+])
+def test_each_variant_calls_the_real_function_its_way(variant, name, real):
+    c = interposers.generate(interposers.parse(injectors.stanza("pthread_create")), variant)
+    assert re.search(rf"\bint {name}\(pthread_t \*thread", c)
+    assert f"fi_pthread_create_through({real}, caller, thread, attr, start, arg)" in c
+    assert ("dlvsym(RTLD_NEXT" in c) == (variant == "preload")
+    assert "FI_FAMILY_API(fi_pthread_create)" in c
+
+
+def test_a_resolver_only_where_the_real_function_is_called():
+    """malloc's calls go through its hooks (the bootstrap arena): no dlsym() of its own."""
+    c = interposers.generate(interposers.parse(injectors.stanza("malloc")), "preload")
+    assert "dlsym" not in c and c.count("fi_decide(caller, &eligible)") == 4
+    plain = interposers.Stanza("open_", ("preload",), functions=[
+        interposers.Function("int", "open", "const char *path, int flags", "return -1;")])
+    c = interposers.generate(plain, "preload")
+    assert 'dlsym(RTLD_NEXT, "open")' in c and "return fi_real_open()(path, flags);" in c
+
+
+@pytest.mark.parametrize("text, why", [
+    ("variants preload\nint f(int a)\n    fail: return err;\n", "no 'family NAME' line"),
+    ("family x\nvariants wasm\nint f(int a)\n    fail: return err;\n", "'variants' names"),
+    ("family x\nvariants preload\n", "declares no function"),
+    ("family x\nvariants preload\nint f(int a)\n", "f has no 'fail:' line"),
+    ("family x\nvariants preload\nvoid f(int a)\n    fail: return;\n", "x.fi:3: expected a"),
+    ("family x\nvariants preload\nint f(int a)\n    onerror: -1\n", "x.fi:4: expected 'fail: C'"),
+    ("family x\nvariants preload\n    fail: return err;\n", "x.fi:3: expected 'fail: C'"),
+    ("family x\nvariants preload\ntls global-dynamic\nint f(int a)\n    fail: return err;\n",
+     "tls 'global-dynamic'"),
+])
+def test_a_bad_stanza_is_one_line(tmp_path, text, why):
+    path = tmp_path / "x.fi"
+    path.write_text(text)
+    with pytest.raises(interposers.StanzaError) as info:
+        interposers.parse(path)
+    assert why in str(info.value) and "\n" not in str(info.value)
