@@ -63,3 +63,58 @@ def test_a_bad_stanza_is_one_line(tmp_path, text, why):
     with pytest.raises(interposers.StanzaError) as info:
         interposers.parse(path)
     assert why in str(info.value) and "\n" not in str(info.value)
+
+
+CLOSE = """# close() fails on demand: a family with no hooks, its calls through REAL(ARGS)
+family close
+variants preload
+include <unistd.h>
+
+int close(int fd)
+    fail: errno = err; return -1;
+"""
+CALLER = r"""
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+
+int main(void)
+{
+    int (*arm)(int, unsigned, unsigned) =
+        (int (*)(int, unsigned, unsigned))dlsym(RTLD_DEFAULT, "fi_close_arm");
+    unsigned long (*failures)(void) = (unsigned long (*)(void))dlsym(RTLD_DEFAULT, "fi_close_failures");
+
+    if (!arm || !failures || arm(EIO, 1, 1))
+        return 1;
+    for (int i = 0; i < 3; i++) {
+        int ret;
+
+        errno = 0;
+        ret = close(1000 + i);
+        printf("%d %d\n", ret, errno);
+    }
+    printf("failures %lu\n", failures());
+    return 0;
+}
+"""
+
+
+@pytest.mark.injectors
+def test_a_new_family_is_its_stanza(tmp_path):
+    """A stanza alone makes a working interposer: the second close() of the window fails
+    with EIO, the others reach the C library (EBADF)."""
+    import errno
+    import subprocess
+    stanza = tmp_path / "close.fi"
+    stanza.write_text(CLOSE)
+    lib, exe, prog = tmp_path / "libfi_close.so", tmp_path / "caller", tmp_path / "caller.c"
+    prog.write_text(CALLER)
+    cc = [injectors.CC, *injectors.CFLAGS, "-Werror", f"-I{injectors.INCLUDE_DIR}"]
+    subprocess.run([*cc, "-shared", "-o", lib, interposers.write(stanza, "preload", tmp_path),
+                    *injectors.LDLIBS], check=True)
+    subprocess.run([*cc, "-o", exe, prog, "-ldl"], check=True)
+    r = subprocess.run([exe], env={"LD_PRELOAD": str(lib)}, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [f"-1 {errno.EBADF}", f"-1 {errno.EIO}", f"-1 {errno.EBADF}",
+                                     "failures 1"]
