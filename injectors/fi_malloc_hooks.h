@@ -19,20 +19,16 @@
 
 #define FI_ARENA_SIZE (256 * 1024)
 
-typedef void *(*malloc_fn)(size_t size);
-typedef void *(*calloc_fn)(size_t nmemb, size_t size);
-typedef void *(*realloc_fn)(void *ptr, size_t size);
-typedef int   (*posix_memalign_fn)(void **memptr, size_t alignment, size_t size);
-typedef void  (*free_fn)(void *ptr);
+typedef void (*free_fn)(void *ptr); /* the others: fi_<name>_fn, from the stanza */
 
 enum { REAL_UNRESOLVED, REAL_RESOLVING, REAL_RESOLVED, REAL_FAILED };
 
 static struct {
-    malloc_fn         malloc;
-    calloc_fn         calloc;
-    realloc_fn        realloc;
-    posix_memalign_fn posix_memalign;
-    free_fn           free;
+    fi_malloc_fn         malloc;
+    fi_calloc_fn         calloc;
+    fi_realloc_fn        realloc;
+    fi_posix_memalign_fn posix_memalign;
+    free_fn              free;
 } real;                         /* written once, before real_state = REAL_RESOLVED */
 static atomic_int real_state;
 
@@ -128,10 +124,10 @@ static int have_real(void)
         !atomic_compare_exchange_strong(&real_state, &state, REAL_RESOLVING))
         return 0;
     fi_busy++;
-    real.malloc         = (malloc_fn)next_sym("malloc");
-    real.calloc         = (calloc_fn)next_sym("calloc");
-    real.realloc        = (realloc_fn)next_sym("realloc");
-    real.posix_memalign = (posix_memalign_fn)next_sym("posix_memalign");
+    real.malloc         = (fi_malloc_fn)next_sym("malloc");
+    real.calloc         = (fi_calloc_fn)next_sym("calloc");
+    real.realloc        = (fi_realloc_fn)next_sym("realloc");
+    real.posix_memalign = (fi_posix_memalign_fn)next_sym("posix_memalign");
     real.free           = (free_fn)next_sym("free");
     fi_busy--;
     state = real.malloc && real.calloc && real.realloc && real.posix_memalign && real.free ?
