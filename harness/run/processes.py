@@ -90,10 +90,11 @@ class Idle:
     a CPU or reading a disk (a loop that waits for what never comes, polling with a sleep,
     as FFmpeg's flush loops do). Work restarts the watch: a process at work, or waiting
     for a child at work, is not judged, however long it takes; a process that has exited
-    (its runner not yet told) is never hung."""
+    (its runner not yet told) is never hung. Once hung, `seen` says what the last look
+    found: each process's CPU seconds since the look before and its threads' states."""
 
     def __init__(self, pid: int, quiet: float = QUIET):
-        self.pid, self.quiet = pid, quiet
+        self.pid, self.quiet, self.seen = pid, quiet, {}
         self.since, self.cpu = time.monotonic(), self._cpu()
 
     def _cpu(self) -> dict:
@@ -108,6 +109,9 @@ class Idle:
         cpu = self._cpu()
         used = sum(c - self.cpu.get(p, 0.0) for p, c in cpu.items())
         if used <= IDLE * (now - self.since) and not any(waiting(p) for p in cpu):
+            self.seen = {p: {"cpu": c - self.cpu.get(p, 0.0),
+                             "threads": "".join(state for _, state in threads(p) or ())}
+                         for p, c in cpu.items()}
             return True
         self.since, self.cpu = now, cpu  # still working: watch on
         return False

@@ -86,14 +86,15 @@ def _quiet(sc: Scenario, expect: Expect) -> float:
     return QUIET
 
 
-def _wait(w, sc: Scenario, out: str, expect: Expect) -> str | None:
+def _wait(w, sc: Scenario, out: str, expect: Expect, seen: dict) -> str | None:
     """None when the worker ended; else why it is judged hung: its timeout, or _quiet()
     seconds during which it neither ended nor used more than IDLE of a CPU: from its
     checkpoint (taken just before EOF); and QUIET seconds from its start (before EOF too,
     as LibTorch's next frame waiting for a request forever) for a run the case says
     hangs; STUCK seconds from its start for a sweep's run, where the worker never waits
     for a frame longer than 2 s (so longer is a graph stuck inside a call, as a request
-    queue waited on that is never filled)."""
+    queue waited on that is never filled). A run judged hung leaves what the watch saw in
+    `seen` (processes.Idle.seen)."""
     quiet = _quiet(sc, expect)
     t0 = time.monotonic()
     deadline, partial = t0 + sc.timeout, Path(out).with_suffix(".partial.json")
@@ -106,6 +107,7 @@ def _wait(w, sc: Scenario, out: str, expect: Expect) -> str | None:
         if partial.exists() and (idle is None or idle.quiet != quiet):
             idle = Idle(w.pid, quiet)  # from the checkpoint on
         elif idle and idle.hung():
+            seen.update({str(p): v for p, v in idle.seen.items()})
             where = "after EOF" if partial.exists() else "before EOF"
             return (f"killed {time.monotonic() - t0:.1f} s in: idle for {idle.idle_for():.1f} s "
                     f"{where}")
@@ -163,14 +165,15 @@ def run_one(sc: Scenario, preload: str | None, results=None, pool=None,
     with tempfile.TemporaryDirectory(prefix="ffdnn-worker-") as tmp, reaper.temporary(tmp):
         out, log = os.path.join(tmp, "result.json"), os.path.join(tmp, "output.txt")
         w = (pool or forkclient.DEFAULT).start(sc, env, out, log)
-        base = {"pid": w.pid, "worker": w.how}
-        hung = _wait(w, sc, out, expect)
+        base, seen = {"pid": w.pid, "worker": w.how}, {}
+        hung = _wait(w, sc, out, expect, seen)
         if hung:
             trace = None
             if results and not expect.hangs(sc):  # before the kill; a hang the case names is known
                 trace = artifacts.backtrace(w.pid)
             w.kill()
-            data = {**_partial(out), "output": _tail(log)[-2000:], **base}
+            data = {**_partial(out), "output": _tail(log)[-2000:], **base,
+                    **({"watch": seen} if seen else {})}
             r = _hung(sc, data, time.monotonic() - t0, hung, expect.lookup(sc))
             return _keep(results, r, log, out, preload, trace, expect.lookup(sc) is None)
         w.kill()  # nothing of the worker's may outlive it

@@ -232,6 +232,19 @@ def test_a_child_started_while_watched_counts(proc, clock):
     assert w.hung()
 
 
+def test_a_hang_says_what_was_seen(proc, clock):
+    """Once hung, the watch keeps its last look: each process's CPU seconds since the look
+    before (work restarted the watch at the first) and its threads' states."""
+    w = _idle(proc, clock)
+    proc.put(61, ppid=50, ticks=(TCK, 0, 0, 0), threads=[(62, "S")])
+    clock.t += 2.0
+    assert not w.hung()           # the child's second of CPU: at work
+    proc.put(61, ppid=50, ticks=(TCK, 0, 0, 1), threads=[(62, "S")])
+    clock.t += 2.0
+    assert w.hung() and w.seen == {50: {"cpu": 0.0, "threads": "S"},
+                                   61: {"cpu": pytest.approx(1 / TCK), "threads": "SS"}}
+
+
 def test_a_child_waited_for_counts(proc, clock):
     """A child that ended and was waited for: its CPU moves to the worker's cutime/cstime."""
     w = _idle(proc, clock)

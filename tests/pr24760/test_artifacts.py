@@ -51,6 +51,8 @@ def hung(trees, preload, tmp_path, skip: int, timeout: float, where: str):
     r = runner.run_one(sc, preload, results=tmp_path, expect=EXPECT)
     assert r.outcome is Outcome.HANG, r.reason
     assert re.fullmatch(rf"killed [0-9.]+ s in: idle for [0-9.]+ s {where}", r.reason)
+    watched = r.data["watch"][str(r.data["pid"])]  # what the watch saw of the worker
+    assert watched["cpu"] <= 0.05 * 3 and set(watched["threads"]) <= set("STZt")
     return sc, r, tmp_path / sc.id
 
 
