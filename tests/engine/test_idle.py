@@ -240,9 +240,11 @@ def test_a_hang_says_what_was_seen(proc, clock):
     clock.t += 2.0
     assert not w.hung()           # the child's second of CPU: at work
     proc.put(61, ppid=50, ticks=(TCK, 0, 0, 1), threads=[(62, "S")])
+    proc.put(63, ppid=61, ticks=(1, 0, 0, 0), state="Z")  # new since: all its CPU is new
     clock.t += 2.0
     assert w.hung() and w.seen == {50: {"cpu": 0.0, "threads": "S"},
-                                   61: {"cpu": pytest.approx(1 / TCK), "threads": "SS"}}
+                                   61: {"cpu": pytest.approx(1 / TCK), "threads": "SS"},
+                                   63: {"cpu": pytest.approx(1 / TCK), "threads": "Z"}}
 
 
 def test_a_child_waited_for_counts(proc, clock):
