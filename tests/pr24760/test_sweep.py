@@ -125,7 +125,7 @@ def test_malloc_sweep_classifies_every_site(tree, preload):
                             "after") else None)
 def test_classes_from_real_runs(run_scenario, want, build, fault, route):
     """Each class from a real run (HANG: the TensorFlow sweep above; CRASH and the
-    containment: tests/pr24760/test_runner.py). ALTERED needs the clean run's frames."""
+    containment: tests/engine/test_runner.py). ALTERED needs the clean run's frames."""
     clean = run_scenario(build, "none", route=route, frames=sweep.FRAMES)
     r = run_scenario(build, fault, route=route, frames=sweep.FRAMES)
     reference = [f["md5"] for f in clean.data["frames"]]

@@ -17,8 +17,7 @@ from harness.run.outcome import Outcome
 from tests.selfworker import failing
 from harness.run.scenario import Scenario
 from harness.obtain.trees import Plan
-from tests.conftest import need_tree
-from harness.cases.pr24760 import EXPECT, LAYOUT
+from tests.conftest import EXPECT, LAYOUT, need_tree  # EXPECT, LAYOUT: the default case's
 
 FILES = {"output.txt", "partial.json", "scenario.json", "result.json", "reproduce.sh"}
 

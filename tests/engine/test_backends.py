@@ -6,7 +6,7 @@ import pathlib
 
 import pytest
 
-from harness.cases.pr24760 import LAYOUT
+from tests.conftest import LAYOUT  # the default case's, by name
 from harness.obtain import backends, libtorch, wheels
 from harness.obtain.backends import fetch
 from harness.errors import BackendError

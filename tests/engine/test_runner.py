@@ -9,10 +9,10 @@ import pytest
 from harness.run import runner
 from harness.run.outcome import Outcome
 from tests.selfworker import failing
-from harness.cases.pr24760 import EXPECT
+from tests.conftest import EXPECT  # the default case's, by name
 
 pytestmark = [pytest.mark.base, pytest.mark.onnx]
-# a fork server's child unless switched off (tests/pr24760/test_forkserver.py)
+# a fork server's child unless switched off (tests/engine/test_forkserver.py)
 WORKER = "fork server" if os.environ.get("FFDNN_FORKSERVER", "1") != "0" else \
     "fresh (FFDNN_FORKSERVER=0)"
 

@@ -13,11 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases.pr24760 import EXPECT
 from harness.run import forkclient, matrix, runner
 from harness.run.outcome import OK, Outcome
 from harness.paths import PROJECT
-from tests.conftest import need_tree
+from tests.conftest import EXPECT, need_tree  # EXPECT: the default case's, by name
 from tests.selfworker import failing
 
 pytestmark = [pytest.mark.base, pytest.mark.onnx]
