@@ -68,7 +68,7 @@ def test_slow_but_at_work_is_not_a_hang(tree, preload, slow_addr2line, loaded):
     with runner.servers() as pool:  # servers of its own: they see the slow addr2line's PATH
         with hogs() if loaded else nullcontext():
             r = run_one(sc, preload, expect=expected.EXPECT, pool=pool)
-    assert r.outcome is Outcome.PASS, f"{r.outcome.value}: {r.reason} {r.diffs}"
+    assert r.outcome is Outcome.PASS, f"{r.outcome.value}: {r.reason} {r.diffs} {r.data.get('watch', '')}"
     assert r.seconds >= 1.5, "addr2line ran, slowly, before the run ended"
 
 
