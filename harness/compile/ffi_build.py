@@ -161,8 +161,8 @@ def build(tree, variant: str = "preload") -> Path:
         if variant == "wrap":  # generated from its stanza, kept beside module.c
             try:
                 sources += list(injectors.wrap_sources(tmp))
-            except (OSError, ValueError) as e:
-                raise BuildError(f"[{tree.name}] injector stanza: {e}") from None
+            except injectors.InjectorBuildError as e:
+                raise BuildError(f"[{tree.name}] {e}") from None
         ffi = cffi.FFI()
         ffi.cdef(cdef)
         ffi.set_source(MODULE_NAME, source, include_dirs=includes, define_macros=macros,

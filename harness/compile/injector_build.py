@@ -45,8 +45,9 @@ def stanza(family: str, src_dir: Path = SRC_DIR) -> Path:
 
 
 def wrap_sources(out_dir: Path, src_dir: Path = SRC_DIR) -> tuple[str, ...]:
-    """The wrap variant's C, generated into out_dir: what a link with WRAP_LDFLAGS compiles."""
-    return (str(interposers.write(stanza(WRAP_FAMILY, src_dir), "wrap", out_dir)),)
+    """The wrap variant's C, generated into out_dir: what a link with WRAP_LDFLAGS compiles
+    (a stanza that does not parse is an InjectorBuildError)."""
+    return (str(generated(WRAP_FAMILY, "wrap", out_dir, src_dir)),)
 
 
 WRAP_CFLAGS = ("-pthread",)  # the sources set _GNU_SOURCE; need C11 (gcc's default gnu17 is fine)
@@ -135,10 +136,7 @@ def _build_into(out: Path, src_dir: Path, cc: str) -> None:
     for family in PRELOADS:
         _compile([*base, "-shared", "-o", str(out / preload_name(family)),
                   str(generated(family, "preload", gen, src_dir)), *LDLIBS])
-    obj = out / "wrap.pic.o"
-    _compile([*base, "-c", "-o", str(obj), str(generated(WRAP_FAMILY, "wrap", gen, src_dir))])
-    _compile([cc, "-r", "-nostdlib", "-o", str(out / WRAP_OBJECT), str(obj)])
-    obj.unlink()
+    _compile([*base, "-c", "-o", str(out / WRAP_OBJECT), *wrap_sources(gen, src_dir)])
 
 
 def build(cache_dir: str | os.PathLike, src_dir: str | os.PathLike = SRC_DIR,

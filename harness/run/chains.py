@@ -6,9 +6,7 @@ tree's to say (harness/obtain/probe.py)."""
 import sys
 from pathlib import Path
 
-from harness.obtain import models
-
-from harness.obtain import probe
+from harness.obtain import models, probe
 from harness.obtain.backends import BACKENDS as REGISTRY
 
 from harness.errors import CacheError, ScenarioError

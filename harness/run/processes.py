@@ -107,11 +107,10 @@ class Idle:
         if ended(self.pid):  # it ended between the runner's wait and this look: not hung
             return False
         cpu = self._cpu()
-        used = sum(c - self.cpu.get(p, 0.0) for p, c in cpu.items())
-        if used <= IDLE * (now - self.since) and not any(waiting(p) for p in cpu):
-            self.seen = {p: {"cpu": c - self.cpu.get(p, 0.0),
-                             "threads": "".join(state for _, state in threads(p) or ())}
-                         for p, c in cpu.items()}
+        used = {p: c - self.cpu.get(p, 0.0) for p, c in cpu.items()}
+        if sum(used.values()) <= IDLE * (now - self.since) and not any(waiting(p) for p in cpu):
+            self.seen = {p: {"cpu": u, "threads": "".join(state for _, state in threads(p) or ())}
+                         for p, u in used.items()}
             return True
         self.since, self.cpu = now, cpu  # still working: watch on
         return False
