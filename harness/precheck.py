@@ -67,12 +67,13 @@ def _faults(args) -> None:
     if args.command == "run":
         parsed = [faults.parse(s) for s in given or ()]
         if _get(args, "injector") == "wrap":
-            bad = [f for f in parsed if f.kind in FAMILIES and f.kind != "pthread_create"
-                   and not FAMILIES[f.kind].link_time]
+            bad = [f for f in parsed if f.kind in FAMILIES and not FAMILIES[f.kind].link_time
+                   and "wrap" not in FAMILIES[f.kind].stanza.variants]
             if bad:
-                raise HarnessError(f"--injector wrap links only the pthread_create wrapper: "
-                                   f"'{bad[0].spec}' needs the {bad[0].kind} interposer "
-                                   "(--injector preload)")
+                linked = [n for n, f in FAMILIES.items() if "wrap" in f.stanza.variants]
+                raise HarnessError(f"--injector wrap links only the {', '.join(linked)} "
+                                   f"wrapper: '{bad[0].spec}' needs the {bad[0].kind} "
+                                   "interposer (--injector preload)")
     elif args.command == "sweep":
         faults.parse(sweep_fault(given))
 

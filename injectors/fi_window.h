@@ -11,8 +11,10 @@
  * path, and the counters are C11 atomics.
  *
  * Each eligible call's stack (FI_DEPTH return addresses, from backtrace())
- * is kept by its number since the last arm, for the first FI_SITES calls:
- * a sweep's census names every site it will fail. The family captures the
+ * and the function it was a call of (its index in the family's stanza) are
+ * kept by its number since the last arm, for the first FI_SITES calls: a
+ * sweep's census names every site it will fail, and which function's fault
+ * profile (the values it can fail with) applies there. The family captures the
  * stack before it takes its lock; fi_window_arm() runs backtrace() once so
  * that glibc loads its unwinder then, not inside a later call.
  */
@@ -45,6 +47,7 @@ typedef struct FIWindow {
     atomic_ulong failures;      /* calls the window acted on: failed, or delayed */
     void *stack[FI_SITES][FI_DEPTH]; /* eligible call n's stack, n < FI_SITES */
     unsigned char depth[FI_SITES];
+    unsigned char function[FI_SITES]; /* eligible call n's function (stanza order) */
 } FIWindow;
 
 static inline void fi_window_arm(FIWindow *w, int err, unsigned skip, unsigned count)
@@ -93,9 +96,11 @@ static inline void fi_window_disarm(FIWindow *w)
     w->count = 0;
 }
 
-/* One eligible call with its stack: 0 to let it through, or the error to fail it with;
- * *delay (when given) the milliseconds to sleep first, outside the family's lock. */
-static inline int fi_window_take(FIWindow *w, void *const *stack, int depth, unsigned *delay)
+/* One eligible call of function `fn` with its stack: 0 to let it through, or the error
+ * to fail it with; *delay (when given) the milliseconds to sleep first, outside the
+ * family's lock. */
+static inline int fi_window_take(FIWindow *w, void *const *stack, int depth, unsigned *delay,
+                                 unsigned fn)
 {
     unsigned long n;
 
@@ -107,6 +112,7 @@ static inline int fi_window_take(FIWindow *w, void *const *stack, int depth, uns
         depth = depth < 0 ? 0 : depth > FI_DEPTH ? FI_DEPTH : depth;
         memcpy(w->stack[n], stack, depth * sizeof(*stack));
         w->depth[n] = depth;
+        w->function[n] = (unsigned char)fn;
     }
     if (n < w->skip || n - w->skip >= w->count)
         return 0;
@@ -129,10 +135,16 @@ static inline int fi_window_site(const FIWindow *w, unsigned n, void **frames, i
     return depth;
 }
 
-/* One eligible call, its stack taken here, under the family's lock: 0 to let it
- * through (or when the lock cannot be taken), or the error to fail it with; a delay
- * window's call sleeps here first, the lock released. */
-static inline int fi_window_take_locked(pthread_mutex_t *lock, FIWindow *w)
+/* Eligible call n's function (its index in the family's stanza), -1 if none was kept. */
+static inline int fi_window_function(const FIWindow *w, unsigned n)
+{
+    return n < FI_SITES && n < w->seen ? w->function[n] : -1;
+}
+
+/* One eligible call of function `fn`, its stack taken here, under the family's lock: 0
+ * to let it through (or when the lock cannot be taken), or the error to fail it with; a
+ * delay window's call sleeps here first, the lock released. */
+static inline int fi_window_take_locked(pthread_mutex_t *lock, FIWindow *w, unsigned fn)
 {
     void *stack[FI_DEPTH];
     int depth = backtrace(stack, FI_DEPTH), err;
@@ -140,7 +152,7 @@ static inline int fi_window_take_locked(pthread_mutex_t *lock, FIWindow *w)
 
     if (pthread_mutex_lock(lock))
         return 0;
-    err = fi_window_take(w, stack, depth, &delay);
+    err = fi_window_take(w, stack, depth, &delay, fn);
     pthread_mutex_unlock(lock);
     if (delay)
         fi_delay(delay);
@@ -161,11 +173,13 @@ static inline int fi_window_site_locked(pthread_mutex_t *lock, const FIWindow *w
 }
 
 /*
- * The control calls an interposed family exports over its window `w` and its
- * lock (fi_family.h, fi_pthread_create.h): <name>_arm, _arm_delay, _disarm,
- * _site, _calls, _eligible, _failures. `enter` and `leave` run around each arm
- * (the malloc family marks the injector busy: the unwinder fi_window_arm()
- * loads allocates).
+ * The control calls a family exports over its window `w` and its lock
+ * (fi_family.h, fi_pthread_create.h): <name>_arm, _arm_delay, _disarm, _site,
+ * _site_function, _calls, _eligible, _failures. `enter` and `leave` run around
+ * each arm (the malloc family marks the injector busy: the unwinder
+ * fi_window_arm() loads allocates). The value a window fails with is the
+ * family's to read (a positive errno, an AVERROR code, a backend's own code):
+ * any value but 0, which would let the call through.
  */
 #define FI_WINDOW_API(name, w, lock, enter, leave)                               \
     static int name##_arm_window(int err, unsigned ms, unsigned skip,           \
@@ -186,7 +200,7 @@ static inline int fi_window_site_locked(pthread_mutex_t *lock, const FIWindow *w
     }                                                                           \
     int name##_arm(int err, unsigned skip, unsigned count)                      \
     {                                                                           \
-        return err > 0 ? name##_arm_window(err, 0, skip, count) : -1;           \
+        return err ? name##_arm_window(err, 0, skip, count) : -1;               \
     }                                                                           \
     int name##_arm_delay(unsigned ms, unsigned skip, unsigned count)            \
     {                                                                           \
@@ -203,6 +217,16 @@ static inline int fi_window_site_locked(pthread_mutex_t *lock, const FIWindow *w
     int name##_site(unsigned n, void **frames, int max)                         \
     {                                                                           \
         return fi_window_site_locked(&(lock), &(w), n, frames, max);            \
+    }                                                                           \
+    int name##_site_function(unsigned n)                                        \
+    {                                                                           \
+        int fn;                                                                 \
+                                                                                \
+        if (pthread_mutex_lock(&(lock)))                                        \
+            return -1;                                                          \
+        fn = fi_window_function(&(w), n);                                       \
+        pthread_mutex_unlock(&(lock));                                          \
+        return fn;                                                              \
     }                                                                           \
     unsigned long name##_calls(void)    { return atomic_load(&(w).calls); }     \
     unsigned long name##_eligible(void) { return atomic_load(&(w).eligible); }  \

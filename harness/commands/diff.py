@@ -46,10 +46,14 @@ def add_arguments(p) -> None:
                    help="with --git-dir: the ref after (default HEAD; with --patch, "
                         "--from-ref; --after-ref is an alias)")
     p.add_argument("--fault", action="append", metavar="FAMILY",
-                   help="families, comma-separated or repeated: pthread_create, malloc, "
-                        "wrap (every wrapped helper) or wrap:<ff_symbol>, or a spec "
-                        "(default: every family)")
+                   help="families, comma-separated or repeated (injectors/*.fi): "
+                        "pthread_create, malloc, wrap (every wrapped helper) or "
+                        "wrap:<ff_symbol>, a backend's API, or a spec (default: every family)")
     common.add_route_option(p, None)
+    p.add_argument("--values", default="changed", metavar="MODE",
+                   help="which values of each call's fault profile it is failed with: all, "
+                        "changed (every value where the call's stack runs through the "
+                        "change, the first elsewhere; the default) or one (the first)")
     p.add_argument("--backend-name", dest="backend_name", metavar="LIST",
                    help="backends the filter uses (default: every one both trees have)")
     p.add_argument("--filter", metavar="LIST", help="filters (default: every one with a graph)")
@@ -72,18 +76,16 @@ def add_arguments(p) -> None:
 
 
 def families(texts) -> list:
-    """Fault specs, one per family named (default: every family of the registry, the
-    link-time one as one family per wrapped helper)."""
-    from harness.compile.families import sweep_fault
-    from harness.compile.families import FAMILIES
-    from harness.compile.families import ff_wrap_symbols
+    """Fault specs, one per family named (default: every family of the registry, one
+    whose stanza has a window per function as one family per function)."""
+    from harness.compile.families import FAMILIES, sweep_fault
     names = []
     for text in texts or [",".join(FAMILIES)]:
         names += [text] if "=" in text else [t.strip() for t in text.split(",") if t.strip()]
     out = []
     for n in names:
-        link_time = n in FAMILIES and FAMILIES[n].link_time
-        for one in ([f"{n}:{s}" for s in ff_wrap_symbols()] if link_time else [n]):
+        fam = FAMILIES.get(n)
+        for one in (fam.sites() if fam is not None else [n]):
             spec = sweep_fault(one)
             if spec not in out:
                 out.append(spec)
@@ -249,10 +251,11 @@ def run(args) -> int:
     import json
 
     from harness import caseload
-    from harness.judge import diff, diffreport, shard as sharding, sweep, touched
+    from harness.judge import diff, diffreport, profiles, shard as sharding, sweep, touched
     from harness.run import matrix, runner
     case = caseload.load(args.case)
     shard = sharding.parse(args.shard)
+    values = profiles.mode(args.values)
     if shard and not args.json:
         raise HarnessError("--shard needs --json FILE: the merge job reads each shard's JSON")
     claims = _from_case(args, case)
@@ -284,7 +287,7 @@ def run(args) -> int:
               f"{len(change.functions)} functions", flush=True)
         d = diff.run(two, groups, matrix.preload_library(), args.jobs, case.EXPECT, runner.progress,
                      results=args.results or None, confirm=max(0, args.confirm),
-                     touched=change, shard=shard)
+                     touched=change, shard=shard, values=values)
     from harness.paths import write_file
     if shard:  # a part: its verdict is the merge's (with the case's claim, if any)
         write_file("--json", args.json, json.dumps(

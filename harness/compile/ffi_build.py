@@ -148,21 +148,24 @@ def build(tree, variant: str = "preload") -> Path:
     link = shlex.split(mak.get("LDFLAGS", "")) + _shared_flags(mak)
     for var in [f"EXTRALIBS-{n}" for n in LIBS] + ["EXTRALIBS"]:
         link += [a for a in shlex.split(mak.get(var, "")) if a not in link]
-    # every variant: the link-time family for FFmpeg's own DNN helpers (wrap_ff.c)
-    sources, macros = list(injectors.FF_WRAP_SOURCES), _has_flags(src)
-    includes = [str(src), injectors.INCLUDE_DIR]
-    link += list(injectors.ff_wrap_ldflags())
+    # every variant: the link families the tree has (FFmpeg's own DNN helpers, each
+    # backend's API), compiled with the tree's headers and its backends' (its CFLAGS)
+    sources, macros = [], _has_flags(src)
+    includes = [str(src), injectors.INCLUDE_DIR] + [
+        a[2:] for a in shlex.split(mak.get("CFLAGS", "")) if a.startswith("-I") and "$" not in a]
+    link += list(injectors.link_ldflags(src))
     if variant == "wrap":
         link += list(injectors.WRAP_LDFLAGS)
         macros.append(("FFDNN_WRAP_INJECTOR", "1"))
     print(f"[{tree.name}] module: compiling {MODULE_NAME} ({variant})", file=sys.stderr,
           flush=True)
     with atomic_dir(final) as tmp:
-        if variant == "wrap":  # generated from its stanza, kept beside module.c
-            try:
+        try:  # generated from their stanzas, kept beside module.c
+            sources += list(injectors.link_sources(src, tmp))
+            if variant == "wrap":
                 sources += list(injectors.wrap_sources(tmp))
-            except injectors.InjectorBuildError as e:
-                raise BuildError(f"[{tree.name}] {e}") from None
+        except injectors.InjectorBuildError as e:
+            raise BuildError(f"[{tree.name}] {e}") from None
         ffi = cffi.FFI()
         ffi.cdef(cdef)
         ffi.set_source(MODULE_NAME, source, include_dirs=includes, define_macros=macros,
@@ -171,7 +174,7 @@ def build(tree, variant: str = "preload") -> Path:
         _compile(ffi, tmp, tree.name)
         for junk in tmp.glob(f"{MODULE_NAME}.c"):
             junk.rename(tmp / "module.c")
-        for junk in tmp.glob("*.o"):
+        for junk in tmp.rglob("*.o"):
             junk.unlink()
         so = next(tmp.glob(f"{MODULE_NAME}.*.so"), None)
         if so is None:

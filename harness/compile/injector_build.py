@@ -1,19 +1,20 @@
 """Build the fault injectors in ../injectors/ with the system C compiler.
 
-build(cache_dir) generates each interposed family's C from its stanza
+build(cache_dir) generates each preloaded family's C from its stanza
 (injectors/<family>.fi, harness/compile/interposers.py) and compiles its LD_PRELOAD
-interposer (libfi_<family>.so) and, for pthread_create, its link-time wrap object
-(wrap_pthread_create.o, for links with -Wl,--wrap=pthread_create) into
-<cache_dir>/injectors-<hash16>/, where the hash covers the stanzas, the C they include,
-the generator, the compiler and the flags; the generated C is kept beside them
-(gen/). The directory is built under a temporary name next to it and renamed into
-place, so it either exists complete or not at all.
+interposer (libfi_<family>.so) and, for the family with a `wrap` variant
+(pthread_create), its link-time wrap object (wrap_pthread_create.o, for links with
+-Wl,--wrap=pthread_create) into <cache_dir>/injectors-<hash16>/, where the hash covers
+the stanzas, the C they include, the generator, the compiler and the flags; the
+generated C is kept beside them (gen/). The directory is built under a temporary name
+next to it and renamed into place, so it either exists complete or not at all.
 
 For the cffi extension's wrap variant, compile wrap_sources(dir) (generated there) with
 WRAP_CFLAGS and -I INCLUDE_DIR, and link with WRAP_LDFLAGS. Every variant of the
-extension also compiles FF_WRAP_SOURCES (the link-time family for FFmpeg-internal
-helpers, built with the tree's own headers) and links with ff_wrap_ldflags(): one
--Wl,--wrap per symbol that wrap_ff.c names.
+extension also compiles link_sources(tree, dir), the link families (FFmpeg's own
+helpers, each backend's API) generated for that tree (the families its config.h has,
+each C++ symbol read from its objects), and links with link_ldflags(tree, dir): one
+-Wl,--wrap per symbol they wrap.
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.compile import interposers
-from harness.compile.families import FAMILIES, ff_wrap_symbols
+from harness.compile.families import FAMILIES, LINKED, PRELOADED
 from harness.errors import CacheError, first_error
 from harness.paths import atomic_dir, atomic_file, file_sha256
 
@@ -35,8 +36,9 @@ INCLUDE_DIR = str(SRC_DIR)
 CC = os.environ.get("CC", "cc")
 CFLAGS = ("-std=c11", "-Wall", "-Wextra", "-O2", "-fPIC", "-pthread")
 LDLIBS = ("-ldl",)
-PRELOADS = tuple(name for name, f in FAMILIES.items() if not f.link_time)
-WRAP_FAMILY = "pthread_create"  # the family with a link-time variant (its stanza's `wrap`)
+PRELOADS = PRELOADED
+# the family with a link-time variant of its interposer (its stanza's `wrap`)
+WRAP_FAMILY = next(n for n, f in FAMILIES.items() if "wrap" in f.stanza.variants)
 
 
 def stanza(family: str, src_dir: Path = SRC_DIR) -> Path:
@@ -53,9 +55,80 @@ def wrap_sources(out_dir: Path, src_dir: Path = SRC_DIR) -> tuple[str, ...]:
 WRAP_CFLAGS = ("-pthread",)  # the sources set _GNU_SOURCE; need C11 (gcc's default gnu17 is fine)
 WRAP_LDFLAGS = ("-Wl,--wrap=pthread_create", "-pthread", "-ldl")
 
-FF_WRAP_SOURCES = (str(SRC_DIR / "wrap_ff.c"),)
-def ff_wrap_ldflags() -> tuple[str, ...]:
-    return tuple(f"-Wl,--wrap={name}" for name in ff_wrap_symbols())
+
+
+def _config_h(src: Path) -> dict:
+    """The tree's config.h: macro -> value."""
+    out = {}
+    for line in (Path(src) / "config.h").read_text(errors="replace").splitlines():
+        parts = line.split(None, 2)
+        if len(parts) == 3 and parts[0] == "#define":
+            out[parts[1]] = parts[2].strip()
+    return out
+
+
+def linked_here(src: Path) -> list:
+    """The link families the tree has: those whose `requires` its config.h sets."""
+    config = _config_h(src)
+    return [FAMILIES[n] for n in LINKED
+            if not FAMILIES[n].stanza.requires
+            or config.get(FAMILIES[n].stanza.requires, "0") not in ("0", "")]
+
+
+def _tree_symbols(src: Path) -> dict:
+    """Every symbol the tree's libavfilter references but does not define, by its
+    demangled name: what a link family's `symbol:` line names (a C++ function's)."""
+    lib = Path(src) / "libavfilter" / "libavfilter.a"
+    if not lib.is_file():
+        return {}
+    r = subprocess.run(["nm", "-u", "--format=posix", str(lib)], capture_output=True, text=True)
+    mangled = sorted({line.split()[0] for line in r.stdout.splitlines()
+                      if line.strip() and not line.endswith(":") and line.split()[0].startswith("_Z")})
+    if not mangled:
+        return {}
+    d = subprocess.run(["c++filt"], input="\n".join(mangled), capture_output=True, text=True)
+    return dict(zip(d.stdout.splitlines(), mangled))
+
+
+def symbols(family, src: Path) -> dict:
+    """function -> the tree's symbol for each function of the family with a `symbol:`
+    line (the one whose demangled name begins with it); a function the tree does not
+    reference is left out (and not wrapped)."""
+    wanted = [f for f in family.stanza.functions if f.symbol]
+    if not wanted:
+        return {}
+    found = _tree_symbols(src)
+    out = {}
+    for f in wanted:
+        hits = sorted(m for d, m in found.items() if d.startswith(f.symbol))
+        if len(hits) == 1:
+            out[f.name] = hits[0]
+    return out
+
+
+def link_sources(src: Path, out_dir: Path, src_dir: Path = SRC_DIR) -> tuple[str, ...]:
+    """The link families' C for the tree in `src`, generated into out_dir."""
+    out = []
+    for fam in linked_here(src):
+        try:
+            out.append(str(interposers.write(stanza(fam.name, src_dir), "link", out_dir,
+                                             symbols(fam, src))))
+        except (OSError, interposers.StanzaError) as e:
+            raise InjectorBuildError(f"injector stanza: {e}") from None
+    return tuple(out)
+
+
+def link_ldflags(src: Path) -> tuple[str, ...]:
+    """-Wl,--wrap for every function (and table source) of the link families the tree
+    has; a function with a `symbol:` line the tree does not reference is not wrapped."""
+    out = []
+    for fam in linked_here(src):
+        resolved = symbols(fam, src)
+        names = [resolved.get(f.name) if f.symbol else f.name for f in fam.stanza.functions]
+        if fam.stanza.table:
+            names = [fam.stanza.table[1]]
+        out += [f"-Wl,--wrap={n}" for n in names if n]
+    return tuple(out)
 
 
 def preload_name(family: str) -> str:

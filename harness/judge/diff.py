@@ -2,10 +2,13 @@
 two trees, the sites paired by where they are in FFmpeg's code, each site's class
 before -> after, and a verdict a CI gate can use.
 
-A site is one call of a family in a clean run (the census). Sites pair by the place the
+A site is one call of a family in a clean run (the census), failed with one value of its
+function's fault profile (harness/judge/profiles.py: every value where the site's stack
+runs through the change, the first elsewhere, by default). Sites pair by the place the
 census names (the first frames of FFmpeg's own code, function and file, line numbers
-left out, so a patch that moves code does not unpair them) and by their order among the
-calls made there (the n-th allocation in `fill_model_input_onnx` pairs with the n-th).
+left out, so a patch that moves code does not unpair them), by their order among the
+calls made there (the n-th allocation in `fill_model_input_onnx` pairs with the n-th)
+and by the value.
 """
 
 import enum
@@ -15,7 +18,8 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 
-from harness.judge import sweep
+from harness.compile import families as registry
+from harness.judge import profiles, sweep
 from harness.judge.sweep import Class, Site
 from harness.judge.touched import UNKNOWN, Touched
 from harness.run import matrix
@@ -137,7 +141,9 @@ class Pair:
     change: Change
     seen: list = field(default_factory=list)  # per side: its class in every run (reruns too)
     touched: str = ""  # its stack runs through a "function" or only a "file" the change touches
-    order: tuple = (0, 0)  # (group index, index among the group's pairs): the report's order
+    order: tuple = (0, 0, 0)  # (group index, index among the group's pairs, value's index
+                              # in the profile): the report's order
+    value: str = ""   # what the call failed with, as the spec writes it (EINVAL, ORT_FAIL)
 
     # the verdict's properties are plain functions wrapped by property() (not @property),
     # so that the mutation tool (`make mutants`), which leaves decorated functions alone,
@@ -173,6 +179,7 @@ class Diff:
     ended: tuple = (0, 0.0)   # the sites' runs that did not hang: how many, their seconds
     touched: Touched = UNKNOWN  # what the change touches (harness/judge/touched.py)
     shard: tuple | None = None  # (K, N): the pairs of shard K of N only (harness/judge/shard.py)
+    values: str = profiles.DEFAULT  # which values of each profile the sites were failed with
 
     def count(self) -> Counter:
         return Counter(p.change for p in self.pairs)
@@ -222,11 +229,15 @@ def plan_groups(pairs: list, families: list, routes=("sweep",)) -> list:
     spec, in that order."""
     from harness.run import faults
     out = []
+    from harness.run import chains as graphs
     for backend, filt in pairs:
         for route in routes:
             for spec in families:
-                out.append(Group(backend, filt, spec, faults.parse(spec).site,
-                                 route=sweep.ROUTE_NAMES[route]))
+                site = faults.parse(spec).site
+                of = registry.of_site(site)
+                if of is not None and of.backend and of.backend not in graphs.needs(backend, filt):
+                    continue  # a backend's API family runs only where the graph uses it
+                out.append(Group(backend, filt, spec, site, route=sweep.ROUTE_NAMES[route]))
     return out
 
 
@@ -260,6 +271,15 @@ def _pair(group: Group, per_side: list) -> list:
     return out
 
 
+def _function(group: Group, named: list) -> str:
+    """Which of the family's functions a paired call is: the census's name (the from-tree's
+    first), a per-function family's own, else the family's first."""
+    fam = registry.of_site(group.family)
+    if fam.per_function:
+        return group.family.partition(":")[2]
+    return next((f for f in named if f), fam.functions[0])
+
+
 CONFIRM = 4  # runs more of each side of a site whose class changed
 
 
@@ -275,24 +295,24 @@ def worth_rerunning(p: Pair) -> bool:
 
 def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
         progress=None, results=None, confirm: int = CONFIRM, pool=None,
-        touched: Touched = UNKNOWN, shard=None) -> Diff:
+        touched: Touched = UNKNOWN, shard=None, values: str = profiles.DEFAULT) -> Diff:
     """Every group's census on both sides in one batch; the sites paired by where the
-    censuses found them; then every site of every pair failed in turn in a second batch
-    (jobs at a time, through the fork servers: `pool`'s, left running, or the diff's own,
-    the same for every batch), the longest first; then each side of every site whose
-    verdict more runs could change `confirm` times more (judged()). `touched`: what the
-    change touches, which marks the sites whose stacks run through it. `shard` (K, N):
-    only the pairs harness.judge.shard gives shard K of N (the censuses run in every
-    shard)."""
+    censuses found them; then every site of every pair failed in turn in a second batch,
+    with each value `values` asks for (profiles.chosen()) (jobs at a time, through the
+    fork servers: `pool`'s, left running, or the diff's own, the same for every batch),
+    the longest first; then each side of every site whose verdict more runs could change
+    `confirm` times more (judged()). `touched`: what the change touches, which marks the
+    sites whose stacks run through it. `shard` (K, N): only the pairs harness.judge.shard
+    gives shard K of N (the censuses run in every shard)."""
     with servers(pool) as pool:
-        d = _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool, shard)
-    d.touched = touched
-    for p in d.pairs:
-        p.touched = touched.mark(" < ".join(s.where for s in p.sites if s is not None))
+        d = _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool, shard,
+                 touched, values)
+    d.touched, d.values = touched, values
     return d
 
 
-def _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool, shard) -> Diff:
+def _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool, shard,
+         touched=UNKNOWN, values=profiles.DEFAULT) -> Diff:
     from harness.judge import shard as sharding
     base = {}  # (group index, side index) -> the scenario a site's run derives from
     for gi, g in enumerate(groups):  # compiles each tree's module the first time
@@ -305,7 +325,7 @@ def _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool,
     clean = run_all([sweep.census(base[k]) for k in keys], preload, jobs=jobs, expect=expect,
                     pool=pool)
     t1 = time.monotonic()
-    reference, calls = {}, {}
+    reference, calls, function = {}, {}, {}
     for g in groups:
         g.sites, g.errors = [None] * len(sides), [""] * len(sides)
     for (gi, si), r in zip(keys, clean):
@@ -318,25 +338,40 @@ def _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool,
         reference[(gi, si)] = [f["md5"] for f in r.data.get("frames", [])]
         where = {s["call"] - 1: s["where"] for s in r.data.get("sites", [])}
         calls[(gi, si)] = [(i, where.get(i, "")) for i in range(n)]
-    planned = []  # (group index, pair index, place, nth, [call index or None per side])
+        function[(gi, si)] = {s["call"] - 1: s.get("function", "")
+                              for s in r.data.get("sites", [])}
+    trees = [side.tree for side in sides]
+    # (group index, pair index, place, nth, [call index or None per side], value, value
+    # index, its mark: through a function or a file the change touches)
+    planned = []
     for gi, g in enumerate(groups):
-        if all(e == "" for e in g.errors):
-            planned += [(gi, pi, *pp) for pi, pp in enumerate(
-                pair_plan([calls[(gi, si)] for si in range(len(sides))]))]
+        if any(e != "" for e in g.errors):
+            continue
+        for pi, (p, n, idx) in enumerate(pair_plan([calls[(gi, si)] for si in range(len(sides))])):
+            mark = touched.mark(" < ".join(calls[(gi, si)][i][1]
+                                           for si, i in enumerate(idx) if i is not None))
+            fn = _function(g, [function[(gi, si)].get(i, "") for si, i in enumerate(idx)
+                               if i is not None])
+            for vi, v in enumerate(profiles.chosen(registry.of_site(g.family).name, fn, trees,
+                                                   values, bool(mark))):
+                planned.append((gi, pi, p, n, idx, v, vi, mark))
 
-    def site_scenario(gi, si, i):
+    def site_scenario(gi, si, i, value):
         sc = sweep.census(base[(gi, si)])
-        return replace(sc, fault=replace(base[(gi, si)].fault, skip=i, count=1))
+        return replace(sc, fault=registry.failing(replace(base[(gi, si)].fault, skip=i, count=1),
+                                                  value))
 
-    costs = [sum(sharding.cost(site_scenario(gi, si, i), expect)
+    costs = [sum(sharding.cost(site_scenario(gi, si, i, v), expect)
                  for si, i in enumerate(idx) if i is not None)
-             for gi, _, _, _, idx in planned]
+             for gi, _, _, _, idx, v, _, _ in planned]
     mine = sharding.mine(planned, costs, shard) if shard else list(range(len(planned)))
-    plans = [((gi, si), site_scenario(gi, si, i), k)
+    plans = [((gi, si), site_scenario(gi, si, i, v), k)
              for k in sorted(mine, key=lambda k: (-costs[k], k))  # the longest first
-             for gi, _, _, _, idx in [planned[k]] for si, i in enumerate(idx) if i is not None]
+             for gi, _, _, _, idx, v, _, _ in [planned[k]]
+             for si, i in enumerate(idx) if i is not None]
     if progress:
-        print(f"census: {len(keys)} runs in {t1 - t0:.1f} s; {len(plans)} sites to fail"
+        print(f"census: {len(keys)} runs in {t1 - t0:.1f} s; {len(plans)} site runs, each "
+              f"call failed with {'every value of its profile' if values == 'all' else 'the first value of its profile' if values == 'one' else 'every value of its profile where it runs through the change, the first elsewhere'}"
               + (f" (shard {shard[0]}/{shard[1]} of {sum(len([i for i in p[4] if i is not None]) for p in planned)})"
                  if shard else "")
               + f" ({', '.join(f'{g.key} {g.sites}' for g in groups if any(g.sites))})",
@@ -351,12 +386,11 @@ def _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool,
                                sweep.reproducer(sc), calls[k][i][1])
     pairs = []
     for k in sorted(mine):
-        gi, pi, p, n, idx = planned[k]
+        gi, pi, p, n, idx, v, vi, mark = planned[k]
         sites = [got.get((k, si)) for si in range(len(idx))]
         pair = Pair(groups[gi], p, n, sites,
                     change(*(s.cls if s is not None else None for s in sites)),
-                    [[s.cls] if s is not None else [] for s in sites])
-        pair.order = (gi, pi)
+                    [[s.cls] if s is not None else [] for s in sites], mark, (gi, pi, vi), v)
         pairs.append(pair)
     again = [(p, si, s.result.scenario, (groups.index(p.group), si))  # sides side by side:
              for p in pairs if worth_rerunning(p)                      # the same load on both

@@ -63,7 +63,7 @@ def _cell(n: int, site, label: str, p) -> str:
     bg, fg = COLOURS[site.cls.value]
     touched = f"\nthe change's {p.touched} is on its stack" if p.touched else ""
     blind = "\nblind: HANG or CRASH in both trees" if p.blind else ""
-    tip = f"{label}: {site.cls.value}\n{p.where}{touched}{blind}\n{site.command}"
+    tip = f"{label}: {site.cls.value} ({p.value})\n{p.where}{touched}{blind}\n{site.command}"
     css = "c t" if p.touched else "c"
     return (f'<a class="{css}" href="#s{n}" style="background:{bg};color:{fg}" '
             f'title="{escape(tip)}">{LETTER[site.cls.value]}</a>')
@@ -99,6 +99,7 @@ def _rows(d, numbered) -> list:
         notes = (" (blind)" if p.blind else "") + (f" (touched {p.touched})" if p.touched else "")
         out.append(f'<tr id="s{n}"><td>{n}</td><td class="{css}">{sym} {p.change.value}'
                    f"{notes}</td><td>{escape(p.group.route)}</td>"
+                   f"<td><code>{escape(p.value)}</code></td>"
                    f"<td><code>{escape(p.where)}</code>{nth}</td><td>{cls[0] or '—'}</td>"
                    f"<td>{cls[1] or '—'}</td><td>{cmds}</td></tr>")
     return out
@@ -132,7 +133,7 @@ def page(d) -> str:
                     ", ".join(escape(k) for k in empty) + "</p>")
     changed = [(n, p) for n, p in numbered if p.change is not Change.SAME]
     body += ["<h2>Sites and their reproducers</h2>",
-             "<table><tr><th>#</th><th>change</th><th>route</th><th>where</th>"
+             "<table><tr><th>#</th><th>change</th><th>route</th><th>value</th><th>where</th>"
              f"<th>{a}</th><th>{b}</th><th>reproduce</th></tr>"]
     body += _rows(d, changed + [(n, p) for n, p in numbered if p.change is Change.SAME])
     body.append("</table>")

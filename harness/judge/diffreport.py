@@ -76,15 +76,16 @@ def _row(p: Pair) -> str:
     nth = f" #{p.nth + 1}" if p.nth else ""
     mark = {"function": " (touched)", "file": " (touched file)"}.get(p.touched, "")
     return (f"| {p.group.backend} / {p.group.filter} | {p.group.route} | `{p.group.family}` "
-            f"| `{p.where}`{nth}{mark} | {_cls(a, p.seen[0])} | {_cls(b, p.seen[1])} "
-            f"| `{repro}` |")
+            f"| `{p.value}` | `{p.where}`{nth}{mark} | {_cls(a, p.seen[0])} "
+            f"| {_cls(b, p.seen[1])} | `{repro}` |")
 
 
 SECTIONS = ((Change.REGRESSION, "Regressions"), (Change.ERROR, "Not judged (ERROR)"),
             (Change.FIX, "Fixes"), (Change.FLAKY, "Flaky (not judged)"),
             (Change.CHANGED, "Changed otherwise"),
             (Change.ONLY_FROM, "Only in {a}"), (Change.ONLY_TO, "Only in {b}"))
-HEADER = "| backend / filter | route | family | where | {a} | {b} | reproduce |"
+HEADER = "| backend / filter | route | family | value | where | {a} | {b} | reproduce |"
+RULE = "|---|---|---|---|---|---|---|---|"
 BLIND_ROWS = 20  # blind sites through the change listed in the markdown (the JSON has all)
 
 
@@ -112,11 +113,11 @@ def markdown(d: Diff) -> str:
         if not rows:
             continue
         lines += ["", f"### {title.format(a=a, b=b)} ({len(rows)})", "",
-                  HEADER.format(a=a, b=b), "|---|---|---|---|---|---|---|"] + [_row(p) for p in rows]
+                  HEADER.format(a=a, b=b), RULE] + [_row(p) for p in rows]
     blind = [p for p in d.pairs if p.blind and p.touched]
     if blind:
         lines += ["", f"### Blind sites through the change ({len(blind)})", "",
-                  HEADER.format(a=a, b=b), "|---|---|---|---|---|---|---|"]
+                  HEADER.format(a=a, b=b), RULE]
         lines += [_row(p) for p in blind[:BLIND_ROWS]]
         if len(blind) > BLIND_ROWS:
             lines += ["", f"... and {len(blind) - BLIND_ROWS} more (`--json` lists every site)."]
@@ -181,7 +182,7 @@ def to_json(d: Diff) -> dict:
         "inputs": inputs(d),
         "sites": [{"order": list(p.order), "backend": p.group.backend, "filter": p.group.filter,
                    "route": p.group.route, "family": p.group.family, "place": p.place,
-                   "nth": p.nth, "change": p.change.value, "blind": p.blind,
+                   "nth": p.nth, "value": p.value, "change": p.change.value, "blind": p.blind,
                    "judged": p.judged, "touched": p.touched,
                    "seen": {"from": [c.value for c in p.seen[0]],
                             "to": [c.value for c in p.seen[1]]},
@@ -197,7 +198,7 @@ def to_json(d: Diff) -> dict:
 def inputs(d: Diff) -> dict:
     """What makes two diffs (or two shards of one) the same diff: the trees, by key, and
     the groups, each with its spec and what the censuses counted."""
-    return {"from": d.sides[0].tree.key, "to": d.sides[1].tree.key,
+    return {"from": d.sides[0].tree.key, "to": d.sides[1].tree.key, "values": d.values,
             "groups": [[g.key, g.fault, g.sites, [bool(e) for e in g.errors]] for g in d.groups]}
 
 

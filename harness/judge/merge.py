@@ -111,12 +111,12 @@ def merged(shards: list) -> Diff:
     pairs = []
     for _, d in shards:
         for s in d["sites"]:
-            gi, pi = s["order"]
-            p = Pair(groups[gi], s["place"], s["nth"],
+            order = tuple(s["order"]) + (0,) * (3 - len(s["order"]))
+            p = Pair(groups[order[0]], s["place"], s["nth"],
                      [_site(s["from"], sides[0].tree.name), _site(s["to"], sides[1].tree.name)],
                      Change(s["change"]),
                      [[Class(c) for c in s["seen"]["from"]], [Class(c) for c in s["seen"]["to"]]],
-                     s["touched"], (gi, pi))
+                     s["touched"], order, s.get("value", ""))
             pairs.append(p)
     pairs.sort(key=lambda p: p.order)
     t = first["touched"]
@@ -130,7 +130,7 @@ def merged(shards: list) -> Diff:
     ended = (sum(t["ended_runs"] for t in timings),
              round(sum(t["ended_seconds"] for t in timings), 2))
     out = Diff(sides, groups, pairs, seconds, sum(t["runs"] for t in timings), hung, ended,
-               touched=touched)
+               touched=touched, values=first["inputs"].get("values", "one"))
     out.shard_walls = [(d["shard"][0], d["timing"]["total_seconds"]) for _, d in
                        sorted(shards, key=lambda x: x[1]["shard"][0])]
     assert len(out.shard_walls) == n

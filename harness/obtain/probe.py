@@ -367,6 +367,31 @@ class Facts:
         return " and ".join(words).replace("{v}", self.version)
 
 
+def returned_errors(source: str, function: str) -> tuple | None:
+    """The AVERROR codes a function's own body returns or sets, as written (AVERROR(EINVAL),
+    AVERROR_EXTERNAL), in the order they first appear: its fault profile as read from the
+    source; None when `source` does not define the function."""
+    text = _strip_comments(source)
+    m = re.search(r"^[A-Za-z_][\w \t\*]*\b" + re.escape(function) + r"\s*\([^;{]*\)\s*\{",
+                  text, re.M)
+    if not m:
+        return None
+    body = _block(text, m.end() - 1)
+    found = re.findall(r"\bAVERROR\(\s*(E[A-Z0-9]+)\s*\)|\b(AVERROR_[A-Z_]+)\b", body)
+    return tuple(dict.fromkeys(f"AVERROR({e})" if e else tag for e, tag in found))
+
+
+@functools.lru_cache(maxsize=None)
+def profile(src: Path, function: str) -> tuple:
+    """What a function of FFmpeg's DNN code returns as errors in the tree at `src`
+    (libavfilter/dnn/*.c read for its definition): () when no file defines it."""
+    for path in sorted((Path(src) / "libavfilter" / "dnn").glob("*.c")):
+        found = returned_errors(_read(path), function)
+        if found is not None:
+            return found
+    return ()
+
+
 def _read(path: Path) -> str:
     try:
         return path.read_text(errors="replace")

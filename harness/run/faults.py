@@ -1,13 +1,14 @@
 """What a scenario injects, from a fault spec (harness/run/spec.py): the sites a worker can
-arm are pthread_create and malloc (any window `[N*]off->M*return(E)` or
-`[N*]off->M*delay(ms)`, optional `caller=`), `wrap:<ff_symbol>` (the same windows over one
-of FFmpeg's DNN helpers, returning the value in place of the call), the stand-in flush
-(`flush=AVERROR(E)`) and `none`."""
+arm are the families of injectors/*.fi (any window `[N*]off->M*return(V)` or
+`[N*]off->M*delay(ms)`, optional `caller=`: pthread_create and malloc with a positive
+errno, `wrap:<ff_symbol>` returning an AVERROR code in place of one of FFmpeg's DNN
+helpers, a backend's API with its own codes), the stand-in flush (`flush=AVERROR(E)`) and
+`none`."""
 
 from dataclasses import dataclass, field, replace
 
 from harness import errnos
-from harness.compile import injector_build as injectors
+from harness.compile.families import FAMILIES
 from harness.run import spec
 from harness.errors import ScenarioError
 
@@ -21,15 +22,26 @@ class Fault:
     skip: int = 0        # pthread_create, malloc: eligible calls let through first
     count: int = 1       # ... then failed
     caller: str = CALLER
-    symbol: str = ""     # wrap: the FFmpeg function; errno is then the value it returns
+    symbol: str = ""     # a per-function family's function (wrap:<symbol>); errno is
+                         # then the value it returns
     delay: int = 0       # milliseconds each call of the window sleeps, then goes through
                          # (errno 0): a delay(ms) window, not a failing one
+    value: str = ""      # a family of the library's own codes: the value's name (errno 0)
     given: str = field(default="", compare=False)  # the spec as written (its spacing dropped)
 
     @property
     def site(self) -> str:
-        """The spec's site: pthread_create, malloc, flush, none or wrap:<symbol>."""
-        return f"wrap:{self.symbol}" if self.kind == "wrap" else self.kind
+        """The spec's site: pthread_create, malloc, flush, none or family:<symbol>."""
+        return f"{self.kind}:{self.symbol}" if self.symbol else self.kind
+
+    @property
+    def value_text(self) -> str:
+        """The value as the spec writes it: EAGAIN, AVERROR(ENOMEM), ORT_FAIL."""
+        if self.value:
+            return self.value
+        if self.kind in FAMILIES and FAMILIES[self.kind].kind == "errno":
+            return errnos.name(self.errno)
+        return value_text(self.errno)
 
     @property
     def simple(self) -> bool:
@@ -43,12 +55,10 @@ class Fault:
             return f"flush=AVERROR({errnos.name(self.errno)})"
         if self.kind == "none":
             return "none"
-        if self.kind == "wrap":
-            return f"{self.site}={self._window(value_text(self.errno))}"
         if self.simple:
             return f"pthread_create={errnos.name(self.errno)}"
-        caller = "" if self.caller == CALLER else f",caller={self.caller}"
-        return f"{self.kind}={self._window(errnos.name(self.errno))}{caller}"
+        caller = "" if self.caller in (CALLER, "") else f",caller={self.caller}"
+        return f"{self.site}={self._window(self.value_text)}{caller}"
 
     def _window(self, value: str) -> str:
         text = f"{self.skip}*off->" if self.skip else ""
@@ -64,17 +74,18 @@ class Fault:
         if self.kind == "flush" or self.simple:
             return f"{self.kind}-{errnos.name(self.errno).lower()}"
         if self.delay:
-            what = f"{self.kind}-{self.symbol}" if self.kind == "wrap" else self.kind
+            what = f"{self.kind}-{self.symbol}" if self.symbol else self.kind
             return (f"{what}-delay{self.delay}" + (f"-skip{self.skip}" if self.skip else "")
                     + ("" if self.count in (1, spec.FOREVER) else f"-count{self.count}")
                     + ("-forever" if self.count == spec.FOREVER else ""))
         tail = f"-skip{self.skip}" + (f"-count{self.count}" if self.count != spec.FOREVER else "")
-        if self.kind == "wrap":
-            value = value_text(self.errno).lower().replace("averror(", "").rstrip(")")
+        if self.symbol or self.value:
+            value = self.value_text.lower().replace("averror(", "").rstrip(")").replace("::", "-")
+            what = f"{self.kind}-{self.symbol}" if self.symbol else self.kind
             tail = (f"-skip{self.skip}" if self.skip else "") + (
                 "-forever" if self.count == spec.FOREVER else
                 f"-count{self.count}" if self.count != 1 else "")
-            return f"wrap-{self.symbol}-{value}{tail}"
+            return f"{what}-{value}{tail}"
         return f"{self.kind}-{errnos.name(self.errno).lower()}{tail}"
 
 
@@ -103,17 +114,15 @@ def _parse(text: str) -> Fault:
             raise ScenarioError(f"bad fault '{text}': the stand-in flush can only always "
                                 "return one AVERROR(ENAME)")
         return Fault("flush", -plan.errno)
-    if s.kind == "wrap":
-        symbol = s.site.split(":", 1)[1]
-        known = injectors.ff_wrap_symbols()
-        if symbol not in known:
-            raise ScenarioError(f"bad fault '{text}': {symbol} is not in the link-time "
-                                f"family (known: {', '.join(known)})")
-        if plan.errno == 0 and not plan.delay:
-            raise ScenarioError(f"bad fault '{text}': a wrapped call cannot fail with 0")
-        return Fault("wrap", plan.errno, plan.skip, plan.count, "", symbol, plan.delay)
-    return Fault(s.kind, plan.errno, plan.skip, plan.count, s.caller or CALLER,
-                 delay=plan.delay)
+    family = FAMILIES[s.kind]
+    symbol = s.site.split(":", 1)[1] if family.per_function else ""
+    if family.per_function and symbol not in family.functions:
+        raise ScenarioError(f"bad fault '{text}': {symbol} is not in the {s.kind} "
+                            f"family (known: {', '.join(family.functions)})")
+    if plan.errno == 0 and not plan.delay and not plan.value:
+        raise ScenarioError(f"bad fault '{text}': a failed call cannot fail with 0")
+    return Fault(s.kind, plan.errno, plan.skip, plan.count, s.caller or CALLER, symbol,
+                 plan.delay, plan.value)
 
 
 # The four rows of the PR's tables, in its order.

@@ -78,7 +78,10 @@ def name(ffi, lib, found: dict) -> dict:
 
 def sites(ffi, lib, f: Fault, eligible: int) -> list:
     """The census (a window that never fails) names every call it saw; a failing run,
-    the call it failed: [{"call": n (1-based), "where": text}]."""
+    the call it failed: [{"call": n (1-based), "where": text, "function": which of the
+    family's functions it was a call of}]."""
     calls = range(min(eligible, KEPT)) if f.skip == FOREVER else range(f.skip, f.skip + 1)
     named = name(ffi, lib, stacks(ffi, lib, f, calls))
-    return [{"call": i + 1, "where": named[i]} for i in sorted(named)]
+    family = families.counted(f)
+    return [{"call": i + 1, "where": named[i], "function": family.site_function(lib, f, i)}
+            for i in sorted(named)]

@@ -1,14 +1,19 @@
 """Fault specifications: SITE=TERMS[,SELECTOR...], after FreeBSD fail(9) and fail-rs.
 
     spec     = "none" | site "=" terms { "," selector }
-    site     = "pthread_create" | "malloc" | "av_malloc" | "flush" | "wrap:" ident
+    site     = family | family ":" function | "av_malloc" | "flush"
+                                           (a family of injectors/*.fi; family:function for
+                                           one whose stanza says `window per-function`)
     terms    = term { "->" term }          (only the last term may omit its count)
              | value                       (the old shorthand: pthread_create and flush only)
     term     = [ count "*" ] ( "off" | "return(" value ")" | "delay(" ms ")" )   count >= 1
     ms       = integer, 1 to 60000         (not for flush)
-    value    = ENAME | integer > 0         (pthread_create, malloc: a positive errno)
+    value    = ENAME | integer > 0         (an errno family, pthread_create, malloc: a
+                                           positive errno of its fault profile)
              | "AVERROR(" ENAME ")" | AVERROR_EOF | ... | integer    (flush, wrap:)
-    selector = "caller=" substring         (pthread_create, malloc; no ',' or space)
+             | NAME                        (a family of the library's own codes: a value of
+                                           its fault profile, as ORT_FAIL)
+    selector = "caller=" substring         (the families whose stanza selects by caller)
              | "start=" ident              (pthread_create)
              | "after=" ( "arm" | "load" )
 
@@ -31,18 +36,21 @@ from typing import NamedTuple
 
 from harness import errnos
 from harness.errors import ScenarioError
-from harness.compile.families import FAMILIES, INTERPOSED
+from harness.compile.families import FAMILIES
 
-SITES = (*INTERPOSED, "flush")   # and wrap:<ff_symbol>
+SITES = (*(n for n, f in FAMILIES.items() if not f.per_function), "flush")  # and family:function
+PER_FUNCTION = tuple(n for n, f in FAMILIES.items() if f.per_function)
 ALIASES = {"av_malloc": "malloc"}
-ERRNO_SITES = tuple(n for n in INTERPOSED if FAMILIES[n].errno_value)  # a positive errno
-SELECTORS = {**{k: tuple(n for n in INTERPOSED if k in FAMILIES[n].selectors)
+ERRNO_SITES = tuple(n for n, f in FAMILIES.items() if f.kind == "errno")  # a positive errno
+CODE_SITES = tuple(n for n, f in FAMILIES.items() if f.kind == "code")    # the library's names
+SELECTORS = {**{k: tuple(n for n, f in FAMILIES.items() if k in f.selectors)
                 for k in ("caller", "start")}, "after": None}
 AFTER = ("arm", "load")
 FOREVER = 2**32 - 1   # plan() count for a return term without a count: UINT_MAX
 MAX_DELAY = 60_000    # milliseconds: a delay(ms) longer than any run's timeout is a hang
 CALLER_MAX = 255      # the injectors keep 255 bytes of the caller substring
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_CODE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*")
 _INT = re.compile(r"-?[0-9]+")
 _TAGS = {name: code for code, name in errnos.TAGGED.items()}
 
@@ -66,12 +74,14 @@ class Term:
 
 class Plan(NamedTuple):
     """One arm call: let `skip` eligible calls through, fail the next `count` (FOREVER:
-    all of them) with `errno` (an AVERROR code for flush and wrap:), or with `delay`
-    (milliseconds) delay them instead. count 0: do not arm."""
+    all of them) with `errno` (an AVERROR code for flush and wrap:; for a family of the
+    library's own codes, 0 and `value` its name), or with `delay` (milliseconds) delay
+    them instead. count 0: do not arm."""
     skip: int
     count: int
     errno: int
     delay: int = 0
+    value: str = ""
 
 
 @dataclass(frozen=True)
@@ -107,7 +117,8 @@ class Spec:
         merged: list[Term] = []
         for t in self.terms:
             last = merged[-1] if merged else None
-            if last and (last.action, last.value) == (t.action, t.value):
+            if last and (last.action, last.value, last.value is None and last.value_text) \
+                    == (t.action, t.value, t.value is None and t.value_text):
                 n = None if last.count is None or t.count is None else last.count + t.count
                 merged[-1] = Term(n, t.action, t.value, t.value_text)
             else:
@@ -128,6 +139,8 @@ class Spec:
             raise cannot(f"counts calls in 32 bits and cannot fail exactly {count} calls")
         if ret.action == "delay":
             return Plan(skip, count, 0, ret.value)
+        if ret.value is None:  # a code family's value: its name
+            return Plan(skip, count, 0, 0, ret.value_text)
         return Plan(skip, count, ret.value)
 
 
@@ -174,14 +187,14 @@ class _Parser:
             if self.pos == len(self.text):
                 return NONE
             self.fail("'none' takes no terms or selectors")
-        if name == "wrap" and self.take(":"):
-            symbol = self.match(_IDENT) or self.fail("expected a C symbol after 'wrap:'")
-            site = f"wrap:{symbol}"
+        if name in PER_FUNCTION and self.take(":"):
+            symbol = self.match(_IDENT) or self.fail(f"expected a C symbol after '{name}:'")
+            site = f"{name}:{symbol}"
         elif name in SITES or name in ALIASES:
             site = ALIASES.get(name, name)
         else:
-            self.fail("expected a site: pthread_create, malloc, av_malloc, flush, "
-                      "wrap:<symbol> or none", start)
+            known = [*SITES, "av_malloc", *(f"{n}:<function>" for n in PER_FUNCTION)]
+            self.fail(f"expected a site: {', '.join(known)} or none", start)
         self.expect("=")
         terms = self.terms(site)
         selectors = self.selectors(site)
@@ -245,9 +258,17 @@ class _Parser:
         self.expect(")")
         return Term(count, "return", value, text)
 
-    def value(self, site: str) -> tuple[int, str]:
+    def value(self, site: str) -> tuple[int | None, str]:
         self.ws()
         start = self.pos
+        family = site.split(":")[0]
+        if family in CODE_SITES:
+            word = self.match(_CODE) or self.fail(f"{site} fails with a value of its own: "
+                                                  f"{', '.join(profile(family))}")
+            if word not in profile(family):
+                self.fail(f"{word} is not in {family}'s fault profile: "
+                          f"{', '.join(profile(family))}", start)
+            return None, word
         if site in ERRNO_SITES:
             if self.peek("AVERROR"):
                 self.fail(f"{site} fails with a positive errno: write a name like EAGAIN "
@@ -255,8 +276,14 @@ class _Parser:
             if (number := self.match(_INT)) is not None:
                 if int(number) <= 0:
                     self.fail("an errno must be positive", start)
-                return int(number), str(int(number))
-            return self.errno(start)
+                value, text = int(number), str(int(number))
+            else:
+                value, text = self.errno(start)
+            known = profile(site)
+            if value not in [errnos.parse(v) for v in known]:
+                self.fail(f"{text} is not in {site}'s fault profile (the errors it can "
+                          f"fail with: {', '.join(known)})", start)
+            return value, text
         if (number := self.match(_INT)) is not None:
             return int(number), str(int(number))
         name = self.match(_IDENT) or self.fail("expected AVERROR(ENAME), AVERROR_EOF or a number")
@@ -302,6 +329,20 @@ class _Parser:
         if found.get("after") == "arm":    # the default: not part of the canonical text
             del found["after"]
         return {k: found[k] for k in SELECTORS if k in found}
+
+
+def profile(family: str) -> tuple:
+    """Every value a family's stanza declares, for any of its functions."""
+    return FAMILIES[family].declared()
+
+
+def averror_value(text: str) -> int:
+    """AVERROR(ENAME), AVERROR_EOF and the other tags, or an integer: its value."""
+    p = _Parser(text.strip())
+    value, _ = p.value("flush")
+    if p.pos != len(p.text):
+        p.fail("expected the end of the value")
+    return value
 
 
 def parse(text: str) -> Spec:

@@ -23,6 +23,18 @@ def test_the_stanzas_declare_their_functions():
     assert create.versions == ("GLIBC_2.34", "GLIBC_2.2.5")
 
 
+def test_each_function_declares_its_fault_profile():
+    """POSIX's errors for each: what the gate fails every site through a change with."""
+    got = {name: {f.name: f.values for f in interposers.parse(injectors.stanza(name)).functions}
+           for name in ("pthread_create", "malloc")}
+    assert got == {"pthread_create": {"pthread_create": ("EAGAIN", "EINVAL", "EPERM")},
+                   "malloc": {"malloc": ("ENOMEM",), "calloc": ("ENOMEM",),
+                              "realloc": ("ENOMEM",), "posix_memalign": ("ENOMEM", "EINVAL")}}
+    wrap = interposers.parse(injectors.stanza("wrap"))
+    assert wrap.kind == "averror" and wrap.per_function and wrap.variants == ("link",)
+    assert all(f.values[-1] == interposers.SOURCE for f in wrap.functions)
+
+
 @pytest.mark.parametrize("variant, name, real", [
     ("preload", "pthread_create", "fi_real_pthread_create()"),
     ("wrap", "__wrap_pthread_create", "__real_pthread_create"),
@@ -39,9 +51,11 @@ def test_each_variant_calls_the_real_function_its_way(variant, name, real):
 def test_a_resolver_only_where_the_real_function_is_called():
     """malloc's calls go through its hooks (the bootstrap arena): no dlsym() of its own."""
     c = interposers.generate(interposers.parse(injectors.stanza("malloc")), "preload")
-    assert "dlsym" not in c and c.count("fi_decide(caller, &eligible)") == 4
+    assert "dlsym" not in c and [c.count(f"fi_decide(caller, &eligible, {i})")
+                                 for i in range(4)] == [1, 1, 1, 1]  # each call's function
     plain = interposers.Stanza("open_", ("preload",), functions=[
-        interposers.Function("int", "open", "const char *path, int flags", "return -1;")])
+        interposers.Function("int", "open", "const char *path, int flags", "return -1;",
+                             values=("EIO",))])
     c = interposers.generate(plain, "preload")
     assert 'dlsym(RTLD_NEXT, "open")' in c and "return fi_real_open()(path, flags);" in c
 
@@ -51,11 +65,24 @@ def test_a_resolver_only_where_the_real_function_is_called():
     ("family x\nvariants wasm\nint f(int a)\n    fail: return err;\n", "'variants' names"),
     ("family x\nvariants preload\n", "declares no function"),
     ("family x\nvariants preload\nint f(int a)\n", "f has no 'fail:' line"),
-    ("family x\nvariants preload\nvoid f(int a)\n    fail: return;\n", "x.fi:3: expected a"),
+    ("family x\nvariants preload\nint f(int a)\n    fail: return err;\n",
+     "f has no 'values:' line (its fault profile)"),
+    ("family x\nvariants preload\nvoid f(int a)\n    fail: return;\n    values: EIO\n",
+     "f returns void: only a link family's function may"),
+    ("family x\nvariants preload\nint f(int a)\n    fail: return err;\n    values: source\n",
+     "'source' values are AVERROR codes"),
+    ("family x\nvariants preload\nvalues bytes\nint f(int a)\n    fail: return err;\n"
+     "    values: EIO\n", "values 'bytes' (known: errno, averror, code)"),
+    ("family x\nvariants preload\nwindow each\n", "x.fi:3: expected 'window shared' or"),
+    ("family x\nvariants preload\ntable T\n", "x.fi:3: expected 'table TYPE via SYMBOL'"),
+    ("family x\nvariants preload\ntable T via s\nint f(int a)\n    fail: return err;\n"
+     "    values: EIO\n", "a table's family has the link variant only"),
     ("family x\nvariants preload\nint f(int a)\n    onerror: -1\n", "x.fi:4: expected 'fail: C'"),
+    ("family x\nvariants preload\nint f(int a)\n    symbol: f(\n    fail: return err;\n"
+     "    values: EIO\n", "f: 'symbol:' is for a link family"),
     ("family x\nvariants preload\n    fail: return err;\n", "x.fi:3: expected 'fail: C'"),
-    ("family x\nvariants preload\ntls global-dynamic\nint f(int a)\n    fail: return err;\n",
-     "tls 'global-dynamic'"),
+    ("family x\nvariants preload\ntls global-dynamic\nint f(int a)\n    fail: return err;\n"
+     "    values: EIO\n", "tls 'global-dynamic'"),
 ])
 def test_a_bad_stanza_is_one_line(tmp_path, text, why):
     path = tmp_path / "x.fi"
@@ -72,6 +99,7 @@ include <unistd.h>
 
 int close(int fd)
     fail: errno = err; return -1;
+    values: EIO
 """
 CALLER = r"""
 #include <dlfcn.h>

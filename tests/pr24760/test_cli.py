@@ -35,9 +35,9 @@ def test_bad_fault():
 
 @pytest.mark.unit
 @pytest.mark.parametrize("family, says", [
-    ("wrap", "a wrap sweep names its function: --fault wrap:<ff_symbol> (known: "
+    ("wrap", "a wrap sweep names its function: --fault wrap:<function> (known: "
              "ff_proc_from_dnn_to_frame"),
-    ("read", "bad sweep family 'read' (known: pthread_create, malloc, wrap:<ff_symbol>)")])
+    ("read", "bad sweep family 'read' (known: malloc, pthread_create, wrap:<function>")])
 def test_bad_sweep_family(family, says):
     one_error_line(harness("sweep", "--fault", family), says)
 

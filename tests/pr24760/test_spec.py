@@ -106,11 +106,11 @@ def test_old_specs_mean_what_they_meant(text):
     old, new = faults.parse(text), spec.parse(text)
     assert new.kind == old.kind
     if old.kind == "pthread_create":
-        assert new.plan() == (0, 1, old.errno, 0)  # what arming.arm() arms
+        assert new.plan() == (0, 1, old.errno, 0, "")  # what arming.arm() arms
     elif old.kind == "flush":
-        assert new.plan() == (0, FOREVER, errnos.averror(old.errno), 0)
+        assert new.plan() == (0, FOREVER, errnos.averror(old.errno), 0, "")
     else:
-        assert new.plan() == (0, 0, 0, 0)
+        assert new.plan() == (0, 0, 0, 0, "")
 
 
 ROUND_TRIP = [
@@ -134,7 +134,7 @@ ROUND_TRIP = [
     "malloc=return(ENOMEM)",
     "malloc=1*return(ENOMEM)",
     "malloc=3*off->return(ENOMEM)",
-    "malloc=3*off->1*return(ENOMEM)->2*off->1*return(EAGAIN)",
+    "malloc=3*off->1*return(ENOMEM)->2*off->1*return(EINVAL)",
     "malloc=100*off->1*return(12),caller=libavutil",
     "malloc=1*return(ENOMEM),caller=/usr/lib/x86_64-linux-gnu/libonnxruntime.so.1",
     "malloc=1*return(ENOMEM),after=load",
@@ -206,7 +206,7 @@ BAD = [
     ("pthread_create=EAGAIN,after=never", 29, "expected after=arm or after=load"),
     ("malloc=return(ENOMEM),start=f", 23, "selector 'start=' applies only to pthread_create"),
     ("flush=AVERROR(EAGAIN),caller=x", 23,
-     "selector 'caller=' applies only to pthread_create and malloc"),
+     "selector 'caller=' applies only to malloc and pthread_create"),
     ("malloc=return(ENOMEM),caller=" + "x" * 256, 30, "at most 255 bytes"),
     ("pthread_create=1*return(EA\x07GAIN)", 27, "unexpected control character"),
     ("pthread_create=1*delay(0)", 24, "a delay is 1 to 60000 milliseconds"),
@@ -265,7 +265,8 @@ PLANS = [
 @pytest.mark.parametrize("text,want", PLANS, ids=[p[0] for p in PLANS])
 def test_plan(text, want):
     got = spec.parse(text).plan()
-    assert got == want and tuple(got) == (want.skip, want.count, want.errno, want.delay)
+    assert got == want and tuple(got) == (want.skip, want.count, want.errno, want.delay,
+                                          want.value)
 
 
 CANNOT = [
@@ -312,11 +313,16 @@ def test_plan_matches_terms(text):
 
 if given is not None:
     ERRNO_NAMES = ["EAGAIN", "eagain", "ENOMEM", "EINVAL", "EPERM", "EWOULDBLOCK", "ENOSYS"]
+    # what each errno family's fault profile holds, by name and by number (its stanza)
+    PROFILE = {k: [v for v in ERRNO_NAMES + [str(n) for n in range(1, 200)]
+                   if (int(v) if v.isdigit() else spec.errnos.parse(v))
+                   in [spec.errnos.parse(x) for x in spec.profile(k)]]
+               for k in spec.ERRNO_SITES}
     ident = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,15}", fullmatch=True)
     sp = st.sampled_from(["", " "])
 
-    def errno_value():
-        return st.one_of(st.sampled_from(ERRNO_NAMES), st.integers(1, 200).map(str))
+    def errno_value(kind):
+        return st.sampled_from(PROFILE[kind])
 
     def averror_value():
         return st.one_of(st.sampled_from(ERRNO_NAMES).map(lambda n: f"AVERROR({n})"),
@@ -328,9 +334,10 @@ if given is not None:
         site = draw(st.one_of(st.sampled_from(["pthread_create", "malloc", "av_malloc", "flush"]),
                               ident.map(lambda s: f"wrap:{s}")))
         kind = spec.ALIASES.get(site, site).split(":")[0]
-        value = errno_value() if kind in spec.ERRNO_SITES else averror_value()
+        value = errno_value(kind) if kind in spec.ERRNO_SITES else averror_value()
         if kind in ("pthread_create", "flush") and draw(st.integers(0, 4)) == 0:
-            names = st.sampled_from(ERRNO_NAMES)                   # the old shorthand
+            names = st.sampled_from([n for n in ERRNO_NAMES        # the old shorthand
+                                     if kind == "flush" or n in PROFILE[kind]])
             terms = draw(names if kind == "pthread_create" else names.map(
                 lambda n: f"AVERROR({n})"))
         else:

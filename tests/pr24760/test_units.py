@@ -37,7 +37,7 @@ def test_averror_tags_match_ffmpeg():
 
 
 @pytest.mark.parametrize("spec", ["pthread_create=EAGAIN", "flush=AVERROR(EAGAIN)", "none",
-                                  "pthread_create=ENOMEM"])
+                                  "pthread_create=EPERM"])
 def test_fault_round_trip(spec):
     assert faults.parse(faults.parse(spec).spec) == faults.parse(spec)
 
@@ -45,9 +45,14 @@ def test_fault_round_trip(spec):
 @pytest.mark.parametrize("bad, says", [
     ("pthread_create", "bad fault spec"), ("flush=EAGAIN", "bad fault spec"),
     ("wrap:ff_dnn_execute_model=1*return(AVERROR(EINVAL))",
-     "ff_dnn_execute_model is not in the link-time family (known: ff_proc_from_dnn_to_frame"),
-    ("wrap:ff_proc_from_dnn_to_frame=return(0)", "a wrapped call cannot fail with 0"),
+     "ff_dnn_execute_model is not in the wrap family (known: ff_proc_from_dnn_to_frame"),
+    ("wrap:ff_proc_from_dnn_to_frame=return(0)", "a failed call cannot fail with 0"),
     ("pthread_create=EFOO", "unknown errno name 'EFOO'"),
+    # a value no call of the function can fail with: not in its fault profile
+    ("pthread_create=ENOMEM", "ENOMEM is not in pthread_create's fault profile (the errors "
+                              "it can fail with: EAGAIN, EINVAL, EPERM)"),
+    ("malloc=1*return(EAGAIN)", "EAGAIN is not in malloc's fault profile"),
+    ("pthread_create=1*return(12)", "12 is not in pthread_create's fault profile"),
     ("flush=AVERROR_EOF", "the stand-in flush can only always return one AVERROR(ENAME)")])
 def test_fault_parse_errors(bad, says):
     with pytest.raises(ScenarioError, match=re.escape(says)):
@@ -68,11 +73,11 @@ def test_fault_windows(text, skip, count, spec):
 
 def test_expectation_rule():
     eagain = faults.parse("pthread_create=EAGAIN")
-    enomem = faults.parse("pthread_create=ENOMEM")
+    eperm = faults.parse("pthread_create=1*return(EPERM)")
     assert expected.lookup("before", eagain).activate == errno.EAGAIN
     assert expected.lookup("after", eagain).activate == errnos.AVERROR_EXTERNAL
-    assert expected.lookup("after", enomem).sink == (-errno.ENOMEM, errnos.AVERROR_EOF)
-    assert "Cannot allocate memory" in expected.lookup("after", enomem).log_has
+    assert expected.lookup("after", eperm).sink == (-errno.EPERM, errnos.AVERROR_EOF)
+    assert "Operation not permitted" in expected.lookup("after", eperm).log_has
     flush = faults.parse("flush=AVERROR(EAGAIN)")
     assert expected.lookup("before", flush).activate == expected.lookup("after", flush).activate
     assert expected.lookup("base", eagain) is None
@@ -120,17 +125,22 @@ def test_junit_counts_failures():
 
 
 @pytest.mark.unit
-def test_families_are_one_registry():
-    """Every interposed family is a site of the spec, an injector the build compiles
-    into libfi_<name>.so, and a sweep family whose bare name gets its own term."""
+def test_families_are_their_stanzas():
+    """Every family is a stanza (injectors/<name>.fi): its sites are the spec's, a
+    preloaded one is an injector the build compiles into libfi_<name>.so, and a sweep of
+    each site fails every call with the first value of its profile."""
     from harness.compile import families, injector_build
     from harness.run import spec
+    assert families.FAMILIES and set(families.FAMILIES) == {
+        p.stem for p in injector_build.SRC_DIR.glob("*.fi")}
     for name, fam in families.FAMILIES.items():
-        assert families.sweep_fault(name if not fam.link_time else f"{name}:ff_x") \
-            .endswith(f"={fam.sweep_term}")
-        if not fam.link_time:
-            assert name in spec.SITES and name in injector_build.PRELOADS
-            assert injector_build.stanza(name).is_file()
+        assert injector_build.stanza(name).is_file()
+        for site in fam.sites():
+            first = fam.declared(site.partition(":")[2] or None)[0]
+            assert families.sweep_fault(site) == f"{site}=1*return({first})"
+            assert spec.parse(families.sweep_fault(site)).site == site
+        assert (name in injector_build.PRELOADS) == ("preload" in fam.stanza.variants)
+        assert (name in spec.SITES) != fam.per_function
 
 
 @pytest.mark.parametrize("text, line", [

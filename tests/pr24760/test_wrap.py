@@ -1,5 +1,5 @@
 """The link-time family: every module is linked with -Wl,--wrap for FFmpeg's own DNN
-helpers (injectors/wrap_ff.c), which LD_PRELOAD cannot reach inside a static
+helpers (injectors/wrap.fi, its C generated into the module), which LD_PRELOAD cannot reach inside a static
 libavfilter. Each wrapper fires, its counters prove it, and what a failed helper does
 to a real run is measured on base, before and after."""
 
@@ -9,7 +9,8 @@ import pytest
 
 from harness.cases import pr24760 as expected
 from harness import errnos
-from harness.compile import ffi_build, injector_build as injectors
+from harness.compile import ffi_build
+from harness.compile.families import FAMILIES
 from harness.run.outcome import Outcome, failed_where, functions
 from harness.obtain.backends import BACKENDS
 
@@ -17,17 +18,24 @@ ZEROS = "4072783b8efb99a9e5817067d68f61c6"  # md5 of a 64x64 rgb24 frame of zero
 
 
 def test_the_module_wraps_the_named_set(tree):
-    """The C table, the linker flags and the module agree on the set."""
+    """Every function the stanza names has its window in the module, found by name as
+    every family's is; a function it does not name has none."""
     ffi, lib = ffi_build.load(tree("after"))
-    names = [ffi.string(lib.fi_wrap_symbol(i)).decode() for i in range(lib.fi_wrap_count())]
-    assert names == list(injectors.ff_wrap_symbols())
-    assert lib.fi_wrap_symbol(lib.fi_wrap_count()) == ffi.NULL
-    assert lib.fi_wrap_arm(b"ff_dnn_execute_model", -errno.EINVAL, 0, 1) == -1
-    assert lib.fi_wrap_arm(names[0].encode(), 0, 0, 1) == -1
-    assert lib.fi_wrap_arm_delay(b"ff_dnn_execute_model", 5, 0, 1) == -1
-    assert lib.fi_wrap_arm_delay(names[0].encode(), 0, 0, 1) == -1   # a delay of 0 ms
-    assert lib.fi_wrap_arm_delay(names[0].encode(), 5, 0, 1) == 0
-    lib.fi_wrap_disarm()
+    names = FAMILIES["wrap"].functions
+    assert len(names) == 5
+    for name in names:
+        window = f"wrap_{name}".encode()
+        assert lib.ffdnn_inject_available(window) == 1, name
+        assert lib.ffdnn_inject_arm(window, -errno.EINVAL, 0, 1, b"_ffdnn.") == 0
+        lib.ffdnn_inject_disarm(window)
+    assert lib.ffdnn_inject_available(b"wrap_ff_dnn_execute_model") == 0
+    assert lib.ffdnn_inject_arm(b"wrap_ff_dnn_execute_model", -errno.EINVAL, 0, 1,
+                                b"_ffdnn.") == -errno.ENOSYS
+    first = f"wrap_{names[0]}".encode()
+    assert lib.ffdnn_inject_arm(first, 0, 0, 1, b"_ffdnn.") == -errno.EINVAL  # 0 fails nothing
+    assert lib.ffdnn_inject_arm_delay(first, 0, 0, 1, b"_ffdnn.") == -errno.EINVAL  # 0 ms
+    assert lib.ffdnn_inject_arm_delay(first, 5, 0, 1, b"_ffdnn.") == 0
+    lib.ffdnn_inject_disarm(first)
 
 
 MARK = {name: getattr(pytest.mark, b.marker) for name, b in BACKENDS.items()}

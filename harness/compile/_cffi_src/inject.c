@@ -1,16 +1,14 @@
 /*
- * The fault injectors' control calls, compiled into every per-tree module
- * (harness/compile/_cffi_src/inject.py declares them).
+ * The fault families' control calls, compiled into every per-tree module
+ * (harness/compile/_cffi_src/inject.py declares them). Every family exports the
+ * same calls, fi_<family>_arm and so on (injectors/fi_family.h); they are found by
+ * name in this module itself (the link families compiled into it, and the
+ * pthread_create wrapper in its --wrap variant) or in the preloaded interposers.
  */
 #include <string.h>
 
-#include "fi_wrap.h"
-#ifdef FFDNN_WRAP_INJECTOR
-#include "fi_pthread_create.h"
-#endif
-
 typedef struct FFDNNFamily {
-    char name[32];
+    char name[96];
     int (*arm)(int, unsigned, unsigned);
     int (*arm_delay)(unsigned, unsigned, unsigned);  /* NULL: the family has no delay */
     void (*disarm)(void);
@@ -19,18 +17,34 @@ typedef struct FFDNNFamily {
     unsigned long (*eligible)(void);
     unsigned long (*failures)(void);
     int (*site)(unsigned, void **, int);
+    int (*site_function)(unsigned);                  /* NULL: one function only */
 } FFDNNFamily;
 
 /* Families are found by name (harness/compile/families.py), resolved on first use. */
-static FFDNNFamily ffdnn_families[8];
+static FFDNNFamily ffdnn_families[64];
 
-static void *ffdnn_family_sym(const FFDNNFamily *f, const char *name)
+/* This module, as the loader knows it: Python loads it RTLD_LOCAL, so what it
+ * defines is not in dlsym(RTLD_DEFAULT)'s reach. */
+static void *ffdnn_self(void)
 {
-    char sym[64];
+    static void *self;
+    Dl_info info;
 
-    if (snprintf(sym, sizeof(sym), "fi_%s_%s", f->name, name) >= (int)sizeof(sym))
+    if (!self && dladdr((void *)ffdnn_self, &info) && info.dli_fname)
+        self = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+    return self;
+}
+
+static void *ffdnn_sym(const char *prefix, const char *name)
+{
+    char sym[160];
+    void *self = ffdnn_self(), *fn = NULL;
+
+    if (snprintf(sym, sizeof(sym), "fi_%s_%s", prefix, name) >= (int)sizeof(sym))
         return NULL;
-    return dlsym(RTLD_DEFAULT, sym);
+    if (self)
+        fn = dlsym(self, sym);
+    return fn ? fn : dlsym(RTLD_DEFAULT, sym);
 }
 
 static FFDNNFamily *ffdnn_family(const char *family)
@@ -53,28 +67,16 @@ static FFDNNFamily *ffdnn_family(const char *family)
         return NULL;
     if (f->arm)
         return f;
-#ifdef FFDNN_WRAP_INJECTOR
-    if (!strcmp(family, "pthread_create")) {
-        f->disarm   = fi_pthread_create_disarm;
-        f->target   = fi_pthread_create_target_caller;
-        f->calls    = fi_pthread_create_calls;
-        f->eligible = fi_pthread_create_eligible;
-        f->failures = fi_pthread_create_failures;
-        f->site     = fi_pthread_create_site;
-        f->arm_delay = fi_pthread_create_arm_delay;
-        f->arm      = fi_pthread_create_arm;
-        return f;
-    }
-#endif
-    f->disarm   = (void (*)(void))ffdnn_family_sym(f, "disarm");
-    f->target   = (int (*)(const char *))ffdnn_family_sym(f, "target_caller");
-    f->calls    = (unsigned long (*)(void))ffdnn_family_sym(f, "calls");
-    f->eligible = (unsigned long (*)(void))ffdnn_family_sym(f, "eligible");
-    f->failures = (unsigned long (*)(void))ffdnn_family_sym(f, "failures");
-    f->site     = (int (*)(unsigned, void **, int))ffdnn_family_sym(f, "site");
-    f->arm_delay = (int (*)(unsigned, unsigned, unsigned))ffdnn_family_sym(f, "arm_delay");
+    f->disarm   = (void (*)(void))ffdnn_sym(family, "disarm");
+    f->target   = (int (*)(const char *))ffdnn_sym(family, "target_caller");
+    f->calls    = (unsigned long (*)(void))ffdnn_sym(family, "calls");
+    f->eligible = (unsigned long (*)(void))ffdnn_sym(family, "eligible");
+    f->failures = (unsigned long (*)(void))ffdnn_sym(family, "failures");
+    f->site     = (int (*)(unsigned, void **, int))ffdnn_sym(family, "site");
+    f->site_function = (int (*)(unsigned))ffdnn_sym(family, "site_function");
+    f->arm_delay = (int (*)(unsigned, unsigned, unsigned))ffdnn_sym(family, "arm_delay");
     if (f->disarm && f->target && f->calls && f->eligible && f->failures && f->site)
-        f->arm = (int (*)(int, unsigned, unsigned))ffdnn_family_sym(f, "arm");
+        f->arm = (int (*)(int, unsigned, unsigned))ffdnn_sym(family, "arm");
     return f->arm ? f : NULL;
 }
 
@@ -121,6 +123,26 @@ int ffdnn_inject_site(const char *family, unsigned n, void **frames, int max)
     return f ? f->site(n, frames, max) : AVERROR(ENOSYS);
 }
 
+/* Which of the family's functions (its stanza's order) eligible call n was a call
+ * of: -1 when not kept, 0 for a family whose window has one function. */
+int ffdnn_inject_site_function(const char *family, unsigned n)
+{
+    FFDNNFamily *f = ffdnn_family(family);
+
+    if (!f)
+        return AVERROR(ENOSYS);
+    return f->site_function ? f->site_function(n) : 0;
+}
+
+/* A family of the library's own codes: the value its name stands for in this tree's
+ * headers (fi_<family>_value(), generated from the stanza), 0 when it names none. */
+int ffdnn_inject_value(const char *family, const char *name)
+{
+    int (*value)(const char *) = (int (*)(const char *))ffdnn_sym(family, "value");
+
+    return value ? value(name) : 0;
+}
+
 /* The file of the object holding addr, and where it is loaded; NULL if none. */
 const char *ffdnn_addr_object(void *addr, void **base)
 {
@@ -151,13 +173,9 @@ int ffdnn_inject_counters(const char *family, unsigned long *calls, unsigned lon
  * injector had no slot for). */
 int ffdnn_threads_track(const char *caller)
 {
-    int (*track)(const char *) = NULL;
+    int (*track)(const char *) = (int (*)(const char *))ffdnn_sym("pthread_create",
+                                                                  "track_caller");
 
-#ifdef FFDNN_WRAP_INJECTOR
-    track = fi_pthread_create_track_caller;
-#else
-    track = (int (*)(const char *))dlsym(RTLD_DEFAULT, "fi_pthread_create_track_caller");
-#endif
     if (!track)
         return AVERROR(ENOSYS);
     return track(caller) < 0 ? AVERROR(ENOENT) : 0;
@@ -165,15 +183,11 @@ int ffdnn_threads_track(const char *caller)
 
 long ffdnn_threads_running(void)
 {
-    unsigned long (*running)(void) = NULL, (*untracked)(void) = NULL;
+    unsigned long (*running)(void) =
+        (unsigned long (*)(void))ffdnn_sym("pthread_create", "running");
+    unsigned long (*untracked)(void) =
+        (unsigned long (*)(void))ffdnn_sym("pthread_create", "untracked");
 
-#ifdef FFDNN_WRAP_INJECTOR
-    running   = fi_pthread_create_running;
-    untracked = fi_pthread_create_untracked;
-#else
-    running   = (unsigned long (*)(void))dlsym(RTLD_DEFAULT, "fi_pthread_create_running");
-    untracked = (unsigned long (*)(void))dlsym(RTLD_DEFAULT, "fi_pthread_create_untracked");
-#endif
     if (!running || !untracked || untracked())
         return -1;
     return (long)running();
