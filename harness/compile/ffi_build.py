@@ -6,6 +6,7 @@ import importlib.util
 import json
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -174,8 +175,9 @@ def build(tree, variant: str = "preload") -> Path:
         _compile(ffi, tmp, tree.name)
         for junk in tmp.glob(f"{MODULE_NAME}.c"):
             junk.rename(tmp / "module.c")
-        for junk in tmp.rglob("*.o"):
-            junk.unlink()
+        for junk in tmp.iterdir():  # the objects, under the compiler's own directory tree
+            if junk.is_dir():
+                shutil.rmtree(junk)
         so = next(tmp.glob(f"{MODULE_NAME}.*.so"), None)
         if so is None:
             raise BuildError(f"[{tree.name}] cffi module compiled to no {MODULE_NAME}.*.so")

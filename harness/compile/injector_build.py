@@ -71,8 +71,7 @@ def linked_here(src: Path) -> list:
     """The link families the tree has: those whose `requires` its config.h sets."""
     config = _config_h(src)
     return [FAMILIES[n] for n in LINKED
-            if not FAMILIES[n].stanza.requires
-            or config.get(FAMILIES[n].stanza.requires, "0") not in ("0", "")]
+            if all(config.get(m, "0") not in ("0", "") for m in FAMILIES[n].stanza.requires.split())]
 
 
 def _tree_symbols(src: Path) -> dict:

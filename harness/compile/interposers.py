@@ -18,7 +18,7 @@ A stanza (injectors/<family>.fi) declares a family and each function it can fail
     window per-function      each function its own fault window and numbering (spec site
                              NAME:function, control calls fi_NAME_function_*); default one
                              window for all the family's functions
-    requires MACRO           (link) compiled only where the tree's config.h sets MACRO
+    requires MACRO...        (link) compiled only where the tree's config.h sets every MACRO
     backend NAME             the calls are that backend's API: swept on its graphs only
     selectors S...           spec selectors the family takes besides after= (caller, start)
     table TYPE via SYMBOL    the functions are entries of TYPE, a table of function pointers
@@ -202,9 +202,12 @@ def _check(st: Stanza, where: str) -> None:
 
 
 def c_value(word: str) -> str:
-    """The C a code value's name stands for: the name itself when it is an identifier,
-    else FI_VALUE_<name with every other character an underscore> (the hooks define it,
-    for names like c10::Error)."""
+    """The C a code value's name stands for: the name itself when it is an identifier
+    (NULL, for a function whose failure is a null pointer, stands for 1: its `fail:` line
+    returns NULL), else FI_VALUE_<name with every other character an underscore> (the
+    hooks define it, for names like c10::Error)."""
+    if word == "NULL":
+        return "1"
     return word if re.fullmatch(r"[A-Za-z_]\w*", word) else \
         "FI_VALUE_" + re.sub(r"\W", "_", word)
 
@@ -299,7 +302,7 @@ def generate(st: Stanza, variant: str, source: str = "", symbols: dict | None = 
            "harness/compile/interposers.py: edit the stanza, not this file. */",
            "#define _GNU_SOURCE"]
     if variant == "link":  # compiled into a tree's module: that tree's config.h says
-        out += ['#include "config.h"', f"#if {st.requires or 1}"]
+        out += ['#include "config.h"', f"#if {' && '.join(st.requires.split()) or 1}"]
     if variant == "darwin":
         out.append("#if defined(__APPLE__)")
     out += ["#include <dlfcn.h>", "#include <errno.h>", "#include <stdatomic.h>",

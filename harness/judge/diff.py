@@ -353,7 +353,8 @@ def _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool,
             fn = _function(g, [function[(gi, si)].get(i, "") for si, i in enumerate(idx)
                                if i is not None])
             for vi, v in enumerate(profiles.chosen(registry.of_site(g.family).name, fn, trees,
-                                                   values, bool(mark))):
+                                                   values, bool(mark),
+                                                   base[(gi, 0)].fault.value_text)):
                 planned.append((gi, pi, p, n, idx, v, vi, mark))
 
     def site_scenario(gi, si, i, value):

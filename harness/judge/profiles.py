@@ -32,8 +32,12 @@ def profile(family: str, function: str, trees) -> tuple:
     return tuple(dict.fromkeys(out))
 
 
-def chosen(family: str, function: str, trees, how: str, through: bool) -> tuple:
+def chosen(family: str, function: str, trees, how: str, through: bool,
+           given: str = "") -> tuple:
     """The values a site is failed with: every one of its profile (`all`, or `changed` at
-    a site whose stack runs through the change), else the first."""
+    a site whose stack runs through the change), else one: `given` (the spec's) where it
+    is in the profile, else the first."""
     every = profile(family, function, trees)
-    return every if how == "all" or (how == "changed" and through) else every[:1]
+    if how == "all" or (how == "changed" and through):
+        return every
+    return (given,) if given in every else every[:1]

@@ -137,7 +137,9 @@ def _sweep(groups, preload, jobs, progress, limit, results, expect, pool, shard)
         out[key][sc.build] = Found(n, [], r)
         seen[(key, sc.build)] = ([f["md5"] for f in r.data.get("frames", [])] if ok else None,
                                  {s["call"] - 1: s["where"] for s in r.data.get("sites", [])})
-        plans += [(key, replace(census(sc), fault=replace(sc.fault, skip=i, count=1)))
+        function = {s["call"] - 1: s.get("function", "") for s in r.data.get("sites", [])}
+        plans += [(key, replace(census(sc), fault=first_value(
+            replace(sc.fault, skip=i, count=1), function.get(i, ""), sc.tree)))
                   for i in range(n if limit is None else min(n, limit))]
     costs = [sharding.cost(sc, expect) for _, sc in plans]
     mine = sharding.mine(plans, costs, shard) if shard else range(len(plans))
@@ -154,6 +156,23 @@ def _sweep(groups, preload, jobs, progress, limit, results, expect, pool, shard)
         for _, sites in found.values():
             sites.sort(key=lambda s: s.index)
     return out
+
+
+def first_value(fault, function: str, tree_path):
+    """The fault as the spec gives it where its value is in the failed call's own fault
+    profile, else with the first value of that profile (a family's functions fail with
+    values of their own: EINVAL is posix_memalign()'s, not malloc()'s;
+    ORT_RUNTIME_EXCEPTION is Run()'s); as given where the census did not say which
+    function the call was."""
+    from pathlib import Path
+    from harness.compile import families
+    from harness.judge import profiles
+    from harness.obtain.trees import Tree
+    family = families.FAMILIES.get(fault.kind)
+    if family is None or not function or function not in family.functions:
+        return fault
+    every = profiles.profile(family.name, function, [Tree("sweep", Path(tree_path), {})])
+    return fault if fault.value_text in every else families.failing(fault, every[0])
 
 
 def problems(found: dict, want=...) -> list:
