@@ -67,8 +67,10 @@ diff --git a/libavfilter/dnn/dnn_backend_onnx.c b/libavfilter/dnn/dnn_backend_on
 2.39.5
 
 """
+# one site per call (--values one): these tests are about pairing, verdicts and reports;
+# every value of the profile is tests/pr24760/test_profiles.py's
 ONE_FAMILY = ("--backend-name", "onnx", "--filter", "dnn_processing", "--route", "frames",
-              "--fault", "wrap:ff_proc_from_dnn_to_frame", "--confirm", "1")
+              "--fault", "wrap:ff_proc_from_dnn_to_frame", "--confirm", "1", "--values", "one")
 POST_PROC = "infer_completion_callback (dnn_backend_onnx.c) < execute_model_onnx"
 
 

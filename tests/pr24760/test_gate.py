@@ -78,7 +78,10 @@ def test_revert_of_24760_is_caught(tree, revert_patch, tmp_path):
     assert d["exit_status"] == diff.FAIL and d["word"] == "FAIL"
     assert d["touched"]["functions"] == ["ff_dnn_start_inference_async (dnn_backend_common.c)"]
     flush = [s for s in d["sites"] if s["route"] == "flush"]
-    assert sorted((s["backend"], s["filter"]) for s in flush) == pairs(after)
+    assert sorted({(s["backend"], s["filter"]) for s in flush}) == pairs(after)
+    # every value of pthread_create()'s profile where the site runs through the change
+    assert {s["value"] for s in flush} == {"EAGAIN", "EINVAL", "EPERM"}
+    assert len(flush) == 3 * len(pairs(after))
     for s in flush:
         assert (s["from"]["class"], s["to"]["class"], s["change"]) == REVERT["flush"], s
         assert s["touched"] == "function" and not s["blind"]
@@ -105,7 +108,7 @@ def test_series_in_order(tree, tmp_path, a, b):
     *classes, status = CHAIN[(a, b)]
     assert r.returncode == status, r.stdout + r.stderr[-2000:]
     d = json.loads(out.read_text())
-    assert sorted((s["backend"], s["filter"]) for s in d["sites"]) == pairs(tree(b))
+    assert sorted({(s["backend"], s["filter"]) for s in d["sites"]}) == pairs(tree(b))
     assert {(s["from"]["class"], s["to"]["class"], s["change"]) for s in d["sites"]} == \
         {tuple(classes)}
 
@@ -158,9 +161,10 @@ def test_all_touched_sites_blind(tree, tmp_path):
     d = json.loads(out.read_text())
     assert d["word"] == "BLIND" and d["exit_status"] == diff.BLIND
     assert d["touched"]["functions"] == ["execute_model_tf (dnn_backend_tf.c)"]
-    assert d["counts"]["touched"] == {"judged": 0, "blind": 4, "not_judged": 0, "total": 4}
-    assert "**BLIND**: judged 0 / blind 4 / total 4 sites" in r.stdout
-    assert "Not a pass: every one of the 4 sites whose stack runs through the change hung " \
+    # its 4 thread starts, each failed with the 3 values of pthread_create()'s profile
+    assert d["counts"]["touched"] == {"judged": 0, "blind": 12, "not_judged": 0, "total": 12}
+    assert "**BLIND**: judged 0 / blind 12 / total 12 sites" in r.stdout
+    assert "Not a pass: every one of the 12 sites whose stack runs through the change hung " \
         "or crashed in both trees" in r.stdout
 
 
