@@ -19,6 +19,15 @@ class BuildError(HarnessError):
     """A tree could not be patched, configured or compiled."""
 
 
+class CompileError(BuildError):
+    """A tree's own code does not compile (make failed): `tree` names it, `first` is the
+    compiler's first error line."""
+
+    def __init__(self, message: str, tree: str = "", first: str = ""):
+        super().__init__(message)
+        self.tree, self.first = tree, first
+
+
 class StampError(HarnessError):
     """A cached build does not match what the harness expects."""
 

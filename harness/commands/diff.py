@@ -132,16 +132,52 @@ def _trees(args, case):
     return plan, names, labels
 
 
+class ChangeDoesNotBuild(Exception):
+    """The to-tree (the change) does not compile: the gate's verdict on it, not bad input."""
+
+    def __init__(self, labels: list, from_tree, error):
+        super().__init__(str(error))
+        self.labels, self.from_tree, self.error = labels, from_tree, error
+
+
 def sides(args, case) -> list:
+    from harness.errors import CompileError
     from harness.judge.diff import Side
     from harness.run import matrix
     plan, names, labels = _trees(args, case)
     if args.patch:  # refused before any tree is copied, when the tree they go on is built
         plan.check_if_built()
-    trees = [matrix.resolve_tree(n, plan) for n in names]
     if labels[0] == labels[1]:
         labels = [f"{labels[0]} (from)", f"{labels[1]} (to)"]
-    return [Side(label, t) for label, t in zip(labels, trees)]
+    first = matrix.resolve_tree(names[0], plan)
+    try:
+        second = matrix.resolve_tree(names[1], plan)
+    except CompileError as e:  # the change's own code does not compile
+        raise ChangeDoesNotBuild(labels, first, e) from None
+    return [Side(label, t) for label, t in zip(labels, (first, second))]
+
+
+def does_not_build(args, e: ChangeDoesNotBuild) -> int:
+    """A change that does not compile: FAIL (exit 1), with the compiler's first error in
+    the report and the JSON."""
+    import json
+
+    from harness.judge import diff
+    from harness.judge.envelope import envelope
+    from harness.paths import write_file
+    a, b = e.labels
+    text = (f"## Fault sweep diff: {a} -> {b}\n\n**FAIL**: {b} does not build, so no site "
+            f"of it could run: `{e.error.first}`\n")
+    print(text)
+    if args.markdown:
+        write_file("--markdown", args.markdown, text)
+    if args.json:
+        write_file("--json", args.json, json.dumps(
+            {**envelope("diff", [e.from_tree], diff.FAIL), "word": "FAIL",
+             "build_error": {"tree": b, "first_error": e.error.first, "message": str(e.error)}},
+            indent=1) + "\n")
+    print(f"diff: {b} does not build: {e.error}", file=sys.stderr)
+    return diff.FAIL
 
 
 def check_names(args) -> None:
@@ -271,7 +307,11 @@ def run(args) -> int:
         return 0
 
     with contextlib.redirect_stdout(sys.stderr):  # builds say what they do: progress
-        two = sides(args, case)
+        try:
+            two = sides(args, case)
+        except ChangeDoesNotBuild as e:
+            with contextlib.redirect_stdout(sys.__stdout__):
+                return does_not_build(args, e)
         if touched.same_source(two[0].tree, two[1].tree):
             print(f"diff: {two[0].label} and {two[1].label} have the same sources: "
                   "no change to diff", file=sys.__stdout__, flush=True)

@@ -40,26 +40,34 @@ BLIND = 3   # no regression, but no site the change's code runs in could show it
 
 
 class Change(str, enum.Enum):
-    REGRESSION = "regression"  # SURFACED or CLEAN -> LOST, DROPPED, ALTERED, HANG or CRASH
+    REGRESSION = "regression"  # SURFACED or CLEAN -> LOST, DROPPED, ALTERED, HANG or CRASH;
+                               # anything else -> CRASH; a call only the to-tree makes that
+                               # fails badly
     FIX = "fix"                # the other way
     CHANGED = "changed"        # another class, neither better nor worse by that rule
     SAME = "same"
     ONLY_FROM = "only-from"    # a call the to-tree no longer makes there
-    ONLY_TO = "only-to"        # a call only the to-tree makes
+    ONLY_TO = "only-to"        # a call only the to-tree makes, that did no harm
     ERROR = "error"            # a run that could not run on either side: not judged
     FLAKY = "flaky"            # run again, both trees showed a class the other has: not judged
 
 
 def change(a, b) -> Change:
     """The verdict on one site: its class in the from-tree `a`, in the to-tree `b`
-    (None: the tree makes no such call)."""
-    if a is None or b is None:
-        return Change.ONLY_TO if a is None else Change.ONLY_FROM
-    if Class.ERROR in (a, b):
+    (None: the tree makes no such call). Worse is worse: a site that crashes where it did
+    not is a regression whatever it did before (a HANG turned into a segfault), and a call
+    only the to-tree makes is judged against the classes that do no harm (a new
+    allocation whose failure hangs, crashes, drops the frame or loses the error is a
+    regression)."""
+    if b is Class.ERROR or a is Class.ERROR:
         return Change.ERROR
+    if a is None:
+        return Change.REGRESSION if b in BAD else Change.ONLY_TO
+    if b is None:
+        return Change.ONLY_FROM
     if a == b:
         return Change.SAME
-    if a in GOOD and b in BAD:
+    if a in GOOD and b in BAD or b is Class.CRASH:
         return Change.REGRESSION
     if a in BAD and b in GOOD:
         return Change.FIX
@@ -73,13 +81,13 @@ def judged(seen_a: list, seen_b: list) -> Change:
     a, b = set(seen_a), set(seen_b)
     if Class.ERROR in a | b:
         return Change.ERROR
-    if a <= GOOD and b & BAD:
+    if a <= GOOD and b & BAD or Class.CRASH in b - a:
         return Change.REGRESSION
     if a & BAD and b <= GOOD:
         return Change.FIX
     if len(a) > 1 or len(b) > 1:
         return Change.FLAKY
-    return change(seen_a[0], seen_b[0])
+    return change(seen_a[0] if seen_a else None, seen_b[0] if seen_b else None)
 
 
 def against(d: "Diff", expected: dict) -> list:
@@ -284,11 +292,14 @@ CONFIRM = 4  # runs more of each side of a site whose class changed
 
 
 def worth_rerunning(p: Pair) -> bool:
-    """Whether more runs of the site could change the verdict: only a site that went from
-    a class that did no harm in the from-tree (a regression, or another change from
-    SURFACED or CLEAN) can be, or stop being, a regression; one whose from-tree run already
-    failed badly (a fix, HANG -> ALTERED) cannot become one."""
-    a = p.sites[0]
+    """Whether more runs of the site could change the verdict: a site that went from a
+    class that did no harm in the from-tree (a regression, or another change from SURFACED
+    or CLEAN), or to a CRASH, or a new call that failed badly, can be, or stop being, a
+    regression; one whose from-tree run already failed badly and that did not crash
+    (a fix, HANG -> ALTERED) cannot become one."""
+    a, b = p.sites
+    if p.change is Change.REGRESSION and (a is None or b.cls is Class.CRASH):
+        return True
     return (p.change in (Change.REGRESSION, Change.CHANGED) and a is not None
             and a.cls in GOOD)
 
@@ -395,7 +406,7 @@ def _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool,
         pairs.append(pair)
     again = [(p, si, s.result.scenario, (groups.index(p.group), si))  # sides side by side:
              for p in pairs if worth_rerunning(p)                      # the same load on both
-             for _ in range(confirm) for si, s in enumerate(p.sites)]
+             for _ in range(confirm) for si, s in enumerate(p.sites) if s is not None]
     reruns = run_all([sc for _, _, sc, _ in again], preload, jobs=jobs, progress=progress,
                      expect=expect, pool=pool) if again else []
     for (p, si, _, k), r in zip(again, reruns):

@@ -25,7 +25,8 @@ from harness.obtain import backends as backends_mod
 from harness.obtain import probe, releases, source
 from harness.obtain.layout import Layout
 from harness import reaper
-from harness.errors import BuildError, CacheError, HarnessError, StampError, first_error
+from harness.errors import (BuildError, CacheError, CompileError, HarnessError, StampError,
+                            first_error)
 from harness.paths import atomic_dir, atomic_file, cache_root, digest, file_sha256
 
 RECIPE = 1  # bump when the way a tree is built changes
@@ -299,7 +300,8 @@ def _make(name: str, src: Path, log: Path) -> tuple[int, dict]:
         if "No space left on device" in text:
             raise BuildError(f"[{name}] disk full while compiling (see {log})")
         errors = [l for l in text.splitlines() if ": error: " in l or l.startswith("make: ***")]
-        raise BuildError(f"[{name}] make failed: {(errors or ['see ' + str(log)])[0]}")
+        first = (errors or ['see ' + str(log)])[0]
+        raise CompileError(f"[{name}] make failed: {first}", name, first)
     _say(name, "compile", f"{count} objects, done")
     return count, warnings
 

@@ -30,11 +30,20 @@ CHANGES = [
     ("SURFACED", "ALTERED", Change.REGRESSION), ("CLEAN", "HANG", Change.REGRESSION),
     ("SURFACED", "LOST", Change.REGRESSION), ("CLEAN", "DROPPED", Change.REGRESSION),
     ("SURFACED", "CRASH", Change.REGRESSION),
+    # worse is worse (issue 38): a new crash is a regression whatever the site did
+    ("HANG", "CRASH", Change.REGRESSION), ("ALTERED", "CRASH", Change.REGRESSION),
+    ("LOST", "CRASH", Change.REGRESSION), ("CRASH", "HANG", Change.CHANGED),
     ("HANG", "SURFACED", Change.FIX), ("ALTERED", "SURFACED", Change.FIX),
     ("LOST", "CLEAN", Change.FIX), ("CRASH", "SURFACED", Change.FIX),
     ("SURFACED", "CLEAN", Change.CHANGED), ("HANG", "ALTERED", Change.CHANGED),
     ("HANG", "HANG", Change.SAME), ("SURFACED", "SURFACED", Change.SAME),
-    (None, "HANG", Change.ONLY_TO), ("SURFACED", None, Change.ONLY_FROM),
+    ("CRASH", "CRASH", Change.SAME),
+    # a call only the to-tree makes is judged against the classes that do no harm
+    (None, "HANG", Change.REGRESSION), (None, "CRASH", Change.REGRESSION),
+    (None, "LOST", Change.REGRESSION), (None, "ALTERED", Change.REGRESSION),
+    (None, "DROPPED", Change.REGRESSION), (None, "SURFACED", Change.ONLY_TO),
+    (None, "CLEAN", Change.ONLY_TO), ("SURFACED", None, Change.ONLY_FROM),
+    ("HANG", None, Change.ONLY_FROM), (None, "ERROR", Change.ERROR),
     ("ERROR", "SURFACED", Change.ERROR), ("SURFACED", "ERROR", Change.ERROR),
 ]
 
@@ -102,6 +111,10 @@ SEEN = [
     (["HANG", "HANG", "HANG"], ["HANG", "SURFACED", "HANG"], Change.FLAKY),
     (["SURFACED", "SURFACED", "SURFACED"], ["SURFACED", "ERROR", "SURFACED"], Change.ERROR),
     (["HANG"] * 3, ["ALTERED"] * 3, Change.CHANGED),
+    (["HANG"] * 3, ["HANG", "CRASH", "HANG"], Change.REGRESSION),  # a crash, even once
+    (["CRASH", "HANG"], ["CRASH", "HANG"], Change.FLAKY),
+    ([], ["SURFACED", "HANG"], Change.REGRESSION),  # a new call, failing badly once
+    ([], ["SURFACED"] * 3, Change.ONLY_TO),
 ]
 
 
@@ -121,7 +134,8 @@ def site(where, cls, index=0):
 @pytest.mark.unit
 def test_sites_pair_by_place_not_line():
     """Moved code keeps its pairs; the n-th call at a place pairs with the n-th; a call
-    made at a new place is in one tree only."""
+    made at a new place is in one tree only, judged against the classes that do no harm
+    (its error lost: a regression)."""
     g = diff.Group("onnx", "dnn_processing", "malloc=1*return(ENOMEM)", "malloc")
     a = [site("f (x.c:10) < g (x.c:20)", "SURFACED", 0), site("h (y.c:5)", "HANG", 1),
          site("f (x.c:10) < g (x.c:20)", "CLEAN", 2)]
@@ -130,7 +144,7 @@ def test_sites_pair_by_place_not_line():
     got = [(p.place, p.nth, p.change) for p in diff._pair(g, [a, b])]
     assert got == [("f (x.c) < g (x.c)", 0, Change.SAME),
                    ("f (x.c) < g (x.c)", 1, Change.REGRESSION),
-                   ("h (y.c)", 0, Change.FIX), ("new (z.c)", 0, Change.ONLY_TO)]
+                   ("h (y.c)", 0, Change.FIX), ("new (z.c)", 0, Change.REGRESSION)]
 
 
 @pytest.mark.unit
@@ -363,8 +377,9 @@ def _diff(classes, touched=("function",) * 8, known=True, paths=("x.c",)):
 # status of its own (distinct from 1, a regression, and 2, bad input).
 VERDICTS = [
     ([("HANG", "HANG")] * 4, ("function",) * 4, True, diff.BLIND),
-    ([("HANG", "HANG"), ("CRASH", "HANG"), ("HANG", "CRASH")], ("function",) * 3, True,
+    ([("HANG", "HANG"), ("CRASH", "HANG"), ("CRASH", "CRASH")], ("function",) * 3, True,
      diff.BLIND),
+    ([("HANG", "HANG"), ("HANG", "CRASH")], ("function",) * 2, True, diff.FAIL),  # new crash
     ([("HANG", "HANG"), ("SURFACED", "SURFACED")], ("function", ""), True, diff.BLIND),
     ([("HANG", "HANG"), ("SURFACED", "SURFACED")], ("function", "file"), True, diff.PASS),
     ([("HANG", "HANG"), ("SURFACED", "LOST")], ("function", "function"), True, diff.FAIL),
@@ -372,7 +387,8 @@ VERDICTS = [
     ([("SURFACED", "SURFACED")], ("",), False, diff.PASS),  # unknown: any judged site
     ([("HANG", "HANG")], ("",), False, diff.BLIND),
     ([("HANG", "SURFACED")], ("function",), True, diff.PASS),  # a fix is seen
-    ([(None, "HANG"), ("HANG", None)], ("function",) * 2, True, diff.BLIND),
+    ([(None, "SURFACED"), ("HANG", None)], ("function",) * 2, True, diff.PASS),  # judged
+    ([(None, "HANG"), ("HANG", None)], ("function",) * 2, True, diff.FAIL),  # a new call hangs
     ([("SURFACED", "ERROR")], ("function",), True, diff.FAIL),
 ]
 
