@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from harness.errors import HarnessError, ScenarioError
-from harness.paths import PROJECT
+from harness.paths import data_dir
 
 FIELDS = ("calls", "eligible", "failures")
 
@@ -99,7 +99,7 @@ _FF_WRAP_NAME = re.compile(r'^\s*\[FI_WRAP_\w+\]\s*=\s*"(\w+)",', re.M)
 def ff_wrap_symbols() -> tuple[str, ...]:
     """The FFmpeg-internal functions the link-time family wraps, read from the name table
     of its injector (injectors/wrap_ff.c)."""
-    return tuple(_FF_WRAP_NAME.findall((PROJECT / "injectors" / "wrap_ff.c").read_text()))
+    return tuple(_FF_WRAP_NAME.findall((data_dir("injectors") / "wrap_ff.c").read_text()))
 
 
 def sweep_fault(family: str) -> str:
