@@ -1,6 +1,6 @@
 """The package a user installs (pyproject.toml): its wheel carries everything the commands
 read besides Python (the cffi C sources, the injectors' stanzas, C and headers, the
-series' patches, the sanitizer suppressions, the cases' files), found
+series' patches, the sanitizer suppressions, the JSON schemas, the cases' files), found
 through harness/paths.py's data_dir() once installed; the harness installed from it runs
 a real scenario from a directory that is no checkout."""
 
@@ -52,7 +52,7 @@ def test_the_wheel_carries_what_the_commands_read(wheel):
     if not tracked():
         pytest.skip("not a git checkout: the tracked files are not known")
     names = set(zipfile.ZipFile(wheel).namelist())
-    want = [p for p in tracked("harness", "injectors", "builds")
+    want = [p for p in tracked("harness", "injectors", "builds", "docs/schema")
             if not p.endswith(".py") and not p.startswith("injectors/tests/")]
     assert len(want) > 40
     assert [p for p in want if in_the_wheel(p) not in names] == []
@@ -60,6 +60,7 @@ def test_the_wheel_carries_what_the_commands_read(wheel):
     meta = next(n for n in names if n.endswith(".dist-info/METADATA"))
     text = zipfile.ZipFile(wheel).read(meta).decode()
     assert "License-Expression: LGPL-2.1-or-later" in text
+    assert "Requires-Dist: jsonschema" in text
     from harness import __version__
     assert f"\nVersion: {__version__}\n" in text
 
