@@ -25,7 +25,11 @@ BACKENDS = os.environ.get("FFDNN_BACKENDS", "default")
 def pytest_configure(config):
     """A backend's marker comes from its module in harness/obtain/backends/, a case's (its
     trees, its commits) from its MARKERS, so adding either registers its markers
-    (--strict-markers); the engine's own are in pyproject.toml."""
+    (--strict-markers); the engine's own are in pyproject.toml. A forge's variables of
+    the CI job that runs the suite are dropped: the commands the tests run must not
+    annotate that job nor write its summary (tests/engine/test_forge.py sets them)."""
+    for name in ("GITHUB_ACTIONS", "FORGEJO_ACTIONS", "GITHUB_STEP_SUMMARY"):
+        os.environ.pop(name, None)
     for b in REGISTRY.values():
         config.addinivalue_line("markers", f"{b.marker}: scenarios on the {b.label} backend")
     for name in caseload.names():

@@ -139,10 +139,11 @@ def publish_diff(args, d, text: str, status: int, case: str | None, wrong: list,
                  extra: dict | None = None) -> None:
     """Print a diff's Markdown with the case's word on it (when a case's claims are the
     verdict) and write the files asked for: --markdown, --json (with the exit status the
-    command returns), --html. diff and merge both end here."""
+    command returns), --html, --junit; in CI, the forge's annotations and job summary
+    (harness/judge/annotations.py). diff and merge both end here."""
     import json
 
-    from harness.judge import diff_html, diffreport
+    from harness.judge import annotations, diff_html, diffreport, junit
     if case is not None:  # the case's claim is the verdict: said where the report is read
         text += "\n" + "\n".join([f"Case {case}: " + ("as it says." if not wrong else
                                    f"not as it says (exit {status}):")]
@@ -155,3 +156,7 @@ def publish_diff(args, d, text: str, status: int, case: str | None, wrong: list,
             {**diffreport.to_json(d), "exit_status": status, **(extra or {})}, indent=1) + "\n")
     if args.html:
         write_file("--html", args.html, diff_html.page(d))
+    if getattr(args, "junit", None):
+        write_file("--junit", args.junit, junit.junit(d, diffreport.WORDS.get(status, "FAIL"),
+                                                      wrong, case))
+    annotations.publish(d, text)  # in CI: an annotation per regression, the job's summary

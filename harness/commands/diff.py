@@ -57,6 +57,8 @@ def add_arguments(p) -> None:
     p.add_argument("--markdown", metavar="FILE", help="write the report as markdown")
     p.add_argument("--html", metavar="FILE", help="write a self-contained page: the grid of "
                                                   "sites by tree, coloured by class")
+    p.add_argument("--junit", metavar="FILE", help="write JUnit XML: a testcase per site, a "
+                                                   "regression a failure with its reproduce line")
     common.add_shard_option(p)
     p.add_argument("--confirm", type=inputs.confirm, default=CONFIRM, metavar="N",
                    help="runs more of both sides of a site whose class changed; a site "
@@ -256,7 +258,7 @@ def run(args) -> int:
     if shard and not args.json:
         raise HarnessError("--shard needs --json FILE: the merge job reads each shard's JSON")
     claims = _from_case(args, case)
-    for option in ("json", "markdown", "html"):
+    for option in ("json", "markdown", "html", "junit"):
         inputs.output_file(f"--{option}", getattr(args, option))
     specs = families(args.fault)
     routes = sweep.route_names(args.route)

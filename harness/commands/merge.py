@@ -15,6 +15,8 @@ def add_arguments(p) -> None:
     p.add_argument("--json", metavar="FILE", help="write the merged diff or sweep as JSON")
     p.add_argument("--markdown", metavar="FILE", help="write the report as markdown")
     p.add_argument("--html", metavar="FILE", help="write the page (a diff's)")
+    p.add_argument("--junit", metavar="FILE", help="write JUnit XML (a diff's): a testcase per "
+                                                   "site, a regression a failure")
 
 
 def run(args) -> int:
@@ -22,7 +24,7 @@ def run(args) -> int:
     from harness.judge import diff, merge
     from harness import inputs
     from harness.judge import diffreport
-    for option in ("json", "markdown", "html"):  # also checked by harness/precheck.py
+    for option in ("json", "markdown", "html", "junit"):  # also checked by harness/precheck.py
         inputs.output_file(f"--{option}", getattr(args, option))
     shards = merge.load(args.shards)
     if merge.kind_of(shards[0][1]) == "sweep":
@@ -46,8 +48,9 @@ def sweeps(args, shards: list) -> int:
     from harness.errors import HarnessError
     from harness.judge import merge, sweep
     from harness.paths import write_file
-    if args.html:
-        raise HarnessError("--html is a diff's page; a sweep has its tables (--markdown)")
+    if args.html or args.junit:
+        raise HarnessError(f"--{'html' if args.html else 'junit'} is a diff's report; a sweep "
+                           "has its tables (--markdown)")
     groups, found = merge.merged_sweeps(shards)
     first = shards[0][1]
     bad = sweepcmd.problems(caseload.load(first["case"]), groups, found)

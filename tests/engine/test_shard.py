@@ -6,6 +6,7 @@ merge(shards) is the diff run whole, site by site, with its verdict and exit sta
 import json
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -121,12 +122,15 @@ def test_merged_shards_are_the_whole_diff(tree, tmp_path, a, b):
         s = harness("diff", "--from", a, "--to", b, *SMALL, "--shard", f"{k}/3", "--json", str(p))
         assert s.returncode == 0, s.stderr[-2000:]
         parts.append(str(p))
-    merged = tmp_path / "merged.json"
-    m = harness("merge", *reversed(parts), "--json", str(merged))
+    merged, xml = tmp_path / "merged.json", tmp_path / "merged.xml"
+    m = harness("merge", *reversed(parts), "--json", str(merged), "--junit", str(xml))
     assert m.returncode == status, m.stdout + m.stderr[-2000:]
     w, g = json.loads(whole.read_text()), json.loads(merged.read_text())
     assert [schemas.problem(json.loads(Path(p).read_text())) for p in (*parts, whole, merged)] \
         == [None] * 5
+    suite = ET.parse(xml).getroot()
+    assert int(suite.get("tests")) == len(w["sites"]) + len(g["census_errors"])
+    assert int(suite.get("failures")) == w["verdict"]["regression"]
     assert _sites(g) == _sites(w)
     for key in ("exit_status", "word", "verdict", "counts", "blind", "touched", "groups"):
         assert g[key] == w[key], key
