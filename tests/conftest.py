@@ -1,17 +1,13 @@
 """Shared fixtures: the built trees (found in the cache, or the test skips naming what
 is missing), the injector library, and one worker run per scenario."""
 
-import dataclasses
 import os
 
 import pytest
 
-from harness.run import chains as graphs, matrix
-from harness.errors import HarnessError
 from harness.obtain.backends import BACKENDS as REGISTRY
-from harness.run.runner import run_one
-from harness.obtain.trees import Plan
 from harness import caseload
+from harness.pytest_plugin import need_tree  # noqa: F401  (tests name it from here)
 
 # the trees and expectations of the default case, by name, as the command line gets them:
 # the shared fixtures import no case (tests/engine/ imports none; tests/<case>/ its own)
@@ -19,7 +15,7 @@ CASE = caseload.load()
 EXPECT, LAYOUT = CASE.EXPECT, CASE.LAYOUT
 
 
-BACKENDS = os.environ.get("FFDNN_BACKENDS", "default")
+BACKENDS = os.environ.get("FFDNN_BACKENDS", "default")  # as the plugin's --ffdnn-backend
 
 
 def pytest_configure(config):
@@ -37,36 +33,20 @@ def pytest_configure(config):
             config.addinivalue_line("markers", f"{marker}: {text}")
 
 
+# the trees, the injectors' preload and the scenario runner are the plugin's
+# (harness/pytest_plugin.py, the `pytest11` entry point the installed package has), whose
+# --ffdnn-backend defaults to FFDNN_BACKENDS as BACKENDS does; the suite's names for them:
 @pytest.fixture(scope="session")
-def plan():
+def plan(ffdnn_plan):
     """The trees of the backend set `make` built (FFDNN_BACKENDS, default ONNX only)."""
-    return Plan(BACKENDS, LAYOUT)
+    return ffdnn_plan
 
 
 @pytest.fixture(scope="session")
-def trees(plan):
-    """name -> Tree for every tree already built, and why each other one is not there: a
-    test that needs a tree that is not built skips; one whose tree is in the cache but
-    broken (a stamp that does not check, a partial tree, a backend library gone) fails
-    with the tree's error, since a broken cache must not turn the suite green."""
-    found, missing = {}, {}
-    for name in plan.names:
-        try:
-            found[name] = plan.get(name, build=False)
-        except HarnessError as e:
-            built = (plan.path(name) / "stamp.json").is_file()
-            missing[name] = (built, str(e))
-    return found, missing
-
-
-def need_tree(trees, name):
-    found, missing = trees
-    if name not in found:
-        broken, why = missing.get(name, (False, "unknown tree"))
-        if broken:
-            pytest.fail(f"tree '{name}' is in the cache but broken: {why}", pytrace=False)
-        pytest.skip(f"tree '{name}' missing: {why} (run: make build)")
-    return found[name]
+def trees(ffdnn_trees):
+    """name -> Tree for every tree already built, and why each other one is not there
+    (harness/pytest_plugin.py: a broken cache entry fails the test, a missing one skips)."""
+    return ffdnn_trees
 
 
 @pytest.fixture
@@ -85,29 +65,20 @@ def scratch_cache(tmp_path, tree):
 
 
 @pytest.fixture(scope="session")
-def tree(trees):
+def tree(ffdnn_tree):
     """tree('after') -> the built Tree, or skip naming what is missing."""
-    return lambda name: need_tree(trees, name)
+    return ffdnn_tree
 
 
 @pytest.fixture(scope="session")
-def preload():
-    return matrix.preload_library()
+def preload(ffdnn_preload):
+    return ffdnn_preload
 
 
 @pytest.fixture(scope="session")
-def run_scenario(trees, preload):
+def run_scenario(ffdnn_run):
     """Run one scenario in a worker: (build, fault spec, **options) -> runner.Result."""
-    def run(build, fault, backend="onnx", filt="dnn_processing", entry="", **kw):
-        tree = need_tree(trees, build)
-        have = tree.backends
-        missing = graphs.needs(backend, filt) - have if (backend, filt) in graphs.GRAPHS else ()
-        if missing:
-            pytest.skip(f"{filt} on {backend}: tree built without {', '.join(sorted(missing))} "
-                        f"(FFDNN_BACKENDS={BACKENDS}; run: make test BACKENDS=all)")
-        (sc,) = matrix.scenarios([tree], backend, filt, [fault], **kw)
-        return run_one(dataclasses.replace(sc, entry=entry), preload, expect=EXPECT)
-    return run
+    return ffdnn_run
 
 
 @pytest.fixture(scope="session")
