@@ -30,9 +30,19 @@ def in_the_wheel(path: str) -> str:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
-    out = tmp_path_factory.mktemp("wheel")
+    """The wheel of the checkout's files (tracked or new, not ignored), built in a copy:
+    setuptools' build/ in the checkout may hold files the checkout no longer has."""
+    import shutil
+    out, src = tmp_path_factory.mktemp("wheel"), tmp_path_factory.mktemp("src")
+    r = subprocess.run(["git", "-C", str(PROJECT), "ls-files", "-co", "--exclude-standard"],
+                       capture_output=True, text=True)
+    for f in r.stdout.splitlines() if r.returncode == 0 else ():
+        if (PROJECT / f).is_file():
+            (src / f).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(PROJECT / f, src / f)
     r = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w",
-                        str(out), str(PROJECT)], capture_output=True, text=True)
+                        str(out), str(src if r.returncode == 0 else PROJECT)],
+                       capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     (whl,) = out.glob("*.whl")
     return whl
