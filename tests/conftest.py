@@ -36,17 +36,23 @@ def pytest_configure(config):
 # the trees, the injectors' preload and the scenario runner are the plugin's
 # (harness/pytest_plugin.py, the `pytest11` entry point the installed package has), whose
 # --ffdnn-backend defaults to FFDNN_BACKENDS as BACKENDS does; the suite's names for them:
-@pytest.fixture(scope="session")
-def plan(ffdnn_plan):
-    """The trees of the backend set `make` built (FFDNN_BACKENDS, default ONNX only)."""
-    return ffdnn_plan
+def alias(name: str, of: str, doc: str):
+    def fixture(request):
+        return request.getfixturevalue(of)
+    fixture.__doc__ = doc
+    return pytest.fixture(scope="session", name=name)(fixture)
 
 
-@pytest.fixture(scope="session")
-def trees(ffdnn_trees):
-    """name -> Tree for every tree already built, and why each other one is not there
-    (harness/pytest_plugin.py: a broken cache entry fails the test, a missing one skips)."""
-    return ffdnn_trees
+plan = alias("plan", "ffdnn_plan", "The trees of the backend set `make` built "
+             "(FFDNN_BACKENDS, default ONNX only).")
+trees = alias("trees", "ffdnn_trees", "name -> Tree for every tree already built, and why "
+              "each other one is not there (a broken cache entry fails the test, a missing "
+              "one skips).")
+tree = alias("tree", "ffdnn_tree", "tree('after') -> the built Tree, or skip naming what is "
+             "missing.")
+preload = alias("preload", "ffdnn_preload", "The injectors' LD_PRELOAD.")
+run_scenario = alias("run_scenario", "ffdnn_run", "Run one scenario in a worker: (build, "
+                     "fault spec, **options) -> runner.Result.")
 
 
 @pytest.fixture
@@ -62,23 +68,6 @@ def scratch_cache(tmp_path, tree):
         os.symlink(cache_root() / part, cache / part)
     os.symlink(base.path, cache / "trees" / base.path.name)
     return cache
-
-
-@pytest.fixture(scope="session")
-def tree(ffdnn_tree):
-    """tree('after') -> the built Tree, or skip naming what is missing."""
-    return ffdnn_tree
-
-
-@pytest.fixture(scope="session")
-def preload(ffdnn_preload):
-    return ffdnn_preload
-
-
-@pytest.fixture(scope="session")
-def run_scenario(ffdnn_run):
-    """Run one scenario in a worker: (build, fault spec, **options) -> runner.Result."""
-    return ffdnn_run
 
 
 @pytest.fixture(scope="session")

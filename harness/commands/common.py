@@ -128,6 +128,16 @@ def add_route_option(p, default: str | None) -> None:
                         f"(default {default or 'both'})")
 
 
+def add_diff_report_options(p) -> None:
+    """The report files of a diff (diff, and merge of a diff's shards) besides --json."""
+    p.add_argument("--markdown", metavar="FILE", help="write the report as markdown")
+    p.add_argument("--html", metavar="FILE", help="write a self-contained page (a diff's): "
+                                                  "the grid of sites by tree, coloured by class")
+    p.add_argument("--junit", metavar="FILE", help="write JUnit XML (a diff's): a testcase per "
+                                                   "site, a regression a failure with its "
+                                                   "reproduce line")
+
+
 def add_shard_option(p) -> None:
     """--shard K/N of a sweep or a diff (harness/judge/shard.py)."""
     p.add_argument("--shard", metavar="K/N",

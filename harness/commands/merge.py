@@ -10,13 +10,11 @@ def add_parser(sub) -> None:
 
 
 def add_arguments(p) -> None:
+    from harness.commands import common
     p.add_argument("shards", nargs="+", metavar="SHARD.json",
                    help="the JSON of each shard (diff or sweep --shard K/N --json FILE)")
     p.add_argument("--json", metavar="FILE", help="write the merged diff or sweep as JSON")
-    p.add_argument("--markdown", metavar="FILE", help="write the report as markdown")
-    p.add_argument("--html", metavar="FILE", help="write the page (a diff's)")
-    p.add_argument("--junit", metavar="FILE", help="write JUnit XML (a diff's): a testcase per "
-                                                   "site, a regression a failure")
+    common.add_diff_report_options(p)
 
 
 def run(args) -> int:
