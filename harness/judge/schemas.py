@@ -26,10 +26,10 @@ def _registry():
 
 
 def validator(name: str):
-    """A validator of the schema file `name` of docs/schema/ (its $refs to the other files
-    resolved)."""
+    """A validator of the schema file `name` of docs/schema/, or of a part of one
+    (`run.json#/$defs/result`), its $refs to the other files resolved."""
     from jsonschema import Draft202012Validator
-    schema = _registry().contents(name)
+    schema = {"$ref": name} if "#" in name else _registry().contents(name)
     return Draft202012Validator(schema, registry=_registry())
 
 

@@ -83,6 +83,15 @@ def test_real_sweeps_meet_it(name):
     assert d["sweeps"]["onnx"]["builds"] and schemas.problem(d) is None
 
 
+def test_a_part_of_a_schema():
+    """A crash's or hang's result.json is a run's result (run.json's $defs/result)."""
+    d = json.loads(json.dumps(recorded.result(recorded.load("table-onnx")["runs"][0]).to_dict()))
+    assert schemas.problem(d, "run.json#/$defs/result") is None
+    del d["outcome"]
+    assert schemas.problem(d, "run.json#/$defs/result") == \
+        "the document: 'outcome' is a required property"
+
+
 def _envelope(command: str) -> dict:
     from harness.judge.envelope import envelope
     return envelope(command, [{"name": "after", "key": "k", "path": "/t"}], 0)
