@@ -31,9 +31,14 @@ all: run ## set up, build base/before/after, run the reproduction, print the tab
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
 
-$(VENV)/.installed-$(BACKENDS): pyproject.toml
+# the project (editable) with its test tools, at the versions ci/constraints.txt pins
+$(VENV)/.installed-$(BACKENDS): pyproject.toml ci/constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -c ci/constraints.txt -e '.[test]'
+	touch $@
+
+$(VENV)/.installed-mutants: $(VENV)/.installed-$(BACKENDS)
+	$(PY) -m pip install -q -c ci/constraints.txt -e '.[test,mutants]'
 	touch $@
 
 venv: $(VENV)/.installed-$(BACKENDS) ## create the virtualenv with the Python dependencies
@@ -57,7 +62,7 @@ test: build sanitizers ## run the test suite (pytest, -n $(JOBS))
 	FFDNN_BACKENDS=$(BACKENDS) TF_CPP_MIN_LOG_LEVEL=1 $(PY) -m pytest -n $(JOBS) -q
 
 # no build needed: the tests it runs feed the code results recorded from real runs
-mutants: venv ## mutation-test the code that decides a verdict (mutmut over the judge, sweep classes, diff verdict, callers, errnos, idle judgement; the fast tests on recorded runs): killed/total per module, every survivor explained in tests/mutants-equivalent.txt (about 3 min)
+mutants: venv $(VENV)/.installed-mutants ## mutation-test the code that decides a verdict (mutmut over the judge, sweep classes, diff verdict, callers, errnos, idle judgement; the fast tests on recorded runs): killed/total per module, every survivor explained in tests/mutants-equivalent.txt (about 3 min)
 	$(PY) tests/mutants.py --jobs $(JOBS)
 
 unchanged: build ## ffmpeg CLI output before against after: identity MD5, a whole clip, trained MTCNN over photographs (fetched, pinned; needs OpenVINO)

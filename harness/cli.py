@@ -12,6 +12,10 @@ from harness.errors import HarnessError
 
 COMMANDS = ("build", "probe", "run", "table", "sweep", "diff", "merge", "claims", "cache",
             "unchanged")
+# an exception the code does not expect (a bug of the harness's): sysexits.h's
+# EX_SOFTWARE, as the fork server's (harness/run/forkserver.py); never 1 (a regression or
+# a run not as expected) nor 2 (bad input)
+INTERNAL_ERROR = 70
 
 
 class UsageError(HarnessError):
@@ -28,6 +32,8 @@ def parser() -> argparse.ArgumentParser:
     from harness import __version__
     ap = Parser(prog="python -m harness", description=__doc__.split("\n")[0])
     ap.add_argument("--version", action="version", version=f"ffmpeg-dnn-fault-harness {__version__}")
+    ap.add_argument("--debug", action="store_true",
+                    help="an unexpected error (exit 70) prints its traceback, not one line")
     sub = ap.add_subparsers(dest="command", required=True)
     for name in COMMANDS:
         importlib.import_module(f"harness.commands.{name}").add_parser(sub)
@@ -35,7 +41,11 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    """The command's exit status: its own; 2 for bad input (HarnessError: one `error:`
+    line); 128 + the signal when ended by one; INTERNAL_ERROR for any other exception, one
+    line naming it (its traceback with --debug, given before the sub-command)."""
     from harness import precheck, reaper
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
         with reaper.installed():  # SIGTERM, SIGINT: what the command started ends with it
             args = parser().parse_args(argv)
@@ -49,3 +59,22 @@ def main(argv=None) -> int:
         print(f"error: interrupted ({signal.Signals(sig).name}); its processes ended, nothing "
               "half-built was kept", file=sys.stderr)
         return 128 + sig
+    except Exception as e:  # a bug: said in one line, the traceback only when asked for
+        if "--debug" in argv:
+            import traceback
+            traceback.print_exc()
+        where = _where(e)
+        print(f"error: internal error: {type(e).__name__}: {e}{where} (exit "
+              f"{INTERNAL_ERROR}; python -m harness --debug ... prints the traceback)",
+              file=sys.stderr)
+        return INTERNAL_ERROR
+
+
+def _where(e: BaseException) -> str:
+    """` in module.function()`: the innermost frame of the harness's own code."""
+    import traceback
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if "/harness/" in f.filename]
+    if not frames:
+        return ""
+    f = frames[-1]
+    return f" in {f.filename.rsplit('/harness/', 1)[1]}:{f.lineno} ({f.name})"

@@ -14,8 +14,26 @@ from pathlib import Path
 from harness import reaper
 from harness.errors import HarnessError
 
+# the directory that holds the `harness` package: the checkout, or site-packages when the
+# project is installed (a worker's PYTHONPATH, a reproduce line's `cd`)
 PROJECT = Path(__file__).resolve().parent.parent
-PATCHES = PROJECT / "builds" / "patches"
+# the project's data directories, by name: where each is in a checkout (and in a copy of
+# one, as mutmut's mutants/); an installed wheel carries each inside the package, as
+# harness/_data/NAME (pyproject.toml's [tool.setuptools.package-dir] maps them there)
+DATA_DIRS = {"injectors": "injectors", "builds": "builds", "schema": "docs/schema"}
+INSTALLED_DATA = Path(__file__).resolve().parent / "_data"
+
+
+def data_dir(name: str) -> Path:
+    """Where the project's data directory `name` (one of DATA_DIRS) is: the copy an
+    installed wheel carries, else the checkout's."""
+    if name not in DATA_DIRS:
+        raise KeyError(f"{name}: not a data directory of the project ({', '.join(DATA_DIRS)})")
+    installed = INSTALLED_DATA / name
+    return installed if installed.is_dir() else PROJECT / DATA_DIRS[name]
+
+
+PATCHES = data_dir("builds") / "patches"
 
 
 def cache_root() -> Path:

@@ -1,17 +1,13 @@
 """Shared fixtures: the built trees (found in the cache, or the test skips naming what
 is missing), the injector library, and one worker run per scenario."""
 
-import dataclasses
 import os
 
 import pytest
 
-from harness.run import chains as graphs, matrix
-from harness.errors import HarnessError
 from harness.obtain.backends import BACKENDS as REGISTRY
-from harness.run.runner import run_one
-from harness.obtain.trees import Plan
 from harness import caseload
+from harness.pytest_plugin import need_tree  # noqa: F401  (tests name it from here)
 
 # the trees and expectations of the default case, by name, as the command line gets them:
 # the shared fixtures import no case (tests/engine/ imports none; tests/<case>/ its own)
@@ -19,13 +15,17 @@ CASE = caseload.load()
 EXPECT, LAYOUT = CASE.EXPECT, CASE.LAYOUT
 
 
-BACKENDS = os.environ.get("FFDNN_BACKENDS", "default")
+BACKENDS = os.environ.get("FFDNN_BACKENDS", "default")  # as the plugin's --ffdnn-backend
 
 
 def pytest_configure(config):
     """A backend's marker comes from its module in harness/obtain/backends/, a case's (its
     trees, its commits) from its MARKERS, so adding either registers its markers
-    (--strict-markers); the engine's own are in pyproject.toml."""
+    (--strict-markers); the engine's own are in pyproject.toml. A forge's variables of
+    the CI job that runs the suite are dropped: the commands the tests run must not
+    annotate that job nor write its summary (tests/engine/test_forge.py sets them)."""
+    for name in ("GITHUB_ACTIONS", "FORGEJO_ACTIONS", "GITHUB_STEP_SUMMARY"):
+        os.environ.pop(name, None)
     for b in REGISTRY.values():
         config.addinivalue_line("markers", f"{b.marker}: scenarios on the {b.label} backend")
     for name in caseload.names():
@@ -33,36 +33,26 @@ def pytest_configure(config):
             config.addinivalue_line("markers", f"{marker}: {text}")
 
 
-@pytest.fixture(scope="session")
-def plan():
-    """The trees of the backend set `make` built (FFDNN_BACKENDS, default ONNX only)."""
-    return Plan(BACKENDS, LAYOUT)
+# the trees, the injectors' preload and the scenario runner are the plugin's
+# (harness/pytest_plugin.py, the `pytest11` entry point the installed package has), whose
+# --ffdnn-backend defaults to FFDNN_BACKENDS as BACKENDS does; the suite's names for them:
+def alias(name: str, of: str, doc: str):
+    def fixture(request):
+        return request.getfixturevalue(of)
+    fixture.__doc__ = doc
+    return pytest.fixture(scope="session", name=name)(fixture)
 
 
-@pytest.fixture(scope="session")
-def trees(plan):
-    """name -> Tree for every tree already built, and why each other one is not there: a
-    test that needs a tree that is not built skips; one whose tree is in the cache but
-    broken (a stamp that does not check, a partial tree, a backend library gone) fails
-    with the tree's error, since a broken cache must not turn the suite green."""
-    found, missing = {}, {}
-    for name in plan.names:
-        try:
-            found[name] = plan.get(name, build=False)
-        except HarnessError as e:
-            built = (plan.path(name) / "stamp.json").is_file()
-            missing[name] = (built, str(e))
-    return found, missing
-
-
-def need_tree(trees, name):
-    found, missing = trees
-    if name not in found:
-        broken, why = missing.get(name, (False, "unknown tree"))
-        if broken:
-            pytest.fail(f"tree '{name}' is in the cache but broken: {why}", pytrace=False)
-        pytest.skip(f"tree '{name}' missing: {why} (run: make build)")
-    return found[name]
+plan = alias("plan", "ffdnn_plan", "The trees of the backend set `make` built "
+             "(FFDNN_BACKENDS, default ONNX only).")
+trees = alias("trees", "ffdnn_trees", "name -> Tree for every tree already built, and why "
+              "each other one is not there (a broken cache entry fails the test, a missing "
+              "one skips).")
+tree = alias("tree", "ffdnn_tree", "tree('after') -> the built Tree, or skip naming what is "
+             "missing.")
+preload = alias("preload", "ffdnn_preload", "The injectors' LD_PRELOAD.")
+run_scenario = alias("run_scenario", "ffdnn_run", "Run one scenario in a worker: (build, "
+                     "fault spec, **options) -> runner.Result.")
 
 
 @pytest.fixture
@@ -78,32 +68,6 @@ def scratch_cache(tmp_path, tree):
         os.symlink(cache_root() / part, cache / part)
     os.symlink(base.path, cache / "trees" / base.path.name)
     return cache
-
-
-@pytest.fixture(scope="session")
-def tree(trees):
-    """tree('after') -> the built Tree, or skip naming what is missing."""
-    return lambda name: need_tree(trees, name)
-
-
-@pytest.fixture(scope="session")
-def preload():
-    return matrix.preload_library()
-
-
-@pytest.fixture(scope="session")
-def run_scenario(trees, preload):
-    """Run one scenario in a worker: (build, fault spec, **options) -> runner.Result."""
-    def run(build, fault, backend="onnx", filt="dnn_processing", entry="", **kw):
-        tree = need_tree(trees, build)
-        have = tree.backends
-        missing = graphs.needs(backend, filt) - have if (backend, filt) in graphs.GRAPHS else ()
-        if missing:
-            pytest.skip(f"{filt} on {backend}: tree built without {', '.join(sorted(missing))} "
-                        f"(FFDNN_BACKENDS={BACKENDS}; run: make test BACKENDS=all)")
-        (sc,) = matrix.scenarios([tree], backend, filt, [fault], **kw)
-        return run_one(dataclasses.replace(sc, entry=entry), preload, expect=EXPECT)
-    return run
 
 
 @pytest.fixture(scope="session")

@@ -128,6 +128,16 @@ def add_route_option(p, default: str | None) -> None:
                         f"(default {default or 'both'})")
 
 
+def add_diff_report_options(p) -> None:
+    """The report files of a diff (diff, and merge of a diff's shards) besides --json."""
+    p.add_argument("--markdown", metavar="FILE", help="write the report as markdown")
+    p.add_argument("--html", metavar="FILE", help="write a self-contained page (a diff's): "
+                                                  "the grid of sites by tree, coloured by class")
+    p.add_argument("--junit", metavar="FILE", help="write JUnit XML (a diff's): a testcase per "
+                                                   "site, a regression a failure with its "
+                                                   "reproduce line")
+
+
 def add_shard_option(p) -> None:
     """--shard K/N of a sweep or a diff (harness/judge/shard.py)."""
     p.add_argument("--shard", metavar="K/N",
@@ -139,10 +149,11 @@ def publish_diff(args, d, text: str, status: int, case: str | None, wrong: list,
                  extra: dict | None = None) -> None:
     """Print a diff's Markdown with the case's word on it (when a case's claims are the
     verdict) and write the files asked for: --markdown, --json (with the exit status the
-    command returns), --html. diff and merge both end here."""
+    command returns), --html, --junit; in CI, the forge's annotations and job summary
+    (harness/judge/annotations.py). diff and merge both end here."""
     import json
 
-    from harness.judge import diff_html, diffreport
+    from harness.judge import annotations, diff_html, diffreport, junit
     if case is not None:  # the case's claim is the verdict: said where the report is read
         text += "\n" + "\n".join([f"Case {case}: " + ("as it says." if not wrong else
                                    f"not as it says (exit {status}):")]
@@ -155,3 +166,7 @@ def publish_diff(args, d, text: str, status: int, case: str | None, wrong: list,
             {**diffreport.to_json(d), "exit_status": status, **(extra or {})}, indent=1) + "\n")
     if args.html:
         write_file("--html", args.html, diff_html.page(d))
+    if getattr(args, "junit", None):
+        write_file("--junit", args.junit, junit.junit(d, diffreport.WORDS.get(status, "FAIL"),
+                                                      wrong, case))
+    annotations.publish(d, text)  # in CI: an annotation per regression, the job's summary

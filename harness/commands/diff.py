@@ -58,9 +58,7 @@ def add_arguments(p) -> None:
                    help="backends the filter uses (default: every one both trees have)")
     p.add_argument("--filter", metavar="LIST", help="filters (default: every one with a graph)")
     p.add_argument("--json", metavar="FILE", help="write the diff as JSON (with a schema field)")
-    p.add_argument("--markdown", metavar="FILE", help="write the report as markdown")
-    p.add_argument("--html", metavar="FILE", help="write a self-contained page: the grid of "
-                                                  "sites by tree, coloured by class")
+    common.add_diff_report_options(p)
     common.add_shard_option(p)
     p.add_argument("--confirm", type=inputs.confirm, default=CONFIRM, metavar="N",
                    help="runs more of both sides of a site whose class changed; a site "
@@ -295,7 +293,7 @@ def run(args) -> int:
     if shard and not args.json:
         raise HarnessError("--shard needs --json FILE: the merge job reads each shard's JSON")
     claims = _from_case(args, case)
-    for option in ("json", "markdown", "html"):
+    for option in ("json", "markdown", "html", "junit"):
         inputs.output_file(f"--{option}", getattr(args, option))
     specs = families(args.fault)
     routes = sweep.route_names(args.route)

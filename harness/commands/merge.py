@@ -10,11 +10,11 @@ def add_parser(sub) -> None:
 
 
 def add_arguments(p) -> None:
+    from harness.commands import common
     p.add_argument("shards", nargs="+", metavar="SHARD.json",
                    help="the JSON of each shard (diff or sweep --shard K/N --json FILE)")
     p.add_argument("--json", metavar="FILE", help="write the merged diff or sweep as JSON")
-    p.add_argument("--markdown", metavar="FILE", help="write the report as markdown")
-    p.add_argument("--html", metavar="FILE", help="write the page (a diff's)")
+    common.add_diff_report_options(p)
 
 
 def run(args) -> int:
@@ -22,7 +22,7 @@ def run(args) -> int:
     from harness.judge import diff, merge
     from harness import inputs
     from harness.judge import diffreport
-    for option in ("json", "markdown", "html"):  # also checked by harness/precheck.py
+    for option in ("json", "markdown", "html", "junit"):  # also checked by harness/precheck.py
         inputs.output_file(f"--{option}", getattr(args, option))
     shards = merge.load(args.shards)
     if merge.kind_of(shards[0][1]) == "sweep":
@@ -46,8 +46,9 @@ def sweeps(args, shards: list) -> int:
     from harness.errors import HarnessError
     from harness.judge import merge, sweep
     from harness.paths import write_file
-    if args.html:
-        raise HarnessError("--html is a diff's page; a sweep has its tables (--markdown)")
+    if args.html or args.junit:
+        raise HarnessError(f"--{'html' if args.html else 'junit'} is a diff's report; a sweep "
+                           "has its tables (--markdown)")
     groups, found = merge.merged_sweeps(shards)
     first = shards[0][1]
     bad = sweepcmd.problems(caseload.load(first["case"]), groups, found)

@@ -18,10 +18,10 @@ from pathlib import Path
 from harness import errnos
 from harness.compile import interposers
 from harness.errors import HarnessError, ScenarioError
-from harness.paths import PROJECT
+from harness.paths import data_dir
 
 FIELDS = ("calls", "eligible", "failures")
-STANZAS = PROJECT / "injectors"
+STANZAS = data_dir("injectors")
 
 
 @dataclass(frozen=True)

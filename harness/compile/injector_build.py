@@ -29,9 +29,9 @@ from pathlib import Path
 from harness.compile import interposers
 from harness.compile.families import FAMILIES, LINKED, PRELOADED
 from harness.errors import CacheError, first_error
-from harness.paths import atomic_dir, atomic_file, file_sha256
+from harness.paths import atomic_dir, atomic_file, data_dir, file_sha256
 
-SRC_DIR = Path(__file__).resolve().parents[2] / "injectors"
+SRC_DIR = data_dir("injectors")
 INCLUDE_DIR = str(SRC_DIR)
 CC = os.environ.get("CC", "cc")
 CFLAGS = ("-std=c11", "-Wall", "-Wextra", "-O2", "-fPIC", "-pthread")

@@ -2,7 +2,7 @@
 --json`, harness/judge/shard.py) as one diff, with the verdict, counts, report and exit
 status the whole diff run at once gives; the shards of a sweep (`sweep --shard K/N
 --json`) as one sweep the same way. Shards of other trees or other inputs, a shard given
-twice and a missing shard are bad input."""
+twice, a missing shard and one that breaks its schema (docs/schema/) are bad input."""
 
 import json
 from pathlib import Path
@@ -36,6 +36,7 @@ def load(paths: list) -> list:
             raise HarnessError(f"{p}: not the JSON of a diff of schema {SCHEMA} or of a sweep")
         if not d.get("shard"):
             raise HarnessError(f"{p}: not a shard (a {kind} run with --shard K/N)")
+        _well_formed(p, d, kind)
         if out and kind != kind_of(out[0][1]):
             raise HarnessError(f"{p} is a shard of a {kind}, {out[0][0]} of a "
                                f"{kind_of(out[0][1])}")
@@ -43,6 +44,16 @@ def load(paths: list) -> list:
     if not out:
         raise HarnessError("no shard to merge")
     return out
+
+
+def _well_formed(path, d: dict, kind: str) -> None:
+    """A shard that breaks its schema (docs/schema/, harness/judge/schemas.py) is bad
+    input, named with where it breaks it, before any of it is read."""
+    from harness.judge import schemas
+    why = schemas.problem(d)
+    if why:
+        raise HarnessError(f"{path}: not a well-formed shard of a {kind} "
+                           f"(docs/schema/{schemas.schema_of(d)}): {why}")
 
 
 def kind_of(d: dict) -> str:

@@ -16,11 +16,11 @@ from harness.run import chains
 from harness.obtain import backends
 from harness.judge import sanreport
 from harness.errors import HarnessError, StampError
-from harness.paths import PROJECT, cache_root
+from harness.paths import cache_root, data_dir
 from harness.obtain.trees import Plan
 from harness.run import program
 
-TSAN_SUPPRESSIONS = PROJECT / "builds" / "sanitizers" / "tsan.supp"
+TSAN_SUPPRESSIONS = data_dir("builds") / "sanitizers" / "tsan.supp"
 OPTIONS = {  # the runtime's options; log_path is added per run
     # recoverable build: every report, and every path (the two callers of sws_scale()
     # reach the same PCs in libswscale, which ASan would report once by default)

@@ -13,6 +13,7 @@ import pytest
 
 from harness.run import artifacts, matrix, runner
 from harness import cli
+from harness.judge import schemas
 from harness.run.outcome import Outcome
 from tests.selfworker import failing
 from harness.run.scenario import Scenario
@@ -34,7 +35,9 @@ def test_crash_leaves_artifacts(trees, preload, tmp_path):
     assert "Fatal Python error: Segmentation fault" in (where / "output.txt").read_text()
     assert json.loads((where / "partial.json").read_text()) is None, "died before EOF"
     assert Scenario.from_json((where / "scenario.json").read_text()) == sc
-    assert json.loads((where / "result.json").read_text())["reason"] == "worker died on SIGSEGV"
+    result = json.loads((where / "result.json").read_text())
+    assert result["reason"] == "worker died on SIGSEGV"
+    assert schemas.problem(result, "run.json#/$defs/result") is None
     again = subprocess.run([where / "reproduce.sh"], capture_output=True, text=True)
     assert again.returncode == 128 + 11, "sh reports the rerun's SIGSEGV"
     assert json.loads((where / "partial.json").read_text()) is None

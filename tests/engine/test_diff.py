@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness.judge import diff, diffreport
+from harness.judge import diff, diffreport, schemas
 from harness.judge.diff import Change
 from harness.judge.sweep import Class
 from harness.obtain.trees import Tree
@@ -233,6 +233,7 @@ def test_dropped_check_is_a_regression(regression):
     no_traceback(r)
     assert r.returncode == 1, r.stdout + r.stderr[-1500:]
     d = json.loads(files["json"].read_text())
+    assert schemas.problem(d) is None  # docs/schema/diff.json
     assert d["to"]["label"] == "after+drop-check.patch"
     assert d["to"]["series"][-1] == "drop-check.patch"
     assert d["verdict"]["regression"] == 4 and d["exit_status"] == 1

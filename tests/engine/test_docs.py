@@ -12,9 +12,10 @@ pytestmark = pytest.mark.unit
 ROOT = Path(__file__).resolve().parents[2]
 TOPS = ("harness", "tests", "injectors", "builds", "bench", "ci", "docs")
 PATH = re.compile(r"(?<![\w/.~$-])((?:%s)/[\w./+-]*[\w/])" % "|".join(TOPS))
-# made by the build, not tracked: named by the docs as where things go; and FFmpeg's own
-# tests/api (its API tests, which the house style follows)
-GENERATED = ("injectors/build", "tests/api")
+# made by the build, not tracked: named by the docs as where things go; where an installed
+# wheel carries the data directories (harness/paths.py); and FFmpeg's own tests/api (its
+# API tests, which the house style follows)
+GENERATED = ("injectors/build", "harness/_data", "tests/api")
 DOCS = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")),
         *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "harness" / "cases").rglob("*.md")),
         "ci/README.md", "injectors/README.md", "builds/patches/README.md",
@@ -55,11 +56,18 @@ def test_the_check_can_fail(tmp_path):
 
 
 def test_version_is_the_packages():
-    """`--version` (python -m harness, and the ffdnn-harness command) says the version
-    pyproject.toml gives the package."""
+    """One version, written once (harness/__init__.py): pyproject.toml reads it, the
+    installed package's metadata and `--version` (python -m harness, and the ffdnn-harness
+    command) say it."""
+    import importlib.metadata
     import subprocess
     import sys
-    want = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M)[1]
+
+    from harness import __version__
+    text = (ROOT / "pyproject.toml").read_text()
+    assert 'dynamic = ["version"]' in text and 'version = { attr = "harness.__version__" }' in text
+    assert not re.search(r'^version = "', text, re.M), "no second version"
+    assert importlib.metadata.version("ffmpeg-dnn-fault-harness") == __version__
     r = subprocess.run([sys.executable, "-m", "harness", "--version"], cwd=ROOT,
                        capture_output=True, text=True)
-    assert r.returncode == 0 and r.stdout.strip() == f"ffmpeg-dnn-fault-harness {want}"
+    assert r.returncode == 0 and r.stdout.strip() == f"ffmpeg-dnn-fault-harness {__version__}"

@@ -6,12 +6,13 @@ merge(shards) is the diff run whole, site by site, with its verdict and exit sta
 import json
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
 from harness.errors import HarnessError
-from harness.judge import shard
+from harness.judge import schemas, shard
 from harness.judge.envelope import envelope
 from harness.paths import PROJECT
 
@@ -48,8 +49,14 @@ def test_longest_first():
 
 
 def _shard_json(k, n, **change):
-    d = {**envelope("diff", [], 0), "shard": [k, n],
-         "inputs": {"from": "a", "to": "b", "groups": []}, "sites": [], "groups": []}
+    """A shard of a diff with no group, as diffreport writes one (its schema's)."""
+    from harness.judge.diff import Diff, Side
+    from harness.judge.diffreport import to_json
+    from harness.obtain.trees import Tree
+    sides = [Side(name, Tree(name, Path("/t"), {"key": name, "source": {"kind": "release"},
+                                                "series": []})) for name in ("a", "b")]
+    seconds = dict.fromkeys(("census", "sites", "confirm", "total"), 0.0)
+    d = to_json(Diff(sides, [], [], seconds, 0, shard=(k, n)))
     d["inputs"].update(change)
     return d
 
@@ -115,10 +122,15 @@ def test_merged_shards_are_the_whole_diff(tree, tmp_path, a, b):
         s = harness("diff", "--from", a, "--to", b, *SMALL, "--shard", f"{k}/3", "--json", str(p))
         assert s.returncode == 0, s.stderr[-2000:]
         parts.append(str(p))
-    merged = tmp_path / "merged.json"
-    m = harness("merge", *reversed(parts), "--json", str(merged))
+    merged, xml = tmp_path / "merged.json", tmp_path / "merged.xml"
+    m = harness("merge", *reversed(parts), "--json", str(merged), "--junit", str(xml))
     assert m.returncode == status, m.stdout + m.stderr[-2000:]
     w, g = json.loads(whole.read_text()), json.loads(merged.read_text())
+    assert [schemas.problem(json.loads(Path(p).read_text())) for p in (*parts, whole, merged)] \
+        == [None] * 5
+    suite = ET.parse(xml).getroot()
+    assert int(suite.get("tests")) == len(w["sites"]) + len(g["census_errors"])
+    assert int(suite.get("failures")) == w["verdict"]["regression"]
     assert _sites(g) == _sites(w)
     for key in ("exit_status", "word", "verdict", "counts", "blind", "touched", "groups"):
         assert g[key] == w[key], key
@@ -126,6 +138,12 @@ def test_merged_shards_are_the_whole_diff(tree, tmp_path, a, b):
     assert sum(sizes) == len(w["sites"]) and min(sizes) > 0
     verdict = next(l for l in r.stdout.splitlines() if l.startswith("**"))
     assert verdict in m.stdout
+    broken = json.loads(Path(parts[0]).read_text())
+    del broken["sites"][0]["from" if broken["sites"][0]["from"] else "to"]["class"]
+    Path(parts[0]).write_text(json.dumps(broken))
+    b = harness("merge", *parts)
+    assert b.returncode == 2 and b.stderr.splitlines() == [b.stderr.strip()], b.stderr
+    assert "not a well-formed shard of a diff" in b.stderr and "'class'" in b.stderr
 
 
 # A sweep of the same small family, whole and as two shards.
@@ -160,6 +178,8 @@ def test_merged_sweep_shards_are_the_whole_sweep(tree, tmp_path):
     assert m.returncode == 0, m.stderr[-2000:]
     assert m.stdout.strip() == r.stdout.strip(), "the same tables"
     w, g = json.loads(whole.read_text()), json.loads(merged.read_text())
+    assert [schemas.problem(json.loads(p.read_text())) for p in (*parts, whole, merged)] \
+        == [None] * 4
     assert _sweep_sites(g) == _sweep_sites(w)
     assert (g["problems"], g["exit_status"], g["command"]) == (w["problems"], 0, "sweep")
     runs = [sum(len(v["runs"]) for x in json.loads(p.read_text())["sweeps"].values()
@@ -170,7 +190,8 @@ def test_merged_sweep_shards_are_the_whole_sweep(tree, tmp_path):
 
 def _sweep_shard(k, n, runs, **change):
     run = {"outcome": "MEASURED", "reason": "", "seconds": 0.2, "where": "f (x.c)",
-           "reproduce": "python -m harness run"}
+           "reproduce": "python -m harness run", "id": "after-x", "diffs": [],
+           "expect": "after", "fault": "x", "result": {}}
     d = {**envelope("sweep", [{"name": "after", "key": "k", "path": "/t"}], 0),
          "case": "pr24760", "shard": [k, n], "skipped": [], "problems": [],
          "inputs": {"fault": "wrap:ff_proc_from_frame_to_dnn", "routes": ["frames"],

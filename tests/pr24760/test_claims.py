@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from harness.judge import claimrun, claims
+from harness.judge import claimrun, claims, schemas
 from harness.cases import pr24760 as expected
 from harness.obtain import derived, trees
 from harness.paths import PROJECT
@@ -112,6 +112,7 @@ def test_cli_commit4(tree, tmp_path):
     out = tmp_path / "rows.json"
     r = harness("--commit", "4", "--json", str(out))
     got = json.loads(out.read_text())
+    assert schemas.problem(got) is None  # docs/schema/claims.json
     assert (got["command"], got["exit_status"], [t["name"] for t in got["trees"]]) == \
         ("claims", r.returncode, list(expected.CLAIMS_PAIR))
     rows = got["rows"]
@@ -170,6 +171,7 @@ def test_the_prs_own_paragraphs_are_claims(tree, tmp_path):
     out = tmp_path / "rows.json"
     r = harness("--commit", "9", "--json", str(out))
     got = json.loads(out.read_text())
+    assert schemas.problem(got) is None  # docs/schema/claims.json
     rows = {row["id"]: row for row in got["rows"]}
     assert set(rows) == {"callers", *(c.id for c in expected.WARNING_CLAIMS)}
     assert all(list(row)[3:5] == list(expected.PAIR) for row in rows.values())

@@ -175,4 +175,9 @@ def test_the_wheel_holds_every_package():
                                                        re.M | re.S).group(1)))
     found = {str(p.parent.relative_to(PROJECT)).replace("/", ".")
              for p in (PROJECT / "harness").rglob("__init__.py")}
-    assert found == listed
+    # and the data directories, each mapped from the checkout's top (harness/paths.py)
+    from harness.paths import DATA_DIRS
+    data = {f"harness._data.{d}" for d in DATA_DIRS}
+    assert found | data == listed
+    for d, where in DATA_DIRS.items():
+        assert f'"harness._data.{d}" = "{where}"' in text
