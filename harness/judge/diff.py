@@ -249,10 +249,19 @@ def plan_groups(pairs: list, families: list, routes=("sweep",)) -> list:
     return out
 
 
+def innermost(place_text: str) -> str:
+    """A place's innermost frame, `f (file.c)`: where the call is made, whatever inlining
+    or a new function between it and its callers did to the frames above."""
+    return place_text.split(" < ")[0]
+
+
 def pair_plan(per_side: list) -> list:
     """Pair the calls of two sides by place and order there: per_side is, for each side,
     its calls' (index, where) in call order; the result (place, nth, [index or None per
-    side]) in the order the from-tree, then the to-tree, reaches the places."""
+    side]) in the order the from-tree, then the to-tree, reaches the places. The calls
+    left unpaired at a place are then paired by their innermost frame, in order: a
+    patch that changes what the compiler inlines, or puts a function between a call and
+    its callers, changes the frames above the call, not where it is made."""
     at = [defaultdict(list) for _ in per_side]
     order = {}
     for i, calls in enumerate(per_side):
@@ -260,11 +269,19 @@ def pair_plan(per_side: list) -> list:
             p = place(where)
             order.setdefault(p, None)
             at[i][p].append(index)
-    out = []
+    rows = []   # [place, nth, [index or None per side]]
     for p in order:
         for n in range(max(len(at[0][p]), len(at[1][p]))):
-            out.append((p, n, [at[i][p][n] if n < len(at[i][p]) else None for i in (0, 1)]))
-    return out
+            rows.append([p, n, [at[i][p][n] if n < len(at[i][p]) else None for i in (0, 1)]])
+    alone = [defaultdict(list), defaultdict(list)]  # innermost frame -> unpaired rows
+    for row in rows:
+        idx = row[2]
+        if (idx[0] is None) != (idx[1] is None):
+            alone[0 if idx[0] is not None else 1][innermost(row[0])].append(row)
+    for frame, froms in alone[0].items():
+        for a, b in zip(froms, alone[1].get(frame, [])):
+            a[2][1], b[2][1] = b[2][1], None  # the to-tree's call joins the from-tree's row
+    return [(p, n, idx) for p, n, idx in rows if idx != [None, None]]
 
 
 def _pair(group: Group, per_side: list) -> list:

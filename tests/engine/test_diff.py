@@ -148,6 +148,30 @@ def test_sites_pair_by_place_not_line():
 
 
 @pytest.mark.unit
+def test_a_site_keeps_its_identity_when_inlining_changes():
+    """A patch that changes what the compiler inlines (or puts a function between a call
+    and its callers) changes the frames above the call, not where it is made: the calls
+    pair by their innermost frame once their places differ (measured: one new allocation
+    in dnn_execute_model_onnx() made its callee show up in the stacks of the to-tree;
+    follow-up 0007's th_start_inference_async() under the LibTorch forward)."""
+    g = diff.Group("onnx", "dnn_processing", "malloc=1*return(ENOMEM)", "malloc")
+    a = [site("extract_lltask_from_task (dnn_backend_onnx.c:102) < ff_dnn_execute_model "
+              "(dnn_filter_common.c:203)", "SURFACED", 0),
+         site("fill_model_input_onnx (dnn_backend_onnx.c:380)", "SURFACED", 1)]
+    b = [site("extract_lltask_from_task (dnn_backend_onnx.c:104) < dnn_execute_model_onnx "
+              "(dnn_backend_onnx.c:1072) < ff_dnn_execute_model (dnn_filter_common.c:203)",
+              "CRASH", 0),
+         site("new_call (dnn_backend_onnx.c:1070) < ff_dnn_execute_model "
+              "(dnn_filter_common.c:203)", "CRASH", 1),
+         site("fill_model_input_onnx (dnn_backend_onnx.c:382)", "SURFACED", 2)]
+    got = [(p.place.split(" < ")[0], [s and s.index for s in p.sites], p.change)
+           for p in diff._pair(g, [a, b])]
+    assert got == [("extract_lltask_from_task (dnn_backend_onnx.c)", [0, 0], Change.REGRESSION),
+                   ("fill_model_input_onnx (dnn_backend_onnx.c)", [1, 2], Change.SAME),
+                   ("new_call (dnn_backend_onnx.c)", [None, 1], Change.REGRESSION)]
+
+
+@pytest.mark.unit
 @pytest.mark.parametrize("args, says", [
     (["--from-ref", "HEAD~1"], "--from-ref/--to-ref name refs of a clone: give --git-dir"),
     (["--git-dir", "/", "--from", "before"], "with --git-dir, name refs of your clone"),
