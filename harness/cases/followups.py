@@ -1,10 +1,10 @@
-"""Case followups: this project's five fixes on top of after, for the defects the sweeps found
+"""Case followups: this project's seven fixes on top of after, for the defects the sweeps found
 in FFmpeg 9.0.2 that PR #24760 and #24702 leave alone (builds/patches/followups/, whose
 README gives each patch's provenance, licence and measurements).
 
 What the case claims is a diff: `python -m harness diff --case followups` runs the sweep
 of every group DIFF names (backend / filter / route / family) on after and on after + the
-five patches and must find exactly the class changes DIFF gives (each row is a line of the
+seven patches and must find exactly the class changes DIFF gives (each row is a line of the
 follow-ups README's tables), and nothing regressed.
 """
 
@@ -47,6 +47,16 @@ DIFF = {
     # result as is ... the next frame waited for a request forever"
     "torch / dnn_processing / frames / pthread_create": {("HANG", "SURFACED"): 12},
     "torch / dnn_processing / frames / wrap:ff_proc_from_frame_to_dnn": {("ALTERED", "SURFACED"): 12},
+    # 0006: "a failed TF_SessionRun() there logged its message and ended the thread, but
+    # nothing completed the task ... flush_frame() polled it at EOF without end" (the
+    # tensorflow family: TF_SessionRun() through its TF_Status, its allocations; every
+    # TF_SessionRun() site runs through 0006, so it fails with each of its 6 TF_Codes)
+    "tf / dnn_processing / frames / tensorflow": {("HANG", "SURFACED"): 40},
+    "tf / dnn_detect / frames / tensorflow": {("HANG", "SURFACED"): 52},
+    "openvino / dnn_classify / frames / tensorflow": {("HANG", "SURFACED"): 52},
+    # 0007: "A c10::Error from the model ... ended in std::terminate()" (the libtorch
+    # family: the module's forward throws)
+    "torch / dnn_processing / frames / libtorch": {("CRASH", "SURFACED"): 4},
     # the PR's own route is #24760's and stays fixed: the stand-in flush's one start
     "tf / dnn_processing / flush / pthread_create": {("SURFACED", "SURFACED"): 3},
     "torch / dnn_processing / flush / pthread_create": {("SURFACED", "SURFACED"): 3},
