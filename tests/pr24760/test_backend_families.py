@@ -1,0 +1,125 @@
+"""The backend families (issue 37): one-line mistakes about a backend's own status, made on
+purpose on after + the follow-ups (where a failed inference surfaces on every backend:
+0001-0007), each caught by the default diff through the backend family and missed
+without it. Each mistake is a commit of a clone of the follow-ups' tree, diffed as two
+refs (bring your own tree: the first ref is that tree again, its objects copied)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from harness.cases import followups
+from harness.judge import diff
+from harness.obtain.trees import GIT_ID
+from harness.paths import PROJECT
+
+# name -> (backend, file, the lines after + the follow-ups has, the lines the mistake
+# writes, the family, the function whose sites the change runs through, the classes its
+# regressions may show there in their first runs: {(from class, to class)}).
+MISTAKES = {
+    # TensorFlow: TF_SessionRun()'s status logged and ignored; the callback reads output
+    # tensors the failed run never made
+    "tf-sessionrun-status-ignored": (
+        "tf", "libavfilter/dnn/dnn_backend_tf.c",
+        '        av_log(tf_model->ctx, AV_LOG_ERROR, "%s", TF_Message(request->status));\n'
+        "        return DNN_GENERIC_ERROR;\n",
+        '        av_log(tf_model->ctx, AV_LOG_ERROR, "%s", TF_Message(request->status));\n',
+        "tensorflow", "tf_start_inference", {("SURFACED", "CRASH")}),
+    # OpenVINO: ov_infer_request_start_async()'s status not looked at: a request that
+    # never started, whose callback never runs
+    "openvino-start-async-status-ignored": (
+        "openvino", "libavfilter/dnn/dnn_backend_openvino.c",
+        "        status = ov_infer_request_start_async(request->infer_request);\n"
+        "        if (status != OK) {\n"
+        '            av_log(ctx, AV_LOG_ERROR, "Failed to start async inference\\n");\n'
+        "            ret = ov2_map_error(status, NULL);\n"
+        "            goto err;\n"
+        "        }\n",
+        "        ov_infer_request_start_async(request->infer_request);\n",
+        "openvino", "execute_model_ov", {("SURFACED", "HANG")}),
+    # ONNX Runtime: the error of reading Run()'s output forgotten on the way to the error
+    # path (ret not set before goto err): the task completes as a success, its frame
+    # unwritten (ALTERED), or written with what the reused buffer held (CLEAN in a run,
+    # ALTERED in a rerun: a regression all the same)
+    "onnxruntime-output-status-lost": (
+        "onnx", "libavfilter/dnn/dnn_backend_onnx.c",
+        '        av_log(ctx, AV_LOG_ERROR, "Failed to get tensor data\\n");\n'
+        "        g_ort->ReleaseStatus(status);\n"
+        "        av_free(dims);\n"
+        "        g_ort->ReleaseTensorTypeAndShapeInfo(tensor_info);\n"
+        "        ret = DNN_GENERIC_ERROR;\n",
+        '        av_log(ctx, AV_LOG_ERROR, "Failed to get tensor data\\n");\n'
+        "        g_ort->ReleaseStatus(status);\n"
+        "        av_free(dims);\n"
+        "        g_ort->ReleaseTensorTypeAndShapeInfo(tensor_info);\n",
+        "onnxruntime", "infer_completion_callback",
+        {("SURFACED", "ALTERED"), ("SURFACED", "CLEAN")}),
+    # LibTorch: the model's c10::Error caught and swallowed
+    "libtorch-forward-error-swallowed": (
+        "torch", "libavfilter/dnn/dnn_backend_torch.cpp",
+        '        av_log(ctx, AV_LOG_ERROR, "Failed to run the model: %s\\n", e.what());\n'
+        "        return DNN_GENERIC_ERROR;\n",
+        '        av_log(ctx, AV_LOG_ERROR, "Failed to run the model: %s\\n", e.what());\n'
+        "        return 0;\n",
+        "libtorch", "th_start_inference", None),  # None: any regression
+}
+# every family but the backends' own: what the gate failed before issue 37
+OTHERS = "pthread_create,malloc,wrap"
+
+
+def harness(*args):
+    return subprocess.run([sys.executable, "-m", "harness", "diff", *args], cwd=PROJECT,
+                          capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def fixed(tree):
+    """after + the follow-ups, built as the follow-ups case builds it."""
+    from harness.obtain.patched import PatchedPlan
+    from tests.conftest import BACKENDS
+    tree("after")
+    series = [followups.SERIES / n for n in (followups.SERIES / "series").read_text().split()]
+    plan = PatchedPlan(BACKENDS, followups.LAYOUT, on="after", patches=series)
+    return plan.get(plan.patched)
+
+
+def clone_with(fixed, tmp_path, name):
+    backend, path, old, new, *_ = MISTAKES[name]
+    if backend not in fixed.backends:
+        pytest.skip(f"trees built without {backend} (run: make test BACKENDS=all)")
+    repo = tmp_path / "ffmpeg"
+    subprocess.run(["git", "clone", "-q", "--shared", str(fixed.src), str(repo)], check=True)
+    text = (repo / path).read_text()
+    assert text.count(old) == 1, f"after + the follow-ups has the lines once: {old}"
+    (repo / path).write_text(text.replace(old, new))
+    subprocess.run(["git", "-C", str(repo), "commit", "-qam", f"mistake: {name}"], check=True,
+                   env={**os.environ, **GIT_ID})
+    return repo
+
+
+@pytest.mark.after
+@pytest.mark.trees
+@pytest.mark.parametrize("name", MISTAKES)
+def test_a_backend_status_mistake_is_caught(fixed, tmp_path, name):
+    from tests.conftest import BACKENDS
+    backend, _, _, _, family, function, want = MISTAKES[name]
+    repo = clone_with(fixed, tmp_path, name)
+    common = ["--git-dir", str(repo), "--from-ref", "HEAD~1", "--to-ref", "HEAD",
+              "--backend", BACKENDS, "--backend-name", backend, "--filter", "dnn_processing",
+              "--route", "frames", "--confirm", "1"]
+    out = tmp_path / "d.json"
+    r = harness(*common, "--fault", family, "--json", str(out))
+    assert r.returncode == diff.FAIL, r.stdout + r.stderr[-2000:]
+    d = json.loads(out.read_text())
+    bad = [s for s in d["sites"] if s["change"] == "regression"]
+    assert bad and all(s["family"] == family for s in bad)
+    assert all(function in (s["to"] or s["from"])["where"] for s in bad), bad
+    if want is not None:
+        assert {(s["from"]["class"], s["to"]["class"]) for s in bad} <= want
+    assert f"### Regressions ({len(bad)})" in r.stdout
+    # the backend family taken out: the other families do not see the mistake
+    r = harness(*common, "--fault", OTHERS, "--values", "one")
+    assert r.returncode != diff.FAIL, r.stdout[-3000:] + r.stderr[-2000:]
