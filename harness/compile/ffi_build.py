@@ -155,6 +155,8 @@ def build(tree, variant: str = "preload") -> Path:
     includes = [str(src), injectors.INCLUDE_DIR] + [
         a[2:] for a in shlex.split(mak.get("CFLAGS", "")) if a.startswith("-I") and "$" not in a]
     link += list(injectors.link_ldflags(src))
+    if tree.stamp.get("coverage"):  # objects built with gcov's instrumentation: its runtime
+        link.append("--coverage")
     if variant == "wrap":
         link += list(injectors.WRAP_LDFLAGS)
         macros.append(("FFDNN_WRAP_INJECTOR", "1"))

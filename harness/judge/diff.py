@@ -14,12 +14,14 @@ and by the value.
 import enum
 import re
 import sys
+import tempfile
 import time
+from pathlib import Path
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 
 from harness.compile import families as registry
-from harness.judge import profiles, sweep
+from harness.judge import coverage as lines_run, profiles, sweep
 from harness.judge.sweep import Class, Site
 from harness.judge.touched import UNKNOWN, Touched
 from harness.run import matrix
@@ -188,6 +190,8 @@ class Diff:
     touched: Touched = UNKNOWN  # what the change touches (harness/judge/touched.py)
     shard: tuple | None = None  # (K, N): the pairs of shard K of N only (harness/judge/shard.py)
     values: str = profiles.DEFAULT  # which values of each profile the sites were failed with
+    coverage: dict | None = None  # the change's lines executed under a fault
+                                  # (harness/judge/coverage.py); None: not measured
 
     def count(self) -> Counter:
         return Counter(p.change for p in self.pairs)
@@ -225,6 +229,8 @@ class Diff:
         c = self.count()
         if c[Change.REGRESSION] or c[Change.ERROR] or self.census_errors:
             return FAIL
+        if self.coverage and self.coverage["changed"] and not self.coverage["executed"]:
+            return BLIND  # not one changed line of code ran under any fault
         t = self.tally()
         seen = t["touched"]["judged"] if self.touched.known else t["judged"]
         return PASS if seen else BLIND
@@ -332,15 +338,19 @@ def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
     `confirm` times more (judged()). `touched`: what the change touches, which marks the
     sites whose stacks run through it. `shard` (K, N): only the pairs harness.judge.shard
     gives shard K of N (the censuses run in every shard)."""
-    with servers(pool) as pool:
+    with servers(pool) as pool, tempfile.TemporaryDirectory(prefix="ffdnn-lines-") as cov:
+        want = lines_run.request(sides[1].tree, Path(cov))
         d = _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool, shard,
-                 touched, values)
+                 touched, values, want)
+        if want is not None and touched.known:
+            d.coverage = lines_run.changed_lines(touched, lines_run.read(
+                sides[1].tree, Path(cov), [path for path, _ in touched.lines]))
     d.touched, d.values = touched, values
     return d
 
 
 def _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool, shard,
-         touched=UNKNOWN, values=profiles.DEFAULT) -> Diff:
+         touched=UNKNOWN, values=profiles.DEFAULT, counting=None) -> Diff:
     from harness.judge import shard as sharding
     base = {}  # (group index, side index) -> the scenario a site's run derives from
     for gi, g in enumerate(groups):  # compiles each tree's module the first time
@@ -387,6 +397,8 @@ def _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool,
 
     def site_scenario(gi, si, i, value):
         sc = sweep.census(base[(gi, si)])
+        if si == 1 and counting is not None:  # the change's tree counts the lines it runs
+            sc = replace(sc, extra={**sc.extra, "coverage": counting})
         return replace(sc, fault=registry.failing(replace(base[(gi, si)].fault, skip=i, count=1),
                                                   value))
 

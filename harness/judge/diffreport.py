@@ -12,6 +12,18 @@ SCHEMA = ENVELOPE  # the diff's JSON is the command envelope (judge/envelope.py)
 WORDS = {diff.PASS: "PASS", diff.FAIL: "FAIL", diff.BLIND: "BLIND"}
 
 
+def lines_line(d: Diff) -> str:
+    """changed lines executed under a fault: k of n (the change's tree counted them)."""
+    c = d.coverage
+    if c is None:
+        return ""
+    if not c:
+        return "; changed lines of code: none instrumented"
+    return (f"; changed lines executed under a fault: {c['executed']} of {c['changed']}"
+            + (f" (branches on them taken: {c['branches_taken']} of {c['branches']})"
+               if c["branches"] else ""))
+
+
 def seen_line(d: Diff) -> str:
     """judged / blind / total, of every site and of those the change's code runs in."""
     t = d.tally()
@@ -24,9 +36,9 @@ def seen_line(d: Diff) -> str:
     if not d.touched.paths:
         return out + "; the trees' sources are the same"
     if not k["total"]:
-        return out + "; no site's stack runs through the change"
+        return out + "; no site's stack runs through the change" + lines_line(d)
     return (out + f"; through the change: judged {k['judged']} / blind {k['blind']} / "
-            f"total {k['total']}")
+            f"total {k['total']}" + lines_line(d))
 
 
 def verdict_line(d: Diff) -> str:
@@ -48,7 +60,12 @@ def verdict_line(d: Diff) -> str:
 def blind_lines(d: Diff) -> list:
     """Why a BLIND verdict is one, and the blind sites per route and family."""
     out = []
-    if d.exit_status == diff.BLIND:
+    c = d.coverage
+    if d.exit_status == diff.BLIND and c and c["changed"] and not c["executed"]:
+        out.append(f"Not a pass: none of the {c['changed']} changed lines of code ran under "
+                   "any fault, so what the change does was not seen "
+                   f"(exit {diff.BLIND}).")
+    elif d.exit_status == diff.BLIND:
         t = d.tally()["touched"]
         why = (f"every one of the {t['total']} sites whose stack runs through the change "
                "hung or crashed in both trees" if t["total"] else
@@ -106,6 +123,18 @@ def markdown(d: Diff) -> str:
                      f"{'s' * (len(d.touched.paths) != 1)} "
                      f"({', '.join(f'`{x}`' for x in d.touched.paths[:8])}"
                      f"{', ...' if len(d.touched.paths) > 8 else ''}); functions: {fn}.")
+    if d.coverage:
+        unrun = [f"`{path}:{n}`" for path, f in d.coverage["files"].items()
+                 for n in f["changed"] if n not in f["executed"]]
+        if unrun:
+            lines.append(f"- Changed lines no fault reached ({len(unrun)}): "
+                         + ", ".join(unrun[:BLIND_ROWS]) + (", ..." if len(unrun) > BLIND_ROWS
+                                                             else "") + ".")
+        partly = [f"`{path}:{n}`" for path, f in d.coverage["files"].items()
+                  for n in f["not_taken"] if n in f["executed"]]
+        if partly:
+            lines.append(f"- Changed lines with a branch no fault took ({len(partly)}): "
+                         + ", ".join(partly[:BLIND_ROWS]) + ".")
     for e in d.census_errors:
         lines.append(f"- {e}")
     for ch, title in SECTIONS:
@@ -173,6 +202,7 @@ def to_json(d: Diff) -> dict:
         "blind": [{"route": r, "family": f, "blind": b, "sites": n}
                   for r, f, b, n in d.blind_groups()],
         "touched": d.touched.to_json(),
+        "coverage": d.coverage,
         "census_errors": d.census_errors,
         "groups": [{"backend": g.backend, "filter": g.filter, "route": g.route,
                     "family": g.family,

@@ -109,6 +109,31 @@ def _site(j: dict | None, build: str):
     return Site(build, j["call"] - 1, Class(j["class"]), result, j["reproduce"], j["where"])
 
 
+def lines_run_merged(parts: list) -> dict | None:
+    """The change's lines executed under a fault, of every shard's site runs: each line
+    run in any shard (None when no shard measured them)."""
+    measured = [c for c in parts if c is not None]
+    if not measured:
+        return None
+    files = {}
+    for c in measured:
+        for path, f in c.get("files", {}).items():
+            m = files.setdefault(path, {"changed": f["changed"], "executed": set(),
+                                        "branches": f["branches"], "branches_taken": 0,
+                                        "not_taken": set(f["changed"])})
+            m["executed"] |= set(f["executed"])
+            m["branches_taken"] = max(m["branches_taken"], f["branches_taken"])
+            m["not_taken"] &= set(f["not_taken"])
+    if not files:
+        return {}
+    for f in files.values():
+        f["executed"], f["not_taken"] = sorted(f["executed"]), sorted(f["not_taken"])
+    return {"files": files, "changed": sum(len(f["changed"]) for f in files.values()),
+            "executed": sum(len(f["executed"]) for f in files.values()),
+            "branches": sum(f["branches"] for f in files.values()),
+            "branches_taken": sum(f["branches_taken"] for f in files.values())}
+
+
 def merged(shards: list) -> Diff:
     """One Diff of every shard's pairs, in the whole diff's order."""
     n = check(shards)
@@ -133,7 +158,7 @@ def merged(shards: list) -> Diff:
     t = first["touched"]
     touched = Touched(tuple(t["paths"]), frozenset(
         (f.rsplit(" (", 1)[1].rstrip(")"), f.rsplit(" (", 1)[0]) for f in t["functions"]),
-        t["known"])
+        t["known"], tuple((p, tuple(ls)) for p, ls in t.get("lines", {}).items()))
     timings = [d["timing"] for _, d in shards]
     seconds = {k: max(t[f"{k}_seconds"] for t in timings)
                for k in ("census", "sites", "confirm", "total")}
@@ -141,7 +166,8 @@ def merged(shards: list) -> Diff:
     ended = (sum(t["ended_runs"] for t in timings),
              round(sum(t["ended_seconds"] for t in timings), 2))
     out = Diff(sides, groups, pairs, seconds, sum(t["runs"] for t in timings), hung, ended,
-               touched=touched, values=first["inputs"].get("values", "one"))
+               touched=touched, values=first["inputs"].get("values", "one"),
+               coverage=lines_run_merged([d.get("coverage") for _, d in shards]))
     out.shard_walls = [(d["shard"][0], d["timing"]["total_seconds"]) for _, d in
                        sorted(shards, key=lambda x: x[1]["shard"][0])]
     assert len(out.shard_walls) == n

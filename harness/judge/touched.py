@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 _FILE = re.compile(r"^diff --git a/(\S+) b/(\S+)$")
 _HUNK = re.compile(r"^@@ [^@]* @@ ?(.*)$")
+_RANGE = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 _CALL = re.compile(r"([A-Za-z_][\w:~]*)\s*\(")
 _FRAME = re.compile(r"([^\s()<]+) \(([^():]+)(?::\d+)?\)")
 NOT_NAMES = frozenset({"if", "for", "while", "switch", "return", "sizeof", "defined",
@@ -34,6 +35,12 @@ class Touched:
     paths: tuple = ()
     functions: frozenset = frozenset()
     known: bool = True
+    lines: tuple = ()  # ((path, (line, ...)), ...): the to-tree's changed lines of each code
+                       # file (a removal: the line after it, where the code went on)
+
+    def changed(self) -> dict:
+        """path -> the to-tree's changed lines in it."""
+        return {path: set(ls) for path, ls in self.lines}
 
     @property
     def files(self) -> frozenset:
@@ -51,7 +58,8 @@ class Touched:
 
     def to_json(self) -> dict:
         return {"known": self.known, "paths": list(self.paths),
-                "functions": [f"{name} ({file})" for file, name in sorted(self.functions)]}
+                "functions": [f"{name} ({file})" for file, name in sorted(self.functions)],
+                "lines": {path: sorted(ls) for path, ls in self.lines}}
 
     def names(self) -> list:
         """`function (file)` for each function touched, sorted."""
@@ -71,7 +79,7 @@ def _name(line: str) -> str | None:
 def parse(diff_text: str) -> Touched:
     """The paths and functions of a `git diff -U0` (C and C++ hunk headers name the
     enclosing function; a changed line that defines one names it too)."""
-    paths, functions, code, file = [], set(), False, ""
+    paths, functions, code, file, lines = [], set(), False, "", {}
     for line in diff_text.splitlines():
         m = _FILE.match(line)
         if m:
@@ -81,6 +89,11 @@ def parse(diff_text: str) -> Touched:
             continue
         if not code:
             continue
+        r = _RANGE.match(line)
+        if r:
+            start, count = int(r.group(1)), int(r.group(2) if r.group(2) is not None else 1)
+            lines.setdefault(paths[-1], set()).update(
+                range(start, start + count) if count else (start + 1,))
         m = _HUNK.match(line)
         if m:
             name = _name(m.group(1)) if "(" in m.group(1) else None
@@ -92,7 +105,8 @@ def parse(diff_text: str) -> Touched:
             d = _DEFINITION.match(body)
             if d and not body.rstrip().endswith(";") and d.group(1) not in NOT_NAMES:
                 functions.add((file, d.group(1).split("::")[-1]))
-    return Touched(tuple(dict.fromkeys(paths)), frozenset(functions))
+    return Touched(tuple(dict.fromkeys(paths)), frozenset(functions),
+                   lines=tuple((p, tuple(sorted(ls))) for p, ls in lines.items()))
 
 
 def _tree_id(tree) -> str | None:

@@ -93,6 +93,11 @@ class PatchedPlan(Plan):
     def patches(self, name: str) -> list:
         return list(self.user_patches) if name == self.patched else super().patches(name)
 
+    def coverage(self, name: str) -> bool:
+        """The patched tree's own objects count the lines they run (a diff's changed lines
+        executed under a fault)."""
+        return name == self.patched
+
     def get(self, name: str, build=True):
         """The patched tree: its patches are checked against the tree they go on
         (built first when it is not) before that tree is copied."""

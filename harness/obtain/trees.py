@@ -275,9 +275,25 @@ def _first(src: Path) -> list:
             for s in sorted(sources, key=lambda s: not s.endswith(".cpp"))]
 
 
-def _make(name: str, src: Path, log: Path) -> tuple[int, dict]:
-    """Run make, a line of progress at its first object and every 50: (objects, warnings by object)."""
-    cmd = ["make", f"-j{os.cpu_count() or 2}", "-Otarget", *_first(src), "all"]
+def coverage_make_args(src: Path) -> list:
+    """make's variables that compile what it compiles now with gcov's instrumentation
+    (--coverage on the tree's own compilers, config.mak's CC and CXX) and link its
+    programs with libgcov (ELIBS): the objects a change makes recompile, and only
+    those, count which of their lines run."""
+    mak = {}
+    for line in (src / "ffbuild" / "config.mak").read_text(errors="replace").splitlines():
+        if "=" in line and not line.startswith("#"):
+            k, v = line.split("=", 1)
+            mak[k.strip()] = v.strip()
+    return [f"CC={mak.get('CC', 'gcc')} --coverage", f"CXX={mak.get('CXX', 'g++')} --coverage",
+            "ELIBS=-lgcov"]
+
+
+def _make(name: str, src: Path, log: Path, coverage: bool = False) -> tuple[int, dict]:
+    """Run make, a line of progress at its first object and every 50: (objects, warnings by
+    object); with `coverage`, what it compiles is instrumented (coverage_make_args())."""
+    cmd = ["make", f"-j{os.cpu_count() or 2}", "-Otarget",
+           *(coverage_make_args(src) if coverage else []), *_first(src), "all"]
     warnings, current, count = {}, None, 0
     with open(log, "a") as f:
         f.write(f"$ {' '.join(cmd)}\n")
@@ -523,6 +539,11 @@ class Plan:
     def patches(self, name: str) -> list:
         return self.layout.patches(name)
 
+    def coverage(self, name: str) -> bool:
+        """Whether the tree's own objects are built with gcov's instrumentation: a change's
+        tree (harness/obtain/patched.py), none of a case's layout."""
+        return False
+
     def key(self, name: str) -> str:
         if name not in self._keys:
             parent = self.parent(name)
@@ -530,7 +551,8 @@ class Plan:
                 RECIPE, self._origin(name), self.configure_args(),
                 [b.stamp() for b in self.installed()], compiler(),
                 self.key(parent) if parent else None,
-                [file_sha256(p) for p in self.patches(name)])
+                [file_sha256(p) for p in self.patches(name)],
+                *(["coverage"] if self.coverage(name) else []))
         return self._keys[name]
 
     def path(self, name: str) -> Path:
@@ -642,7 +664,10 @@ class Plan:
                                     if b.pkg_config_path), log)
                 times["configure"] = round(time.monotonic() - t, 1)
             t = time.monotonic()
-            count, own = _make(label, src, log)
+            # a change's tree built from its parent's objects: the objects it recompiles,
+            # its own, count the lines they run (a diff's "changed lines executed")
+            instrumented = bool(parent) and not twin and self.coverage(name)
+            count, own = _make(label, src, log, coverage=instrumented)
             times["compile"] = round(time.monotonic() - t, 1)
             donor = twin or parent  # whose objects these are, and their warnings
             warnings = _total_warnings(donor.warnings if donor else {}, own)
@@ -661,6 +686,8 @@ class Plan:
                 "head": git(src, "rev-parse", "HEAD").stdout.strip(),
                 "source_tree": git(src, "rev-parse", "HEAD^{tree}").stdout.strip(),
                 "objects_compiled": count, "warnings": warnings,
+                **({"coverage": {"build_src": str(src), "objects": sorted(own)}}
+                   if instrumented else {}),
                 "libraries": library_files(src),
                 "warning_count": sum(len(v) for v in warnings.values()),
                 "seconds": {**times, "total": round(time.monotonic() - t0, 1)},

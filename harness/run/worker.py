@@ -162,6 +162,7 @@ def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
     the backend's own start of the last frame, or a sweep's, armed from the first frame."""
     ffi, lib = module(sc.build, sc.tree, sc.injector)
     lib.ffdnn_log_capture(lib.AV_LOG_INFO)
+    coverage = counting(lib, sc)
     result = {"id": sc.id, "build": sc.build, "fault": sc.fault.spec, "route": sc.route}
     g = Graph(ffi, lib, sc.description, WIDTH, HEIGHT)
     ctx = g.filter(sc.filter)
@@ -180,6 +181,7 @@ def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
     if sweep:  # every call from the first frame on is a site of the sweep
         before, start = family.counters(ffi, lib, sc.fault), lib.ffdnn_record_count()
         if families.arms(sc.fault):
+            coverage and lib.ffdnn_coverage_reset()  # from the arm on
             family.arm(lib, sc.fault)
     drained = sc.frames - 1 if route.last_frame_armed else sc.frames
     # a frame is given up once nothing else is at work on it: in a sweep on a synchronous
@@ -207,22 +209,37 @@ def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
     if not sweep:
         before, start = family.counters(ffi, lib, sc.fault), lib.ffdnn_record_count()
         if families.arms(sc.fault):
+            coverage and lib.ffdnn_coverage_reset()  # from the arm on
             family.arm(lib, sc.fault)
     if route.last_frame_armed:
         g.check(g.push(inputs[drained]), f"push frame {drained}")
         result["frame_sink"], frames = drain(g)
         result["frames"] += frames
     snapshot(ffi, lib, sc, result, start, before)
+    coverage and lib.ffdnn_coverage_dump()  # what ran, should the run hang or crash at EOF
     checkpoint(result)  # what a run that then hangs or crashes did so far
     result["eof_push"] = g.push_eof()
     result["sink"], frames = drain(g, until_eof=True)
     result["frames"] += frames
     family.disarm(lib, sc.fault)
+    coverage and lib.ffdnn_coverage_dump()
     snapshot(ffi, lib, sc, result, start, before)
     lib.ffdnn_standin_join()
     g.close()
     result["log"] = ffi.string(lib.ffdnn_log_text()).decode(errors="replace")
     return result
+
+
+def counting(lib, sc: Scenario) -> bool:
+    """Whether this run counts the lines the instrumented objects of its tree run (a
+    change's tree, asked by its scenario: harness/judge/coverage.py): the counters go to
+    the directory the scenario names, under the tree's own paths."""
+    want = sc.extra.get("coverage")
+    if not want or not lib.ffdnn_coverage_available():
+        return False
+    os.environ["GCOV_PREFIX"] = want["dir"]
+    os.environ["GCOV_PREFIX_STRIP"] = str(want["strip"])
+    return True
 
 
 def snapshot(ffi, lib, sc: Scenario, result: dict, start: int, before: dict) -> None:
@@ -261,6 +278,9 @@ def execute(scenario: str, out: str) -> int:
     it (.partial.json): the exit status. A fresh worker and a fork server's child both
     come here."""
     out = Path(out)
+    # an instrumented module writes its counters at exit to where they were built unless
+    # told otherwise: here, beside the result, unless the scenario asks (counting())
+    os.environ.setdefault("GCOV_PREFIX", str(out.parent / "gcov"))
 
     def checkpoint(result):
         out.with_suffix(".partial.json").write_text(json.dumps(result, indent=1))

@@ -192,3 +192,34 @@ long ffdnn_threads_running(void)
         return -1;
     return (long)running();
 }
+
+/* gcov's runtime, in a module whose tree has objects built with --coverage (a change's
+ * tree, harness/obtain/trees.py): weak, so NULL in every other module. */
+extern void __gcov_dump(void) __attribute__((weak));
+extern void __gcov_reset(void) __attribute__((weak));
+
+/* Whether the module counts the lines its instrumented objects run. */
+int ffdnn_coverage_available(void)
+{
+    return __gcov_dump && __gcov_reset;
+}
+
+/* Zero the counters (from now on only what runs is counted): -1 without gcov. */
+int ffdnn_coverage_reset(void)
+{
+    if (!__gcov_reset)
+        return -1;
+    __gcov_reset();
+    return 0;
+}
+
+/* Write the counters (merged into the .gcda files under GCOV_PREFIX, read when it is
+ * called), then zero them, so a later dump adds only what ran since: -1 without gcov. */
+int ffdnn_coverage_dump(void)
+{
+    if (!__gcov_dump || !__gcov_reset)
+        return -1;
+    __gcov_dump();
+    __gcov_reset();
+    return 0;
+}

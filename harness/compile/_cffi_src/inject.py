@@ -28,6 +28,9 @@ const char *ffdnn_addr_object(void *addr, void **base);
 int ffdnn_inject_counters(const char *family, unsigned long *calls, unsigned long *eligible,
                           unsigned long *failures);
 int ffdnn_threads_track(const char *caller);
+int ffdnn_coverage_available(void);
+int ffdnn_coverage_reset(void);
+int ffdnn_coverage_dump(void);
 long ffdnn_threads_running(void);
 """
 
