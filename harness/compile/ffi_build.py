@@ -155,8 +155,9 @@ def build(tree, variant: str = "preload") -> Path:
     includes = [str(src), injectors.INCLUDE_DIR] + [
         a[2:] for a in shlex.split(mak.get("CFLAGS", "")) if a.startswith("-I") and "$" not in a]
     link += list(injectors.link_ldflags(src))
-    if tree.stamp.get("coverage"):  # objects built with gcov's instrumentation: its runtime
-        link.append("--coverage")
+    if tree.stamp.get("coverage"):  # objects built with gcov's instrumentation: its runtime,
+        # with the calls inject.c reaches by weak references (which pull no archive member)
+        link += ["--coverage", "-Wl,-u,__gcov_dump", "-Wl,-u,__gcov_reset"]
     if variant == "wrap":
         link += list(injectors.WRAP_LDFLAGS)
         macros.append(("FFDNN_WRAP_INJECTOR", "1"))

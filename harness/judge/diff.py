@@ -261,33 +261,37 @@ def innermost(place_text: str) -> str:
     return place_text.split(" < ")[0]
 
 
-def pair_plan(per_side: list) -> list:
-    """Pair the calls of two sides by place and order there: per_side is, for each side,
-    its calls' (index, where) in call order; the result (place, nth, [index or None per
-    side]) in the order the from-tree, then the to-tree, reaches the places. The calls
-    left unpaired at a place are then paired by their innermost frame, in order: a
-    patch that changes what the compiler inlines, or puts a function between a call and
-    its callers, changes the frames above the call, not where it is made."""
-    at = [defaultdict(list) for _ in per_side]
-    order = {}
-    for i, calls in enumerate(per_side):
-        for index, where in calls:
-            p = place(where)
-            order.setdefault(p, None)
-            at[i][p].append(index)
-    rows = []   # [place, nth, [index or None per side]]
-    for p in order:
-        for n in range(max(len(at[0][p]), len(at[1][p]))):
-            rows.append([p, n, [at[i][p][n] if n < len(at[i][p]) else None for i in (0, 1)]])
-    alone = [defaultdict(list), defaultdict(list)]  # innermost frame -> unpaired rows
-    for row in rows:
-        idx = row[2]
-        if (idx[0] is None) != (idx[1] is None):
-            alone[0 if idx[0] is not None else 1][innermost(row[0])].append(row)
-    for frame, froms in alone[0].items():
-        for a, b in zip(froms, alone[1].get(frame, [])):
-            a[2][1], b[2][1] = b[2][1], None  # the to-tree's call joins the from-tree's row
-    return [(p, n, idx) for p, n, idx in rows if idx != [None, None]]
+def pair_plan(per_side: list, mapped=None) -> list:
+    """Pair the calls of two sides: per_side is, for each side, its calls' (index, where)
+    in call order; the result (place, nth, [index or None per side]), grouped by place in
+    the order the from-tree, then the to-tree, reaches them. A from-tree call pairs, in
+    turn: with the to-tree's call at the same lines once `mapped` (Touched.map_where) has
+    moved them through the change (so a call the change adds beside another shifts
+    nothing); then by place (lines left out: code the change moved) and order there;
+    then by innermost frame and order (a change of inlining, or a function put between a
+    call and its callers, changes the frames above the call, not where it is made)."""
+    frm, to = per_side
+    partner, taken = {}, set()
+    keys = (lambda w: (mapped or (lambda x: x))(w) if w and w != "?" else None,
+            place, lambda w: innermost(place(w)))
+    for stage, key in enumerate(keys):
+        left = defaultdict(list)
+        for index, where in to:
+            k = where if stage == 0 else key(where)
+            if index not in taken and k:
+                left[k].append(index)
+        for index, where in frm:
+            k = key(where)
+            if index not in partner and k and left.get(k):
+                partner[index] = left[k].pop(0)
+                taken.add(partner[index])
+    order, rows = {}, defaultdict(list)
+    for index, where in frm:
+        rows[order.setdefault(place(where), place(where))].append([index, partner.get(index)])
+    for index, where in to:
+        if index not in taken:
+            rows[order.setdefault(place(where), place(where))].append([None, index])
+    return [(p, n, idx) for p in order for n, idx in enumerate(rows[p])]
 
 
 def _pair(group: Group, per_side: list) -> list:
@@ -385,7 +389,8 @@ def _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool,
     for gi, g in enumerate(groups):
         if any(e != "" for e in g.errors):
             continue
-        for pi, (p, n, idx) in enumerate(pair_plan([calls[(gi, si)] for si in range(len(sides))])):
+        for pi, (p, n, idx) in enumerate(pair_plan([calls[(gi, si)] for si in range(len(sides))],
+                                                     touched.map_where)):
             mark = touched.mark(" < ".join(calls[(gi, si)][i][1]
                                            for si, i in enumerate(idx) if i is not None))
             fn = _function(g, [function[(gi, si)].get(i, "") for si, i in enumerate(idx)

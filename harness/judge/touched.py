@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 _FILE = re.compile(r"^diff --git a/(\S+) b/(\S+)$")
 _HUNK = re.compile(r"^@@ [^@]* @@ ?(.*)$")
-_RANGE = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+_RANGE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_LINED = re.compile(r"([^\s()<]+) \(([^():]+):(\d+)\)")
 _CALL = re.compile(r"([A-Za-z_][\w:~]*)\s*\(")
 _FRAME = re.compile(r"([^\s()<]+) \(([^():]+)(?::\d+)?\)")
 NOT_NAMES = frozenset({"if", "for", "while", "switch", "return", "sizeof", "defined",
@@ -37,6 +38,31 @@ class Touched:
     known: bool = True
     lines: tuple = ()  # ((path, (line, ...)), ...): the to-tree's changed lines of each code
                        # file (a removal: the line after it, where the code went on)
+    hunks: tuple = ()  # ((file name, ((from start, count, to start, count), ...)), ...)
+
+    def map_line(self, file: str, line: int) -> int | None:
+        """A line of the from-tree's `file` (a file name, as a stack names it) in the
+        to-tree: moved by the hunks before it, None when the change rewrote it."""
+        shift = 0
+        for a, b, c, d in dict(self.hunks).get(file, ()):
+            if (line <= a) if b == 0 else (line < a):
+                break
+            if b and line < a + b:
+                return None
+            shift += d - b
+        return line + shift
+
+    def map_where(self, where: str) -> str | None:
+        """A census's `f (file.c:12) < g (...)` of the from-tree with its line numbers as
+        the to-tree has them; None when the change rewrote one of its lines."""
+        out, pos = [], 0
+        for m in _LINED.finditer(where or ""):
+            n = self.map_line(m.group(2), int(m.group(3)))
+            if n is None:
+                return None
+            out += [where[pos:m.start(3)], str(n)]
+            pos = m.end(3)
+        return "".join(out) + (where or "")[pos:]
 
     def changed(self) -> dict:
         """path -> the to-tree's changed lines in it."""
@@ -79,7 +105,7 @@ def _name(line: str) -> str | None:
 def parse(diff_text: str) -> Touched:
     """The paths and functions of a `git diff -U0` (C and C++ hunk headers name the
     enclosing function; a changed line that defines one names it too)."""
-    paths, functions, code, file, lines = [], set(), False, "", {}
+    paths, functions, code, file, lines, hunks = [], set(), False, "", {}, {}
     for line in diff_text.splitlines():
         m = _FILE.match(line)
         if m:
@@ -91,9 +117,9 @@ def parse(diff_text: str) -> Touched:
             continue
         r = _RANGE.match(line)
         if r:
-            start, count = int(r.group(1)), int(r.group(2) if r.group(2) is not None else 1)
-            lines.setdefault(paths[-1], set()).update(
-                range(start, start + count) if count else (start + 1,))
+            a, b, c, d = (int(g) if g is not None else 1 for g in r.groups())
+            lines.setdefault(paths[-1], set()).update(range(c, c + d) if d else (c + 1,))
+            hunks.setdefault(file, []).append((a, b, c, d))
         m = _HUNK.match(line)
         if m:
             name = _name(m.group(1)) if "(" in m.group(1) else None
@@ -106,7 +132,8 @@ def parse(diff_text: str) -> Touched:
             if d and not body.rstrip().endswith(";") and d.group(1) not in NOT_NAMES:
                 functions.add((file, d.group(1).split("::")[-1]))
     return Touched(tuple(dict.fromkeys(paths)), frozenset(functions),
-                   lines=tuple((p, tuple(sorted(ls))) for p, ls in lines.items()))
+                   lines=tuple((p, tuple(sorted(ls))) for p, ls in lines.items()),
+                   hunks=tuple((f, tuple(h)) for f, h in hunks.items()))
 
 
 def _tree_id(tree) -> str | None:

@@ -278,15 +278,15 @@ def _first(src: Path) -> list:
 def coverage_make_args(src: Path) -> list:
     """make's variables that compile what it compiles now with gcov's instrumentation
     (--coverage on the tree's own compilers, config.mak's CC and CXX) and link its
-    programs with libgcov (ELIBS): the objects a change makes recompile, and only
-    those, count which of their lines run."""
+    programs with gcov's runtime (LDEXEFLAGS): the objects a change makes recompile, and
+    only those, count which of their lines run."""
     mak = {}
     for line in (src / "ffbuild" / "config.mak").read_text(errors="replace").splitlines():
         if "=" in line and not line.startswith("#"):
             k, v = line.split("=", 1)
             mak[k.strip()] = v.strip()
     return [f"CC={mak.get('CC', 'gcc')} --coverage", f"CXX={mak.get('CXX', 'g++')} --coverage",
-            "ELIBS=-lgcov"]
+            f"LDEXEFLAGS={mak.get('LDEXEFLAGS', '')} --coverage".replace("= ", "=")]
 
 
 def _make(name: str, src: Path, log: Path, coverage: bool = False) -> tuple[int, dict]:
@@ -315,7 +315,8 @@ def _make(name: str, src: Path, log: Path, coverage: bool = False) -> tuple[int,
         text = log.read_text(errors="replace")
         if "No space left on device" in text:
             raise BuildError(f"[{name}] disk full while compiling (see {log})")
-        errors = [l for l in text.splitlines() if ": error: " in l or l.startswith("make: ***")]
+        errors = [l for l in text.splitlines() if ": error: " in l or "undefined reference to" in l
+                  or l.startswith("make: ***")]
         first = (errors or ['see ' + str(log)])[0]
         raise CompileError(f"[{name}] make failed: {first}", name, first)
     _say(name, "compile", f"{count} objects, done")
@@ -385,14 +386,15 @@ def find_twin(want: dict):
     """A built tree of the cache whose TWIN_FIELDS are `want`'s: the same sources,
     configured and compiled the same way, so the same objects (and the same cffi
     module). Trees with one change made for a test (harness/obtain/derived.py) build one
-    target only, and a twin is a copy: neither is ever a twin."""
+    target only, a twin is a copy, and a change's tree has objects built with gcov's
+    instrumentation (coverage): none of them is ever a twin."""
     want = json.loads(json.dumps(want))  # as a stamp reads back
     for stamp_file in sorted((cache_root() / "trees").glob("*/stamp.json")):
         try:
             stamp = json.loads(stamp_file.read_text())
         except (OSError, ValueError):
             continue
-        if "derived" in stamp or "twin" in stamp \
+        if "derived" in stamp or "twin" in stamp or "coverage" in stamp \
                 or any(stamp.get(f) != want[f] for f in TWIN_FIELDS):
             continue
         tree = Tree(stamp["tree"], stamp_file.parent, stamp)
@@ -649,10 +651,12 @@ class Plan:
             else:
                 self._fresh_source(name, src, origin)
                 series, skipped = [], []
-            twin = find_twin({"recipe": RECIPE, "sanitizer": self.sanitizer,
-                              "configure": self.configure_args(), "compiler": compiler(),
-                              "backends": [b.stamp() for b in self.installed()],
-                              "source_tree": git(src, "rev-parse", "HEAD^{tree}").stdout.strip()})
+            # a change's tree compiles what it changes itself, instrumented: no twin
+            twin = None if parent and self.coverage(name) else find_twin({
+                "recipe": RECIPE, "sanitizer": self.sanitizer,
+                "configure": self.configure_args(), "compiler": compiler(),
+                "backends": [b.stamp() for b in self.installed()],
+                "source_tree": git(src, "rev-parse", "HEAD^{tree}").stdout.strip()})
             if twin:
                 _say(label, "copy", f"objects of {twin.name} ({twin.path.name}): the same "
                      "sources, configured the same way")

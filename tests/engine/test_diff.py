@@ -148,6 +148,23 @@ def test_sites_pair_by_place_not_line():
 
 
 @pytest.mark.unit
+def test_a_new_call_beside_another_shifts_nothing():
+    """A call the change adds at the same place as another (the same function and callers,
+    a few lines on) is a call of its own: the calls that were there pair with themselves,
+    by their lines moved through the change's hunks, and the new one is only in the
+    to-tree, each frame's."""
+    from harness.judge.touched import parse
+    change = parse("diff --git a/d/x.c b/d/x.c\n--- a/d/x.c\n+++ b/d/x.c\n"
+                   "@@ -20,0 +21,3 @@ static void cb(void)\n+a\n+b\n+c\n")
+    old, new, later = "cb (x.c:18) < run (y.c:5)", "cb (x.c:22) < run (y.c:5)", "cb (x.c:30)"
+    a = [(0, old), (1, later), (2, old), (3, later)]
+    b = [(0, old), (1, new), (2, "cb (x.c:33)"), (3, old), (4, new), (5, "cb (x.c:33)")]
+    got = [(n, idx) for _, n, idx in diff.pair_plan([a, b], change.map_where)]
+    assert got == [(0, [0, 0]), (1, [2, 3]), (2, [None, 1]), (3, [None, 4]),
+                   (0, [1, 2]), (1, [3, 5])]
+
+
+@pytest.mark.unit
 def test_a_site_keeps_its_identity_when_inlining_changes():
     """A patch that changes what the compiler inlines (or puts a function between a call
     and its callers) changes the frames above the call, not where it is made: the calls
