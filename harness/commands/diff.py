@@ -54,6 +54,9 @@ def add_arguments(p) -> None:
                    help="which values of each call's fault profile it is failed with: all, "
                         "changed (every value where the call's stack runs through the "
                         "change, the first elsewhere; the default) or one (the first)")
+    p.add_argument("--focus", action="store_true",
+                   help="run the censuses, then only the sites (and values) whose stack runs "
+                        "through the change: a quick answer, said to be focused")
     p.add_argument("--backend-name", dest="backend_name", metavar="LIST",
                    help="backends the filter uses (default: every one both trees have)")
     p.add_argument("--filter", metavar="LIST", help="filters (default: every one with a graph)")
@@ -325,7 +328,7 @@ def run(args) -> int:
               f"{len(change.functions)} functions", flush=True)
         d = diff.run(two, groups, matrix.preload_library(), args.jobs, case.EXPECT, runner.progress,
                      results=args.results or None, confirm=max(0, args.confirm),
-                     touched=change, shard=shard, values=values)
+                     touched=change, shard=shard, values=values, focus=args.focus)
     from harness.paths import write_file
     if shard:  # a part: its verdict is the merge's (with the case's claim, if any)
         write_file("--json", args.json, json.dumps(

@@ -192,6 +192,8 @@ class Diff:
     values: str = profiles.DEFAULT  # which values of each profile the sites were failed with
     coverage: dict | None = None  # the change's lines executed under a fault
                                   # (harness/judge/coverage.py); None: not measured
+    focus: tuple | None = None    # (sites run, sites the censuses found): `--focus`, only the
+                                  # sites whose stack runs through the change were run
 
     def count(self) -> Counter:
         return Counter(p.change for p in self.pairs)
@@ -333,19 +335,21 @@ def worth_rerunning(p: Pair) -> bool:
 
 def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
         progress=None, results=None, confirm: int = CONFIRM, pool=None,
-        touched: Touched = UNKNOWN, shard=None, values: str = profiles.DEFAULT) -> Diff:
+        touched: Touched = UNKNOWN, shard=None, values: str = profiles.DEFAULT,
+        focus: bool = False) -> Diff:
     """Every group's census on both sides in one batch; the sites paired by where the
     censuses found them; then every site of every pair failed in turn in a second batch,
     with each value `values` asks for (profiles.chosen()) (jobs at a time, through the
     fork servers: `pool`'s, left running, or the diff's own, the same for every batch),
     the longest first; then each side of every site whose verdict more runs could change
     `confirm` times more (judged()). `touched`: what the change touches, which marks the
-    sites whose stacks run through it. `shard` (K, N): only the pairs harness.judge.shard
-    gives shard K of N (the censuses run in every shard)."""
+    sites whose stacks run through it; `focus`: only those sites run (a known change).
+    `shard` (K, N): only the pairs harness.judge.shard gives shard K of N (the censuses run
+    in every shard)."""
     with servers(pool) as pool, tempfile.TemporaryDirectory(prefix="ffdnn-lines-") as cov:
         want = lines_run.request(sides[1].tree, Path(cov))
         d = _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool, shard,
-                 touched, values, want)
+                 touched, values, want, focus and touched.known)
         if want is not None and touched.known:
             d.coverage = lines_run.changed_lines(touched, lines_run.read(
                 sides[1].tree, Path(cov), [path for path, _ in touched.lines]))
@@ -354,7 +358,7 @@ def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
 
 
 def _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool, shard,
-         touched=UNKNOWN, values=profiles.DEFAULT, counting=None) -> Diff:
+         touched=UNKNOWN, values=profiles.DEFAULT, counting=None, focus=False) -> Diff:
     from harness.judge import shard as sharding
     base = {}  # (group index, side index) -> the scenario a site's run derives from
     for gi, g in enumerate(groups):  # compiles each tree's module the first time
@@ -399,6 +403,9 @@ def _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool,
                                                    values, bool(mark),
                                                    base[(gi, 0)].fault.value_text)):
                 planned.append((gi, pi, p, n, idx, v, vi, mark))
+    found = len(planned)
+    if focus:  # only the sites whose stack runs through the change
+        planned = [item for item in planned if item[-1]]
 
     def site_scenario(gi, si, i, value):
         sc = sweep.census(base[(gi, si)])
@@ -455,4 +462,4 @@ def _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool,
                 {"census": round(t1 - t0, 2), "sites": round(t2 - t1, 2),
                  "confirm": round(t3 - t2, 2), "total": round(t3 - t0, 2)},
                 len(keys) + len(every), round(hung, 2), (len(ended), round(sum(ended), 2)),
-                shard=shard)
+                shard=shard, focus=(len(planned), found) if focus else None)

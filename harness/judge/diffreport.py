@@ -54,7 +54,9 @@ def verdict_line(d: Diff) -> str:
     if c[Change.ERROR] or d.census_errors:
         parts.append(f"{c[Change.ERROR] + len(d.census_errors)} not judged (ERROR)")
     word = WORDS[d.exit_status]
-    return f"**{word}**: {seen_line(d)}: " + ", ".join(parts)
+    focused = (f" (focused: the {d.focus[0]} of {d.focus[1]} sites whose stack runs through "
+               "the change, no other site run)" if d.focus else "")
+    return f"**{word}**{focused}: {seen_line(d)}: " + ", ".join(parts)
 
 
 def blind_lines(d: Diff) -> list:
@@ -203,6 +205,7 @@ def to_json(d: Diff) -> dict:
                   for r, f, b, n in d.blind_groups()],
         "touched": d.touched.to_json(),
         "coverage": d.coverage,
+        "focus": {"run": d.focus[0], "found": d.focus[1]} if d.focus else None,
         "census_errors": d.census_errors,
         "groups": [{"backend": g.backend, "filter": g.filter, "route": g.route,
                     "family": g.family,
@@ -229,6 +232,7 @@ def inputs(d: Diff) -> dict:
     """What makes two diffs (or two shards of one) the same diff: the trees, by key, and
     the groups, each with its spec and what the censuses counted."""
     return {"from": d.sides[0].tree.key, "to": d.sides[1].tree.key, "values": d.values,
+            "focus": bool(d.focus),
             "groups": [[g.key, g.fault, g.sites, [bool(e) for e in g.errors]] for g in d.groups]}
 
 

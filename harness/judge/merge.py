@@ -167,7 +167,9 @@ def merged(shards: list) -> Diff:
              round(sum(t["ended_seconds"] for t in timings), 2))
     out = Diff(sides, groups, pairs, seconds, sum(t["runs"] for t in timings), hung, ended,
                touched=touched, values=first["inputs"].get("values", "one"),
-               coverage=lines_run_merged([d.get("coverage") for _, d in shards]))
+               coverage=lines_run_merged([d.get("coverage") for _, d in shards]),
+               focus=(first["focus"]["run"], first["focus"]["found"]) if first.get("focus")
+               else None)
     out.shard_walls = [(d["shard"][0], d["timing"]["total_seconds"]) for _, d in
                        sorted(shards, key=lambda x: x[1]["shard"][0])]
     assert len(out.shard_walls) == n
