@@ -57,6 +57,15 @@ DIFF = {
     # 0007: "A c10::Error from the model ... ended in std::terminate()" (the libtorch
     # family: the module's forward throws)
     "torch / dnn_processing / frames / libtorch": {("CRASH", "SURFACED"): 4},
+    # 0002, 0003 and 0008 (the onnxruntime family: each OrtApi call of the backend fails
+    # with a real OrtStatus): a failed Run() or tensor call "left the filter waiting
+    # forever" (0002, 0003) or, for the output's shape, aborted or went unnoticed (0008:
+    # "a failed GetDimensions() aborted the process on the first frame, and on the later
+    # frames went unnoticed")
+    "onnx / dnn_processing / frames / onnxruntime": {("HANG", "SURFACED"): 68,
+                                                     ("CLEAN", "SURFACED"): 4,
+                                                     ("SURFACED", "SURFACED"): 2,
+                                                     ("CRASH", "SURFACED"): 2},
     # the PR's own route is #24760's and stays fixed: the stand-in flush's one start
     "tf / dnn_processing / flush / pthread_create": {("SURFACED", "SURFACED"): 3},
     "torch / dnn_processing / flush / pthread_create": {("SURFACED", "SURFACED"): 3},

@@ -129,9 +129,21 @@ class Family:
 
 @functools.lru_cache(maxsize=None)
 def _registry(directory: str) -> dict:
+    """Every stanza of `directory`; one that does not parse, or whose errno family names
+    an errno this platform does not know, is bad input (one line naming it)."""
     out = {}
     for path in sorted(Path(directory).glob("*.fi")):
-        st = interposers.parse(path)
+        try:
+            st = interposers.parse(path)
+        except (OSError, interposers.StanzaError) as e:
+            raise HarnessError(f"injector stanza: {e}") from None
+        for f in st.functions if st.kind == "errno" else ():
+            for v in f.values:
+                try:
+                    errnos.parse(v)
+                except ScenarioError:
+                    raise HarnessError(f"injector stanza {path.name}: {f.name}'s profile names "
+                                       f"an errno this platform does not know: {v}") from None
         out[st.family] = Family(st.family, st)
     return out
 

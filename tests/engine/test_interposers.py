@@ -146,3 +146,24 @@ def test_a_new_family_is_its_stanza(tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == [f"-1 {errno.EBADF}", f"-1 {errno.EIO}", f"-1 {errno.EBADF}",
                                      "failures 1"]
+
+
+@pytest.mark.parametrize("edit, says", [
+    (("values: EAGAIN EINVAL EPERM", "values: EAGAIN EFOO"),
+     "pthread_create.fi: pthread_create's profile names an errno this platform does not "
+     "know: EFOO"),
+    (("    fail: return err;\n    call:", "    call:"), "pthread_create has no 'fail:' line"),
+])
+def test_a_bad_family_is_bad_input(tmp_path, edit, says):
+    """The registry reads every stanza: one that does not parse, or whose profile names an
+    errno the platform does not know, is one line of bad input, not a traceback."""
+    from harness.compile import families
+    from harness.errors import HarnessError
+    for stanza in injectors.SRC_DIR.glob("*.fi"):
+        (tmp_path / stanza.name).write_text(stanza.read_text())
+    bad = tmp_path / "pthread_create.fi"
+    assert edit[0] in bad.read_text()
+    bad.write_text(bad.read_text().replace(*edit))
+    with pytest.raises(HarnessError) as info:
+        families._registry(str(tmp_path))
+    assert says in str(info.value) and "\n" not in str(info.value)
