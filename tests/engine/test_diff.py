@@ -269,6 +269,49 @@ def regression(tree, tmp_path_factory):
 
 @pytest.mark.onnx
 @pytest.mark.dnn_processing
+def test_a_change_that_does_not_build_fails(tree, tmp_path):
+    """A patch whose code does not compile is the gate's verdict on it: FAIL (exit 1),
+    with the compiler's first error in the report and the JSON; not bad input."""
+    tree("after")
+    patch = tmp_path / "broken.patch"
+    patch.write_text(DROP_CHECK.replace("+    ff_dnn_complete_lltask(task, 0);",
+                                        "+    ff_dnn_complete_lltask(task, 0)"))
+    out = tmp_path / "d.json"
+    r = harness("--from", "after", "--patch", str(patch), *ONE_FAMILY, "--json", str(out))
+    no_traceback(r)
+    assert r.returncode == diff.FAIL, r.stdout + r.stderr[-1500:]
+    d = json.loads(out.read_text())
+    assert d["word"] == "FAIL" and d["exit_status"] == diff.FAIL
+    assert "dnn_backend_onnx.c" in d["build_error"]["first_error"]
+    assert "error:" in d["build_error"]["first_error"]
+    assert "does not build, so no site of it could run" in r.stdout
+    assert schemas.problem(d) is None  # docs/schema/diff.json: its build_error branch
+
+
+@pytest.mark.onnx
+@pytest.mark.dnn_processing
+def test_focus_runs_only_the_sites_through_the_change(regression, tmp_path):
+    """--focus: the censuses, then only the sites whose stack runs through the change; the
+    verdict says it is focused, and it is the same verdict on those sites."""
+    _, files = regression
+    patch = files["json"].parent / "drop-check.patch"
+    out = tmp_path / "d.json"
+    r = harness("--from", "after", "--patch", str(patch), "--backend-name", "onnx",
+                "--filter", "dnn_processing", "--fault",
+                "wrap:ff_proc_from_dnn_to_frame,pthread_create", "--values", "one",
+                "--confirm", "1", "--focus", "--json", str(out))
+    no_traceback(r)
+    assert r.returncode == diff.FAIL, r.stdout + r.stderr[-1500:]
+    d = json.loads(out.read_text())
+    # the 4 post-processing sites run through the change; the flush route's thread start
+    # (dnn_backend_common.c, vf_dnn_processing.c) does not: found, not run
+    assert d["focus"] == {"run": 4, "found": 5}
+    assert all(s["touched"] for s in d["sites"]) and len(d["sites"]) == 4
+    assert "**FAIL** (focused: the 4 of 5 sites whose stack runs through the change" in r.stdout
+
+
+@pytest.mark.onnx
+@pytest.mark.dnn_processing
 def test_dropped_check_is_a_regression(regression):
     r, files = regression
     no_traceback(r)
