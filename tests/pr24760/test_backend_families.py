@@ -5,7 +5,6 @@ without it. Each mistake is a commit of a clone of the follow-ups' tree, diffed 
 refs (bring your own tree: the first ref is that tree again, its objects copied)."""
 
 import json
-import os
 import subprocess
 import sys
 
@@ -13,8 +12,8 @@ import pytest
 
 from harness.cases import followups
 from harness.judge import diff
-from harness.obtain.trees import GIT_ID
 from harness.paths import PROJECT
+from tests import mistakes
 
 # name -> (backend, file, the lines after + the follow-ups has, the lines the mistake
 # writes, the family, the function whose sites the change runs through, the classes its
@@ -90,14 +89,7 @@ def clone_with(fixed, tmp_path, name):
     backend, path, old, new, *_ = MISTAKES[name]
     if backend not in fixed.backends:
         pytest.skip(f"trees built without {backend} (run: make test BACKENDS=all)")
-    repo = tmp_path / "ffmpeg"
-    subprocess.run(["git", "clone", "-q", "--shared", str(fixed.src), str(repo)], check=True)
-    text = (repo / path).read_text()
-    assert text.count(old) == 1, f"after + the follow-ups has the lines once: {old}"
-    (repo / path).write_text(text.replace(old, new))
-    subprocess.run(["git", "-C", str(repo), "commit", "-qam", f"mistake: {name}"], check=True,
-                   env={**os.environ, **GIT_ID})
-    return repo
+    return mistakes.commit(fixed, tmp_path, path, old, new, f"mistake: {name}")
 
 
 @pytest.mark.after

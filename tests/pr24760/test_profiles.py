@@ -6,7 +6,6 @@ profile where its stack runs through the change) exits 1 naming the regression; 
 passes: the profile is what catches it."""
 
 import json
-import os
 import subprocess
 import sys
 
@@ -14,8 +13,8 @@ import pytest
 
 from harness.cases import pr24760
 from harness.judge import diff
-from harness.obtain.trees import GIT_ID
 from harness.paths import PROJECT
+from tests import mistakes
 
 # Each mistake: the file, the line as after has it, the line the mistake writes, the
 # family and route the diff runs, and what it must find: (from class, to class) per value
@@ -52,17 +51,7 @@ def harness(*args):
 def mistake(after, tmp_path, name) -> str:
     """The mistake as a git am-able patch on after's source."""
     path, old, new, *_ = MISTAKES[name]
-    repo = tmp_path / "ffmpeg"
-    subprocess.run(["git", "clone", "-q", "--shared", str(after.src), str(repo)], check=True)
-    text = (repo / path).read_text()
-    assert text.count(old + "\n") == 1, f"after has the line once: {old.strip()}"
-    (repo / path).write_text(text.replace(old + "\n", new + "\n"))
-    env = {**os.environ, **GIT_ID}
-    subprocess.run(["git", "-C", str(repo), "commit", "-qam", f"mistake: {name}"], check=True,
-                   env=env)
-    out = subprocess.run(["git", "-C", str(repo), "format-patch", "-1", "-o", str(tmp_path)],
-                         capture_output=True, text=True, check=True, env=env)
-    return out.stdout.strip()
+    return mistakes.patch(after, tmp_path, path, old + "\n", new + "\n", f"mistake: {name}")
 
 
 @pytest.mark.after

@@ -6,7 +6,6 @@ function), each is now what it is: two regressions (exit 1) and a BLIND change (
 whose changed lines are named as not run under any fault."""
 
 import json
-import os
 import subprocess
 import sys
 
@@ -14,8 +13,8 @@ import pytest
 
 from harness.cases import pr24760
 from harness.judge import diff
-from harness.obtain.trees import GIT_ID
 from harness.paths import PROJECT
+from tests import mistakes
 
 ONNX_CALLBACK_DIMS = (
     "    dims = av_malloc(num_dims * sizeof(int64_t));\n"
@@ -65,17 +64,7 @@ def harness(*args):
 def change(after, tmp_path, name) -> str:
     """The change as a git am-able patch on after's source."""
     path, old, new, *_ = CHANGES[name]
-    repo = tmp_path / "ffmpeg"
-    subprocess.run(["git", "clone", "-q", "--shared", str(after.src), str(repo)], check=True)
-    text = (repo / path).read_text()
-    assert text.count(old) == 1, f"after has the lines once: {old}"
-    (repo / path).write_text(text.replace(old, new))
-    env = {**os.environ, **GIT_ID}
-    subprocess.run(["git", "-C", str(repo), "commit", "-qam", f"{pr24760.__name__}: {name}"],
-                   check=True, env=env)
-    out = subprocess.run(["git", "-C", str(repo), "format-patch", "-1", "-o", str(tmp_path)],
-                         capture_output=True, text=True, check=True, env=env)
-    return out.stdout.strip()
+    return mistakes.patch(after, tmp_path, path, old, new, f"{pr24760.__name__}: {name}")
 
 
 @pytest.mark.after
