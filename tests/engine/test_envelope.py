@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness import __version__
-from harness.judge import envelope
+from harness.judge import envelope, readers
 from harness.obtain.trees import Tree
 from harness.paths import PROJECT
 
@@ -51,3 +51,6 @@ def test_a_commands_json_is_the_envelope(tree, tmp_path, command):
     assert envelope.is_envelope(d, command) and d["exit_status"] == r.returncode
     assert d["trees"] == [{"name": "after", "key": after.stamp["key"], "path": str(after.path)}]
     assert list(d)[6:] == list(own)
+    if command == "sweep":  # what bench/bench.py reads of it (tests/engine/test_bench.py)
+        (built,) = readers.sweep(d)
+        assert (built.build, built.backend, len(built.runs)) == ("after", "onnx", 1)
