@@ -33,6 +33,15 @@ def pytest_configure(config):
             config.addinivalue_line("markers", f"{marker}: {text}")
 
 
+@pytest.hookimpl(tryfirst=True)  # before -m selects by marker
+def pytest_collection_modifyitems(config, items):
+    """The fast tier (`make check`, -m check) holds every unit test: they need no build
+    and decide verdicts on recorded runs; the other tests in it are marked check."""
+    for item in items:
+        if item.get_closest_marker("unit"):
+            item.add_marker(pytest.mark.check)
+
+
 @pytest.fixture(scope="session")
 def plan():
     """The trees of the backend set `make` built (FFDNN_BACKENDS, default ONNX only)."""
