@@ -24,7 +24,7 @@ RELEASE ?= 8.1.2
 # (read when the recipe runs, once the virtualenv is there), or those named
 RELEASES ?= $(shell $(PY) -c 'from harness.obtain import releases; print(*releases.versions())')
 
-.PHONY: all help venv deps build sanitizers run test mutants unchanged claims sweep bench release releases clean clean-cache
+.PHONY: all help venv deps build sanitizers run test check mutants unchanged claims sweep bench release releases clean clean-cache
 
 all: run ## set up, build base/before/after, run the reproduction, print the table
 
@@ -60,6 +60,11 @@ run: build ## run the PR #24760 table, before and after, on every backend built
 
 test: build sanitizers ## run the test suite (pytest, -n $(JOBS))
 	FFDNN_BACKENDS=$(BACKENDS) TF_CPP_MIN_LOG_LEVEL=1 $(PY) -m pytest -n $(JOBS) -q
+
+# the tier is its marker's (-m check: pyproject.toml, tests/conftest.py), never a list of files;
+# it builds nothing: a row whose tree is not built skips, naming `make build`
+check: venv ## the fast tier between edits (pytest -m check, -n $(JOBS)): the unit tests, the judge's recorded cases, the PR's table rows on the default backend; under a minute warm
+	FFDNN_BACKENDS=$(BACKENDS) TF_CPP_MIN_LOG_LEVEL=1 $(PY) -m pytest -n $(JOBS) -q -m check
 
 # no build needed: the tests it runs feed the code results recorded from real runs
 mutants: venv $(VENV)/.installed-mutants ## mutation-test the code that decides a verdict (mutmut over the judge, sweep classes, diff verdict, callers, errnos, idle judgement; the fast tests on recorded runs): killed/total per module, every survivor explained in tests/mutants-equivalent.txt (about 3 min)

@@ -9,7 +9,9 @@ floor_c/dnn_floor.c); P4 -j 2 over -j 1 (P4c with the fork servers already up); 
 `make build`; P8 a sweep's rate against one scenario's own cost, and the ONNX Runtime malloc
 sweep's wall; P9 the whole default diff of after against after + the follow-ups, whole and
 as 4 shards (skipped with --quick). Timings are wall clock and only indicative when other work shares the
-machine (see load in the JSON).
+machine (see load in the JSON). What a step reads of a command's output it reads through
+harness/judge/readers.py (the JSON) or a function here that tests/engine/test_bench.py runs on
+outputs recorded from the real commands (tests/data/bench/).
 """
 
 import argparse
@@ -29,19 +31,27 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from harness.compile import ffi_build
+from harness import caseload  # noqa: E402
+from harness.compile import ffi_build  # noqa: E402
+from harness.judge import readers  # noqa: E402
 from harness.run import forkclient, matrix, runner  # noqa: E402
 from harness.paths import cache_root  # noqa: E402
 from harness.obtain.trees import Plan  # noqa: E402
-from harness.cases.pr24760 import EXPECT, LAYOUT
 
 PY = sys.executable
 RESULTS = ROOT / "results"
 BACKENDS = os.environ.get("FFDNN_BACKENDS") or "default"  # the trees, as tests/conftest.py
 PR_TABLE = ["-m", "pytest", "-n", "2", "-q", "-p", "no:cacheprovider",
             "-m", "onnx and (before or after)", "tests/pr24760/test_matrix.py"]
+MAKE_MARKS = {"built": r"-m harness table ", "table": r"^\|"}  # in `make`'s stdout (P1, P7)
+TEST_MARKS = {"suite": r"-m pytest ", "summary": r" (passed|failed)"}  # `make test`'s (P6)
 P4_FAULTS = ["pthread_create=EAGAIN", "pthread_create=EINVAL", "pthread_create=EPERM",
              "flush=AVERROR(EAGAIN)", "none", "pthread_create=ENOMEM", "pthread_create=EBUSY"]
+
+
+def case():
+    """The default case (the PR's: its layout of trees and its expectations), by name."""
+    return caseload.load()
 
 
 def wall(cmd, env=None, check=True) -> float:
@@ -92,10 +102,14 @@ def timed_make(target: str, cache: Path, log: Path, marks: dict) -> tuple[float,
                                                  text=True) as p:
         for line in p.stdout:
             err.write(line)
-            for name, pattern in marks.items():
-                if name not in seen and re.search(pattern, line):
-                    seen[name] = time.monotonic() - t0
+            for name in marked(line, marks):
+                seen.setdefault(name, time.monotonic() - t0)
     return time.monotonic() - t0, seen, p.returncode
+
+
+def marked(line: str, marks: dict) -> list:
+    """The names of the marks (name -> pattern) a line of make's stdout matches."""
+    return [name for name, pattern in marks.items() if re.search(pattern, line)]
 
 
 def tail(path: Path, n=8) -> str:
@@ -125,13 +139,11 @@ def p1_cold_build(quick=False) -> list:
         shutil.rmtree(one / "trees", ignore_errors=True)
         cache = scratch_cache(Path(tmp) / "all")
         log = RESULTS / "bench-cold-make.log"
-        make_s, seen, rc = timed_make("all", cache, log, {
-            "built": r"-m harness table ", "table": r"^\|"})
+        make_s, seen, rc = timed_make("all", cache, log, MAKE_MARKS)
         if rc != 0 or "table" not in seen:
             raise RuntimeError(f"cold make exited {rc} (see {log}): {tail(log)}")
         log_t = RESULTS / "bench-cold-make-test.log"
-        test_s, seen_t, test_rc = timed_make("test", cache, log_t, {
-            "suite": r"-m pytest ", "summary": r" (passed|failed)"})
+        test_s, seen_t, test_rc = timed_make("test", cache, log_t, TEST_MARKS)
         summary = pytest_summary(log_t.read_text(errors="replace"))
     return [figure("P1", names["P1"][0], seen["built"] / base_s, "x", 1.3,
                    detail=f"make's build step (venv and deps checks, three trees) "
@@ -198,7 +210,7 @@ def p3_per_scenario(n=5) -> list:
     """One scenario's wall time, through a fresh worker process (FFDNN_FORKSERVER=0, the
     way before the fork server) and through a fork server's child (kept across the runs,
     as a matrix keeps it), against the two floors; all interleaved in this run."""
-    tree = Plan(BACKENDS, LAYOUT).get("after", build=False)
+    tree = Plan(BACKENDS, case().LAYOUT).get("after", build=False)
     (sc,) = matrix.scenarios([tree], "onnx", "dnn_processing", ["pthread_create=EAGAIN"])
     preload, exe = matrix.preload_library(), build_c_floor(tree)
     model = re.search(r":model=([^:]+)", sc.description)[1]  # the harness's own model
@@ -209,20 +221,18 @@ def p3_per_scenario(n=5) -> list:
         os.environ["FFDNN_FORKSERVER"] = "1" if fork else "0"
         try:
             t0 = time.monotonic()
-            r = runner.run_one(sc, preload, pool=pool, expect=EXPECT)
+            r = runner.run_one(sc, preload, pool=pool, expect=case().EXPECT)
             seconds = time.monotonic() - t0
         finally:
             os.environ.pop("FFDNN_FORKSERVER")
-        assert r.outcome.value == "PASS", r.reason or r.diffs
-        assert r.data["worker"] == ("fork server" if fork else "fresh (FFDNN_FORKSERVER=0)")
+        passed([r], "fork server" if fork else "fresh (FFDNN_FORKSERVER=0)")
         return seconds
     floors = {"python": [PY, ROOT / "bench/floor_py.py", tree.path, model, "11"],
               "c": [exe, model, "11"]}
-    want = runner.run_one(sc, preload, pool=pool, expect=EXPECT).data["sink"]
+    want = runner.run_one(sc, preload, pool=pool, expect=case().EXPECT).data["sink"]
     for name, cmd in floors.items():  # the floors must end the way the harness's run does
         out = subprocess.run(cmd, env={**os.environ, **env}, capture_output=True, text=True)
-        got = [int(x) for line in out.stdout.splitlines() if line.startswith("sink:")
-               for x in re.findall(r"-?\d+", line.split("(")[0])]
+        got = floor_sink(out.stdout)
         assert got == want, f"{name} floor: sink {got}, the harness's {want}: {out.stderr}"
     runs = {"fork": lambda: harness_s(True), "fresh": lambda: harness_s(False),
             **{k: lambda c=c: wall(c, env) for k, c in floors.items()}}
@@ -248,11 +258,26 @@ def p3_per_scenario(n=5) -> list:
     return out
 
 
+def floor_sink(stdout: str) -> list:
+    """The sink's codes a floor printed (`sink: [-11, ...]`, floor_py.py and dnn_floor.c)."""
+    return [int(x) for line in stdout.splitlines() if line.startswith("sink:")
+            for x in re.findall(r"-?\d+", line.split("(")[0])]
+
+
+def passed(results, worker: str) -> None:
+    """Every run PASS, each through `worker` (its result's "worker": how it ran)."""
+    bad = [(r.scenario.id, r.outcome.value, r.reason) for r in results
+           if r.outcome.value != "PASS"]
+    assert not bad, bad
+    how = {r.data.get("worker") for r in results}
+    assert how == {worker}, f"runs through {how}, not {worker}"
+
+
 def p4_throughput() -> list:
     """Scenarios per second through runner.run (the pool `harness run` uses), and the
     whole `harness run` wall, which adds its fixed start-up (imports, module checks);
     the runner also with FFDNN_FORKSERVER=0, the fresh process per scenario of before."""
-    trees = [Plan(BACKENDS, LAYOUT).get(n, build=False) for n in ("before", "after")]
+    trees = [Plan(BACKENDS, case().LAYOUT).get(n, build=False) for n in ("before", "after")]
     scs = matrix.scenarios(trees, "onnx", "dnn_processing", P4_FAULTS)
     preload = matrix.preload_library()
 
@@ -260,7 +285,7 @@ def p4_throughput() -> list:
         os.environ["FFDNN_FORKSERVER"] = fork
         try:
             t0 = time.monotonic()
-            runner.run(scs, preload, jobs=jobs, expect=EXPECT)
+            runner.run(scs, preload, jobs=jobs, expect=case().EXPECT)
             return time.monotonic() - t0
         finally:
             os.environ.pop("FFDNN_FORKSERVER")
@@ -281,7 +306,7 @@ def p4_throughput() -> list:
 def p4c_servers_up(n=8) -> list:
     """Scheduling alone: many scenarios through fork servers already up (started, their
     imports done, one warm-up pass), at -j 1 and -j 2, alternating, best of 2."""
-    trees = [Plan(BACKENDS, LAYOUT).get(n_, build=False) for n_ in ("before", "after")]
+    trees = [Plan(BACKENDS, case().LAYOUT).get(n_, build=False) for n_ in ("before", "after")]
     scs = matrix.scenarios(trees, "onnx", "dnn_processing", P4_FAULTS) * n
     preload, pool = matrix.preload_library(), forkclient.Pool()
     try:
@@ -289,16 +314,14 @@ def p4c_servers_up(n=8) -> list:
             pool.server(sc, runner._env(sc, preload))
         for s in pool.servers.values():
             s.ready.wait(120)
-        runner.run(scs[:len(scs) // n], preload, jobs=2, expect=EXPECT, pool=pool)  # warm-up
+        runner.run(scs[:len(scs) // n], preload, jobs=2, expect=case().EXPECT, pool=pool)  # warm-up
         t = {1: [], 2: []}
         for _ in range(2):
             for j in (1, 2):
                 t0 = time.monotonic()
-                rs = runner.run(scs, preload, jobs=j, expect=EXPECT, pool=pool)
+                rs = runner.run(scs, preload, jobs=j, expect=case().EXPECT, pool=pool)
                 t[j].append(time.monotonic() - t0)
-                assert all(r.outcome.value == "PASS" for r in rs), \
-                    [(r.scenario.id, r.outcome.value, r.reason) for r in rs if r.outcome.value != "PASS"]
-                assert all(r.data["worker"] == "fork server" for r in rs)
+                passed(rs, "fork server")
     finally:
         pool.close()
     best = {j: min(v) for j, v in t.items()}
@@ -320,22 +343,21 @@ def p8_sweeps() -> list:
     line, --jobs 2, artifacts of each unexpected hang kept in a scratch directory)."""
     from harness.judge import sweep
     backend, filt, fault = SWEEP_RATE
-    trees = [Plan(BACKENDS, LAYOUT).get(n, build=False) for n in ("base", "before", "after")]
+    trees = [Plan(BACKENDS, case().LAYOUT).get(n, build=False) for n in ("base", "before", "after")]
     scs = matrix.scenarios(trees, backend, filt, [fault], route="sweep")
     preload = matrix.preload_library()
     walls, found = {}, {}
     for jobs in (1, 2):
         t0 = time.monotonic()
-        found[jobs] = sweep.sweep(scs, preload, jobs=jobs, expect=EXPECT)
+        found[jobs] = sweep.sweep(scs, preload, jobs=jobs, expect=case().EXPECT)
         walls[jobs] = time.monotonic() - t0
     assert not sweep.problems(found[1]), sweep.problems(found[1])
-    runs = sum(len(sites) + 1 for _, sites in found[1].values())
-    site = found[1]["after"][1][0].result.scenario
+    runs, site = sweep_runs(found[1])
     pool = forkclient.Pool()
     try:
-        runner.run_one(site, preload, pool=pool, expect=EXPECT)  # the server, warm
+        runner.run_one(site, preload, pool=pool, expect=case().EXPECT)  # the server, warm
         own = median(lambda: _seconds(lambda: runner.run_one(site, preload, pool=pool,
-                                                             expect=EXPECT)), 5)
+                                                             expect=case().EXPECT)), 5)
     finally:
         pool.close()
     per_run = walls[1] / runs
@@ -354,21 +376,31 @@ def p8_sweeps() -> list:
         r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
                            env={**os.environ, "FFDNN_BACKENDS": BACKENDS})
         malloc_s = time.monotonic() - t0
-        data = json.loads(Path(f"{tmp}/sweep.json").read_text()) if r.returncode in (0, 1) \
-            else {}
-    classes = {b: Counter(run["class"] for run in v["runs"])
-               for f in data.values() for b, v in f.items()}
-    hangs = [run["seconds"] for f in data.values() for v in f.values() for run in v["runs"]
-             if run["class"] == "HANG"]
-    sites = {b: v["sites"] for f in data.values() for b, v in f.items()}
-    text = "; ".join(f"{b} {sites[b]} sites: " + ", ".join(f"{n} {k}" for k, n in sorted(c.items()))
-                     for b, c in classes.items())
+        data = readers.load(f"{tmp}/sweep.json", "sweep") if r.returncode in (0, 1) else None
+    text = sweep_detail(data) if data else r.stderr[-300:]
     out.append(figure("P8b", "ONNX Runtime malloc sweep (before, after), wall", malloc_s, " s",
-                      60, detail=f"`{shlex.join(cmd[1:12])}`, exit status "
-                                 f"{r.returncode}: {text or r.stderr[-300:]}; "
-                                 f"{len(hangs)} HANG runs, {sum(hangs):.1f} s of run time "
-                                 f"({statistics.median(hangs) if hangs else 0:.2f} s median)"))
+                      60, detail=f"`{shlex.join(cmd[1:12])}`, exit status {r.returncode}: "
+                                 f"{text}"))
     return out
+
+
+def sweep_runs(found: dict) -> tuple:
+    """What P8a reads of sweep.sweep()'s build -> (count, [Site]): the runs it made (a
+    census and each site, per build), and the scenario of after's first site."""
+    return sum(len(sites) + 1 for _, sites in found.values()), found["after"][1][0].result.scenario
+
+
+def sweep_detail(data: dict) -> str:
+    """P8b's detail from a sweep's --json (readers.sweep): each build's sites and the
+    classes of its runs, and the runs that hung."""
+    builds = readers.sweep(data)
+    several = len({b.key for b in builds}) > 1
+    text = "; ".join(f"{f'{b.key} ' * several}{b.build} {b.sites} sites: " + (", ".join(
+        f"{n} {k}" for k, n in sorted(Counter(r.cls for r in b.runs).items())) or "none run")
+        for b in builds)
+    hangs = [r.seconds for b in builds for r in b.runs if r.cls == "HANG"]
+    return (f"{text}; {len(hangs)} HANG runs, {sum(hangs):.1f} s of run time "
+            f"({statistics.median(hangs) if hangs else 0:.2f} s median)")
 
 
 def p9_whole_diff(quick=False) -> list:
@@ -394,39 +426,48 @@ def p9_whole_diff(quick=False) -> list:
             if r.returncode not in (0, 1, 3):
                 raise RuntimeError(f"diff {shlex.join(extra)} exited {r.returncode}: "
                                    f"{r.stderr[-500:]}")
-            return time.monotonic() - t0, load, json.loads(Path(out).read_text())
+            return time.monotonic() - t0, load, readers.load(out, "diff")
         whole_s, whole_load, whole = run([], f"{tmp}/whole.json")
         shards = [run(["--shard", f"{k}/4"], f"{tmp}/shard{k}.json") for k in range(1, 5)]
         m = subprocess.run([PY, "-m", "harness", "merge", *[f"{tmp}/shard{k}.json" for k in range(1, 5)],
                             "--json", f"{tmp}/merged.json"], cwd=ROOT, env=env,
                            capture_output=True, text=True)
-        merged = json.loads(Path(f"{tmp}/merged.json").read_text())
-    t = whole["timing"]
-    key = lambda d: [(x["order"], x["route"], x["family"], x["place"], x["nth"], x["change"],
-                      x["from"] and x["from"]["class"], x["to"] and x["to"]["class"])
-                     for x in d["sites"]]
-    differ = sum(a != b for a, b in zip(key(whole), key(merged))) + abs(
-        len(whole["sites"]) - len(merged["sites"]))
-    walls = [w for w, _, _ in shards]
-    loads = ", ".join(f"{k + 1}/4 {w:.0f} s (load {l:.1f})" for k, (w, l, _) in enumerate(shards))
-    c = whole["counts"]
-    summary = (f"{whole['word']} (exit {whole['exit_status']}): judged {c['judged']} / blind "
+        merged = readers.load(f"{tmp}/merged.json", "diff")
+    return p9_figures(whole_s, whole_load, whole, shards, m.returncode, merged)
+
+
+def p9_figures(whole_s: float, whole_load: float, whole: dict, shards: list, merge_rc: int,
+               merged: dict) -> list:
+    """P9's figures from the diffs' --json (readers.diff): the whole diff's, each shard's
+    (wall, load at its start, its JSON) and the merge's."""
+    w, g = readers.diff(whole), readers.diff(merged)
+    for _, _, d in shards:
+        readers.diff(d)
+    t, c = w.timing, w.counts
+    differ = sum(a != b for a, b in zip(w.sites, g.sites)) + abs(len(w.sites) - len(g.sites))
+    walls = [s for s, _, _ in shards]
+    n = len(shards)
+    loads = ", ".join(f"{k + 1}/{n} {s:.0f} s (load {l:.1f})" for k, (s, l, _) in enumerate(shards))
+    summary = (f"{w.word} (exit {w.exit_status}): judged {c['judged']} / blind "
                f"{c['blind']} / total {c['total']}; " + ", ".join(
-                   f"{n} {k}" for k, n in whole["verdict"].items() if n))
+                   f"{n} {k}" for k, n in w.verdict.items() if n))
+    hung = t["hang_seconds"]
+    hangs = (f"{len(w.hung)} site runs hung ({statistics.median(w.hung):.2f} s median)"
+             if w.hung else "no site run hung")
     return [
         figure("P9a", "the whole default diff, after -> after + follow-ups, unsharded", whole_s,
                " s", 600, detail=f"{t['runs']} runs, {t['runs_per_second']:.2f} runs/s, runs "
-               f"that hung {t['hang_seconds']:.0f} s of run time of {t['hang_seconds'] + t['ended_seconds']:.0f} s "
-               f"({t['hang_seconds'] / max(1e-9, t['hang_seconds'] + t['ended_seconds']):.0%}); "
+               f"that hung {hung:.0f} s of run time of {hung + t['ended_seconds']:.0f} s "
+               f"({hung / max(1e-9, hung + t['ended_seconds']):.0%}; {hangs}); "
                f"censuses {t['census_seconds']:.0f} s, sites {t['sites_seconds']:.0f} s, reruns "
                f"{t['confirm_seconds']:.0f} s; load {whole_load:.1f} at start; {summary}"),
-        figure("P9b", "4 shards: the longest over the unsharded wall", max(walls) / whole_s, "x",
-               1 / 3, detail=f"shards one after another: {loads}"),
-        figure("P9c", "4 shards: the longest over the shortest", max(walls) / min(walls), "x", 1.3,
-               detail=loads),
+        figure("P9b", f"{n} shards: the longest over the unsharded wall", max(walls) / whole_s,
+               "x", 1 / 3, detail=f"shards one after another: {loads}"),
+        figure("P9c", f"{n} shards: the longest over the shortest", max(walls) / min(walls),
+               "x", 1.3, detail=loads),
         figure("P9d", "merge(shards) against the unsharded diff: sites that differ", differ, "", 0,
-               detail=f"merge exit {m.returncode} ({merged['word']}), the whole diff's "
-                      f"{whole['exit_status']}; {len(merged['sites'])} sites merged"),
+               detail=f"merge exit {merge_rc} ({g.word}), the whole diff's "
+                      f"{w.exit_status}; {len(g.sites)} sites merged"),
     ]
 
 

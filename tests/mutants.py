@@ -38,7 +38,9 @@ SCOPE = {
     "harness/judge/callers.py": ["pairs", "diffs"],
     "harness/errnos.py": None,
     "harness/run/processes.py": ["cpu_seconds", "threads", "waiting", "ended", "family",
-                                 "Idle.__init__", "Idle._cpu", "Idle.hung", "Idle.idle_for"],
+                                 "waits_for_good", "ends_in", "_thread", "blocked", "_own",
+                                 "Idle.__init__", "Idle._cpu", "Idle.hung", "Idle.idle_for",
+                                 "Idle.why"],
 }
 
 # exit codes of a mutant's test run (mutmut's): a test failed (or pytest broke: the same),

@@ -2,8 +2,11 @@
 returncode, kill() (the group: SIGTERM, then SIGKILL). Fresh: a new interpreter
 (python -m harness.run.worker); Forked: a fork server's child (harness/run/forkclient.py)."""
 
+import math
 import os
+import platform
 import signal
+import struct
 import subprocess
 import sys
 import threading
@@ -18,6 +21,21 @@ IDLE = 0.05   # of one CPU: what "idle" may use (a loop that polls with a sleep)
 PROC = Path("/proc")  # what the kernel says of each process (tests/engine/test_idle.py: readings)
 DELAY = "ffdnn-delay"  # a thread's name while it sleeps an injected delay (FI_DELAY_NAME,
                        # injectors/fi_window.h)
+# the calls a thread waits in for what only a thread or child of its own can give, by their
+# numbers on each architecture (the kernel's syscall tables): futex() and futex_waitv()
+# (pthread_join, pthread_cond_wait, sem_wait), wait4() and waitid() (a child's end)
+CALLS = {"x86_64": {"futex": 202, "futex_waitv": 449, "wait4": 61, "waitid": 247},
+         "aarch64": {"futex": 98, "futex_waitv": 449, "wait4": 260, "waitid": 95}}
+ARCH = platform.machine()
+# futex() operations that wait, each with its timeout (NULL: none) in the 4th argument:
+# FUTEX_WAIT, FUTEX_LOCK_PI, FUTEX_WAIT_BITSET, FUTEX_WAIT_REQUEUE_PI, FUTEX_LOCK_PI2; all
+# but FUTEX_WAIT's are a deadline (LOCK_PI's on CLOCK_REALTIME, the others' on the clock
+# the FUTEX_CLOCK_REALTIME flag names), FUTEX_WAIT's a length from a start no look sees
+FUTEX_WAITS = {0, 6, 9, 11, 13}
+FUTEX_DEADLINES = {6, 9, 11, 13}
+FUTEX_FLAGS = 0x180  # FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME, beside the operation
+FUTEX_CLOCK_REALTIME = 0x100
+AT_ONCE = os.environ.get("FFDNN_HANG_AT_ONCE", "1") != "0"  # 0: the idle timer alone
 
 
 def cpu_seconds(pid: int) -> float:
@@ -83,25 +101,142 @@ def family(pid: int) -> list:
     return out
 
 
+def waits_for_good(line: str) -> tuple | None:
+    """The wait a thread is in, from its /proc/PID/task/TID/syscall line ("NR ARG1 .. ARG6
+    SP PC", "running", or "-1 SP PC" outside a call), when only a thread or child of its
+    own ends it, or a deadline: (the call, its deadline's clock, "realtime" or "monotonic",
+    and its address; None and 0: no deadline). A futex wait, a wait for a child. None for
+    any other: a sleep, a wait of a length (FUTEX_WAIT's timeout), a read or a poll, whose
+    end may come from outside the process."""
+    f = line.split()
+    if len(f) != 9 or not f[0].isdigit():
+        return None
+    nr, args = int(f[0]), [int(a, 16) for a in f[1:7]]
+    calls = CALLS.get(ARCH, {})
+    if nr == calls.get("futex"):
+        op = args[1] & ~FUTEX_FLAGS
+        if op not in FUTEX_WAITS or (args[3] and op not in FUTEX_DEADLINES):
+            return None
+        realtime = op == 6 or args[1] & FUTEX_CLOCK_REALTIME
+        return ("futex", None, 0) if not args[3] else \
+            ("futex", "realtime" if realtime else "monotonic", args[3])
+    if nr == calls.get("futex_waitv"):  # its clock: CLOCK_REALTIME (0) or CLOCK_MONOTONIC
+        return ("futex_waitv", None, 0) if not args[3] else \
+            ("futex_waitv", "monotonic" if args[4] else "realtime", args[3])
+    return next(((name, None, 0) for name in ("wait4", "waitid") if nr == calls.get(name)),
+                None)
+
+
+def ends_in(pid: int, clock: str, address: int) -> float | None:
+    """Seconds until the deadline (a struct timespec at `address` in the process's memory,
+    on `clock`) a thread waits for; None when it cannot be read."""
+    try:
+        with open(PROC / str(pid) / "mem", "rb") as mem:
+            mem.seek(address)
+            sec, nsec = struct.unpack("=qq", mem.read(16))
+    except (OSError, ValueError, struct.error):
+        return None
+    return sec + nsec / 1e9 - (time.time() if clock == "realtime" else time.monotonic())
+
+
+def _thread(pid: int, task: Path, beyond: float) -> tuple | None:
+    """A thread as the look sees it: (state, its wait, the CPU ticks it used, its context
+    switches), None when it is not asleep in a wait only its own threads and children end,
+    or one whose deadline comes within `beyond` seconds, or it cannot be read; a thread
+    that has exited (Z) is ("Z", ...)."""
+    try:
+        state, *fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        if state == "Z":
+            return ("Z", "", 0, 0)
+        if state != "S":
+            return None
+        wait = waits_for_good((task / "syscall").read_text())
+        status = (task / "status").read_text().splitlines()
+    except (OSError, IndexError, ValueError):
+        return None
+    if wait is None:
+        return None
+    call, clock, address = wait
+    if clock is not None:
+        left = ends_in(pid, clock, address)
+        if left is None or left <= beyond:
+            return None
+        call += " with a deadline"
+    switches = sum(int(v) for k, _, v in (l.partition(":") for l in status)
+                   if k.endswith("ctxt_switches"))
+    return (state, call, int(fields[10]) + int(fields[11]), switches)
+
+
+def blocked(pid: int, beyond: float = math.inf) -> dict | None:
+    """Every thread of the process and of every process below it, by (pid, tid), when each
+    is asleep in a wait only their own threads and children end (waits_for_good), or one
+    whose deadline is more than `beyond` seconds away, or has exited; None as soon as one
+    is not, or when no thread of the process itself is left. Two equal looks mean no
+    thread ran between them: one that ran has switched since, or is running."""
+    out = {}
+    if not _own(pid, out, beyond):  # the process's own threads first: most looks end there
+        return None
+    if not all(_own(p, out, beyond) for p in family(pid)[1:]):
+        return None
+    return out if any(k[0] == pid and v[0] != "Z" for k, v in out.items()) else None
+
+
+def _own(pid: int, out: dict, beyond: float) -> bool:
+    """Reads the threads of one process into `out`; False when one is not blocked, or the
+    process has a timer set (/proc/PID/timers: its signal may end a wait) or cannot be read."""
+    try:
+        tasks = os.listdir(PROC / str(pid) / "task")
+        if (PROC / str(pid) / "timers").read_text().strip():
+            return False
+    except OSError:
+        return False
+    for t in tasks:
+        seen = _thread(pid, PROC / str(pid) / "task" / t, beyond)
+        if seen is None:
+            return False
+        out[(pid, int(t))] = seen
+    return True
+
+
 class Idle:
     """Watches a process that should have ended by now: hung() is true once it and every
-    process it started (addr2line naming the stacks after EOF, say) have used no more than
-    IDLE of a CPU for QUIET seconds on end and no thread of them is running, waiting for
-    a CPU or reading a disk (a loop that waits for what never comes, polling with a sleep,
-    as FFmpeg's flush loops do). Work restarts the watch: a process at work, or waiting
-    for a child at work, is not judged, however long it takes; a process that has exited
-    (its runner not yet told) is never hung. Once hung, `seen` says what the last look
-    found: each process's CPU seconds since the look before and its threads' states."""
+    process it started (addr2line naming the stacks after EOF, say) can make no progress:
+    - at once: every thread of them asleep in a wait only they end (a futex wait, a wait
+      for a child: waits_for_good), with no timer set and no deadline before the backstop
+      below would judge them anyway (2 `quiet` and a second), and none of them run
+      between two looks (blocked); nothing outside them can end such a wait first;
+    - or, the backstop, once they have used no more than IDLE of a CPU for `quiet`
+      seconds on end and no thread of them is running, waiting for a CPU or reading a
+      disk (a loop that waits for what never comes, polling with a sleep, as FFmpeg's
+      flush loops do).
+    Work restarts the watch: a process at work, or waiting for a child at work, is not
+    judged, however long it takes; a process that has exited (its runner not yet told) is
+    never hung. Once hung, `seen` says what the last look found: each process's CPU
+    seconds since the look before and its threads' states (and, judged at once, the
+    call each thread waits in), and why() says which rule judged it."""
 
     def __init__(self, pid: int, quiet: float = QUIET):
         self.pid, self.quiet, self.seen = pid, quiet, {}
-        self.since, self.cpu = time.monotonic(), self._cpu()
+        # no timer (quiet inf, judged at once only): no CPU to count from
+        self.since, self.cpu = time.monotonic(), self._cpu() if quiet < math.inf else {}
+        self.look, self.looked, self.at_once = None, self.since, False
+        self.beyond = 2 * quiet + 1.0  # the backstop judges by then, if nothing runs
 
     def _cpu(self) -> dict:
         return {p: cpu_seconds(p) for p in family(self.pid)}
 
     def hung(self) -> bool:
         now = time.monotonic()
+        look = blocked(self.pid, self.beyond) if AT_ONCE else None
+        if look is not None and look == self.look:  # nothing ran since, nothing can
+            self.at_once, self.seen = True, {}
+            for (p, _), (state, call, _, _) in sorted(look.items()):
+                seen = self.seen.setdefault(p, {"cpu": 0.0, "threads": "", "waits": []})
+                seen["threads"] += state
+                seen["waits"] += [call] if call else []
+            return True
+        if look != self.look:
+            self.look, self.looked = look, now
         if now - self.since < self.quiet:
             return False
         if ended(self.pid):  # it ended between the runner's wait and this look: not hung
@@ -117,6 +252,13 @@ class Idle:
 
     def idle_for(self) -> float:
         return time.monotonic() - self.since
+
+    def why(self) -> str:
+        """What judged it hung: "idle for S s", or every thread blocked for good since."""
+        if self.at_once:
+            return (f"every thread waiting on the others, none run for "
+                    f"{time.monotonic() - self.looked:.1f} s")
+        return f"idle for {self.idle_for():.1f} s"
 
 
 class Worker:

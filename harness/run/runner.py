@@ -8,6 +8,7 @@ rest of the matrix goes on. A CRASH or HANG can leave its artifacts (harness/run
 
 import contextlib
 import json
+import math
 import os
 import signal
 import sys
@@ -87,7 +88,9 @@ def _quiet(sc: Scenario, expect: Expect) -> float:
 
 
 def _wait(w, sc: Scenario, out: str, expect: Expect, seen: dict) -> str | None:
-    """None when the worker ended; else why it is judged hung: its timeout, or _quiet()
+    """None when the worker ended; else why it is judged hung: its timeout; at once, from
+    its start, every thread of it and its children waiting with no time limit and none
+    run between two looks (processes.Idle, blocked()); or _quiet()
     seconds during which it neither ended nor used more than IDLE of a CPU: from its
     checkpoint (taken just before EOF); and QUIET seconds from its start (before EOF too,
     as LibTorch's next frame waiting for a request forever) for a run the case says
@@ -99,18 +102,17 @@ def _wait(w, sc: Scenario, out: str, expect: Expect, seen: dict) -> str | None:
     t0 = time.monotonic()
     deadline, partial = t0 + sc.timeout, Path(out).with_suffix(".partial.json")
     early = QUIET if expect.hangs(sc) else (STUCK if routes.of(sc.route).stuck_before_eof
-                                           else None)
-    idle = Idle(w.pid, early) if early else None
+                                           else math.inf)  # inf: judged at once only
+    idle = Idle(w.pid, early)
     while (now := time.monotonic()) < deadline:
         if w.wait(min(0.1, deadline - now)):
             return None
-        if partial.exists() and (idle is None or idle.quiet != quiet):
+        if partial.exists() and idle.quiet != quiet:
             idle = Idle(w.pid, quiet)  # from the checkpoint on
-        elif idle and idle.hung():
+        elif idle.hung():
             seen.update({str(p): v for p, v in idle.seen.items()})
             where = "after EOF" if partial.exists() else "before EOF"
-            return (f"killed {time.monotonic() - t0:.1f} s in: idle for {idle.idle_for():.1f} s "
-                    f"{where}")
+            return f"killed {time.monotonic() - t0:.1f} s in: {idle.why()} {where}"
     return f"killed after its {sc.timeout:g} s timeout"
 
 

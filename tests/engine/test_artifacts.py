@@ -52,7 +52,8 @@ def hung(trees, preload, tmp_path, skip: int, timeout: float, where: str):
                              timeout=timeout)
     r = runner.run_one(sc, preload, results=tmp_path, expect=EXPECT)
     assert r.outcome is Outcome.HANG, r.reason
-    assert re.fullmatch(rf"killed [0-9.]+ s in: idle for [0-9.]+ s {where}", r.reason)
+    assert re.fullmatch(rf"killed [0-9.]+ s in: (idle for|every thread waiting on the others, "
+                        rf"none run for) [0-9.]+ s {where}", r.reason)
     watched = r.data["watch"][str(r.data["pid"])]  # what the watch saw of the worker
     assert watched["cpu"] <= 0.05 * 3 and set(watched["threads"]) <= set("STZt")
     return sc, r, tmp_path / sc.id
@@ -89,6 +90,10 @@ def test_graph_stuck_before_eof_is_judged_by_what_it_does(trees, preload, tmp_pa
     longer than 2 s, so idle for longer (runner.STUCK) is hung: well before the timeout."""
     sc, r, where = hung(trees, preload, tmp_path, 33, 30.0, "before EOF")
     assert r.seconds < 20, "judged idle, not at its 30 s timeout"
+    # every thread waits on a futex with no timeout, or one whose deadline (ONNX Runtime's
+    # pool) is past when the idle timer (runner.STUCK) would judge: hung at once
+    assert "every thread waiting on the others" in r.reason, r.reason
+    assert {w.split()[0] for w in r.data["watch"][str(r.data["pid"])]["waits"]} == {"futex"}
     assert json.loads((where / "partial.json").read_text()) is None, "stuck before EOF"
     if shutil.which("gdb"):
         trace = (where / "backtrace.txt").read_text()

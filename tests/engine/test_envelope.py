@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness import __version__
-from harness.judge import envelope, schemas
+from harness.judge import envelope, readers, schemas
 from harness.obtain.trees import Tree
 from harness.paths import PROJECT
 
@@ -52,3 +52,6 @@ def test_a_commands_json_is_the_envelope(tree, tmp_path, command):
     assert d["trees"] == [{"name": "after", "key": after.stamp["key"], "path": str(after.path)}]
     assert list(d)[6:] == list(own)
     assert schemas.problem(d) is None  # docs/schema/run.json, sweep.json
+    if command == "sweep":  # what bench/bench.py reads of it (tests/engine/test_bench.py)
+        (built,) = readers.sweep(d)
+        assert (built.build, built.backend, len(built.runs)) == ("after", "onnx", 1)

@@ -551,3 +551,33 @@ def test_the_makefile_and_deps_read_the_registry():
     deps = (ROOT / "builds" / "deps.sh").read_text()
     assert "-m harness.obtain.backends libs" in deps
     assert "libz" not in deps and "zlib1g-dev" not in deps
+
+def collected(*args) -> set:
+    """The test ids pytest collects with `args` (run as `make test` runs it)."""
+    r = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q",
+                        "-p", "no:cacheprovider", *args], cwd=ROOT, capture_output=True,
+                       text=True)
+    assert r.returncode in (0, 5), r.stdout[-2000:] + r.stderr[-2000:]
+    return {line for line in r.stdout.splitlines() if "::" in line}
+
+
+def test_make_check_is_a_tier_by_marker():
+    """`make check` (the fast tier) selects by its marker, not by a list of files: its
+    pytest run names `-m check` (registered) and no test path; and the marker picks the
+    unit tests (every one: tests/conftest.py) and the PR's table rows on the default
+    backend, none of the other rows nor any other test."""
+    recipe = make_recipe("check").replace("$(JOBS)", "2").replace("$(BACKENDS)", "all")
+    runs = [after(w, "-m", "pytest") for w in commands(recipe)]
+    (args,) = [a for a in runs if a is not None]
+    assert args[args.index("-m") + 1] == "check" and "check" in pyproject_markers()
+    assert not [a for a in args if a.startswith("tests") or a.endswith(".py")], args
+    files = ("tests/engine/test_idle.py", "tests/pr24760/test_matrix.py")
+    every, check = collected(*files), collected("-m", "check", *files)
+    unit = collected("-m", "unit", *files)
+    default = backends.BACKEND_SETS["default"]
+    rows = {t for t in every if "::test_pr_table[" in t
+            and t.split("[")[1].split("-")[1] in default}
+    assert unit and rows and unit < every
+    assert check == unit | rows
+    assert any("::test_pr_table[" in t for t in every - check), "every row in the tier"
+    assert any("::test_reverted_fix" in t for t in every - check), "an onnx test, not a row"

@@ -9,7 +9,7 @@ from harness.run import faults
 from harness.errors import ScenarioError
 from harness.run.outcome import Outcome, failed_where, functions
 from harness.run.scenario import scenario_id
-from harness.obtain.backends import BACKENDS
+from harness.obtain.backends import BACKENDS, BACKEND_SETS
 
 
 BUILDS = ("before", "after")
@@ -24,10 +24,13 @@ FRAME_ROUTE = [("torch", "pthread_create=EAGAIN"), ("torch", "pthread_create=EIN
 
 
 def _param(build, backend, filt, spec, route="flush"):
+    """A row, marked by its build, backend and filter; on the default backend also in the
+    fast tier (`make check`)."""
+    check = [pytest.mark.check] if backend in BACKEND_SETS["default"] else []
     return pytest.param(build, backend, filt, spec, route,
                         id=scenario_id(build, backend, filt, faults.parse(spec), route),
                         marks=[getattr(pytest.mark, build), getattr(pytest.mark, MARK[backend]),
-                               getattr(pytest.mark, filt)])
+                               getattr(pytest.mark, filt), *check])
 
 
 def _params():

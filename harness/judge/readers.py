@@ -1,0 +1,86 @@
+"""Reading what the commands write with --json: one small function per kind, so whatever
+reads a command's output (bench/bench.py) reads it the one way, beside the code that
+writes it (the envelope, harness/judge/envelope.py; a sweep's, harness/commands/sweep.py
+to_json; a diff's and a merge's, harness/judge/diffreport.py to_json).
+tests/engine/test_bench.py feeds them recorded outputs and what the writers make of them
+now, so a change of shape fails the suite, not the bench."""
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.errors import HarnessError
+from harness.judge.envelope import ENVELOPE, is_envelope
+
+
+def load(path, command: str) -> dict:
+    """The JSON a command wrote to `path`, checked to be its envelope of this schema."""
+    try:
+        d = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as e:
+        raise HarnessError(f"{path}: no JSON of `{command}`: {e}") from None
+    return checked(d, command, path)
+
+
+def checked(d, command: str, where="the JSON") -> dict:
+    if not is_envelope(d, command):
+        got = (d.get("command"), d.get("schema")) if isinstance(d, dict) else type(d).__name__
+        raise HarnessError(f"{where}: not the JSON of `{command}` of schema {ENVELOPE} "
+                           f"(command, schema: {got})")
+    return d
+
+
+@dataclass(frozen=True)
+class SweepRun:
+    call: int
+    cls: str        # harness/judge/sweep.py Class's value
+    seconds: float
+
+
+@dataclass(frozen=True)
+class SweepBuild:
+    """One build of one sweep (a backend, filter and route): its count and the runs made."""
+    key: str
+    backend: str
+    filter: str
+    route: str
+    build: str
+    sites: int
+    runs: tuple
+
+
+def sweep(d: dict) -> list:
+    """A `sweep --json` (or a merge of its shards): a SweepBuild per sweep and build."""
+    checked(d, "sweep")
+    return [SweepBuild(key, g["backend"], g["filter"], g["route"], build, b["sites"],
+                       tuple(SweepRun(r["call"], r["class"], r["seconds"]) for r in b["runs"]))
+            for key, g in d["sweeps"].items() for build, b in g["builds"].items()]
+
+
+TIMING = ("census_seconds", "sites_seconds", "confirm_seconds", "total_seconds", "runs",
+          "runs_per_second", "hang_seconds", "ended_runs", "ended_seconds")
+
+
+@dataclass(frozen=True)
+class DiffSummary:
+    word: str           # PASS, FAIL or BLIND
+    exit_status: int
+    counts: dict        # judged, blind, total (and the same of the sites through the change)
+    verdict: dict       # Change's value -> number of sites
+    timing: dict        # TIMING
+    sites: tuple        # per site, in order: what makes it that site, and its classes
+    hung: tuple         # the seconds of each site's run (either tree's) that hung
+    shard: tuple | None
+
+
+def diff(d: dict) -> DiffSummary:
+    """A `diff --json`, a shard's or a `merge --json` of diff shards."""
+    checked(d, "diff")
+    sites = tuple((tuple(s["order"]), s["route"], s["family"], s["place"], s["nth"],
+                   s["change"], s["from"] and s["from"]["class"], s["to"] and s["to"]["class"])
+                  for s in d["sites"])
+    hung = tuple(run["seconds"] for s in d["sites"] for run in (s["from"], s["to"])
+                 if run and run["class"] == "HANG")
+    return DiffSummary(d["word"], d["exit_status"], d["counts"], d["verdict"],
+                       {k: d["timing"][k] for k in TIMING}, sites, hung,
+                       tuple(d["shard"]) if d["shard"] else None)
