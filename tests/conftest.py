@@ -33,16 +33,6 @@ def pytest_configure(config):
             config.addinivalue_line("markers", f"{marker}: {text}")
 
 
-<<<<<<< HEAD
-# the trees, the injectors' preload and the scenario runner are the plugin's
-# (harness/pytest_plugin.py, the `pytest11` entry point the installed package has), whose
-# --ffdnn-backend defaults to FFDNN_BACKENDS as BACKENDS does; the suite's names for them:
-def alias(name: str, of: str, doc: str):
-    def fixture(request):
-        return request.getfixturevalue(of)
-    fixture.__doc__ = doc
-    return pytest.fixture(scope="session", name=name)(fixture)
-=======
 @pytest.hookimpl(tryfirst=True)  # before -m selects by marker
 def pytest_collection_modifyitems(config, items):
     """The fast tier (`make check`, -m check) holds every unit test: they need no build
@@ -52,11 +42,14 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.check)
 
 
-@pytest.fixture(scope="session")
-def plan():
-    """The trees of the backend set `make` built (FFDNN_BACKENDS, default ONNX only)."""
-    return Plan(BACKENDS, LAYOUT)
->>>>>>> h43
+# the trees, the injectors' preload and the scenario runner are the plugin's
+# (harness/pytest_plugin.py, the `pytest11` entry point the installed package has), whose
+# --ffdnn-backend defaults to FFDNN_BACKENDS as BACKENDS does; the suite's names for them:
+def alias(name: str, of: str, doc: str):
+    def fixture(request):
+        return request.getfixturevalue(of)
+    fixture.__doc__ = doc
+    return pytest.fixture(scope="session", name=name)(fixture)
 
 
 plan = alias("plan", "ffdnn_plan", "The trees of the backend set `make` built "
