@@ -76,9 +76,10 @@ class DiffSummary:
 def diff(d: dict) -> DiffSummary:
     """A `diff --json`, a shard's or a `merge --json` of diff shards."""
     checked(d, "diff")
-    sites = tuple((tuple(s["order"]), s["route"], s["family"], s["place"], s["nth"],
-                   s["change"], s["from"] and s["from"]["class"], s["to"] and s["to"]["class"])
-                  for s in d["sites"])
+    sites = tuple((tuple(s["order"]) + (0,) * (3 - len(s["order"])), s["route"], s["family"],
+                   s["place"], s["nth"], s.get("value", ""), s["change"],
+                   s["from"] and s["from"]["class"], s["to"] and s["to"]["class"])
+                  for s in d["sites"])  # order: (group, pair, value); a value since schema 3
     hung = tuple(run["seconds"] for s in d["sites"] for run in (s["from"], s["to"])
                  if run and run["class"] == "HANG")
     return DiffSummary(d["word"], d["exit_status"], d["counts"], d["verdict"],
