@@ -23,6 +23,8 @@ from harness.obtain.trees import Tree, check_stamp, read_stamp, rebuild
 
 MODULE_NAME = "_ffdnn"
 VARIANTS = ("preload", "wrap")
+# FFmpeg's own functions the module watches (_cffi_src/poll.c), wrapped in every variant
+WRAPPED = ("ff_dnn_get_result",)
 LIBS = ("avfilter", "avformat", "avcodec", "swscale", "swresample", "avutil")
 
 
@@ -154,7 +156,7 @@ def build(tree, variant: str = "preload") -> Path:
     sources, macros = [], _has_flags(src)
     includes = [str(src), injectors.INCLUDE_DIR] + [
         a[2:] for a in shlex.split(mak.get("CFLAGS", "")) if a.startswith("-I") and "$" not in a]
-    link += list(injectors.link_ldflags(src))
+    link += list(injectors.link_ldflags(src)) + [f"-Wl,--wrap={f}" for f in WRAPPED]
     if tree.stamp.get("coverage"):  # objects built with gcov's instrumentation: its runtime,
         # with the calls inject.c reaches by weak references (which pull no archive member)
         link += ["--coverage", "-Wl,-u,__gcov_dump", "-Wl,-u,__gcov_reset"]

@@ -101,12 +101,15 @@ def _wait(w, sc: Scenario, out: str, expect: Expect, seen: dict) -> str | None:
     quiet = _quiet(sc, expect)
     t0 = time.monotonic()
     deadline, partial = t0 + sc.timeout, Path(out).with_suffix(".partial.json")
+    stuck = Path(out).with_suffix(".stuck")  # the worker's own judgement (worker.watch_eof)
     early = QUIET if expect.hangs(sc) else (STUCK if routes.of(sc.route).stuck_before_eof
                                            else math.inf)  # inf: judged at once only
     idle = Idle(w.pid, early)
     while (now := time.monotonic()) < deadline:
         if w.wait(min(0.1, deadline - now)):
             return None
+        if stuck.exists():
+            return f"killed {time.monotonic() - t0:.1f} s in: {stuck.read_text()}"
         if partial.exists() and idle.quiet != quiet:
             idle = Idle(w.pid, quiet)  # from the checkpoint on
         elif idle.hung():

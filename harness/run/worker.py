@@ -157,7 +157,39 @@ def records(ffi, lib, start: int) -> list:
     return out
 
 
-def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
+STREAK = 40  # ff_dnn_get_result()'s DAST_NOT_READY answers in a row (the flush polls every
+             # 5 ms: 0.2 s) after which, when nothing can complete a task, the run is stuck
+
+
+def watch_eof(lib, sc: Scenario, stuck) -> None:
+    """From EOF on, a thread of the worker's own watches the filter's flush: once it has
+    polled ff_dnn_get_result() STREAK times in a row with no result, while nothing can
+    complete a task (every task of a synchronous backend runs on the thread that is
+    polling; a backend whose tasks run on threads FFmpeg starts has none running, twice
+    in a row), the run can never end: `stuck(reason)` tells the runner, which ends it as
+    a HANG at once instead of after its idle timer. Another backend (OpenVINO's own
+    threads) is left to the runner's watch."""
+    if synchronous(sc):
+        idle = lambda: True  # noqa: E731 - nothing but the polling thread runs a task
+    elif async_threads(sc) and lib.ffdnn_threads_track(b"_ffdnn.") == 0:
+        idle = lambda: lib.ffdnn_threads_running() == 0  # noqa: E731
+    else:
+        return
+
+    def look():
+        quiet = 0
+        while True:
+            time.sleep(0.02)
+            n = lib.ffdnn_poll_streak()
+            quiet = quiet + 1 if n >= STREAK and idle() else 0
+            if quiet >= 2:
+                stuck(f"the flush polled ff_dnn_get_result() {n} times at EOF with no "
+                      "result, and nothing runs that could complete its task")
+                return
+    threading.Thread(target=look, name="ffdnn-eof-watch", daemon=True).start()
+
+
+def run(sc: Scenario, checkpoint=lambda result: None, stuck=lambda reason: None) -> dict:
     """The scenario along its route (harness/run/routes.py): the PR's stand-in flush at EOF,
     the backend's own start of the last frame, or a sweep's, armed from the first frame."""
     ffi, lib = module(sc.build, sc.tree, sc.injector)
@@ -218,6 +250,7 @@ def run(sc: Scenario, checkpoint=lambda result: None) -> dict:
     snapshot(ffi, lib, sc, result, start, before)
     coverage and lib.ffdnn_coverage_dump()  # what ran, should the run hang or crash at EOF
     checkpoint(result)  # what a run that then hangs or crashes did so far
+    watch_eof(lib, sc, stuck)
     result["eof_push"] = g.push_eof()
     result["sink"], frames = drain(g, until_eof=True)
     result["frames"] += frames
@@ -285,9 +318,15 @@ def execute(scenario: str, out: str) -> int:
     def checkpoint(result):
         out.with_suffix(".partial.json").write_text(json.dumps(result, indent=1))
 
+    def stuck(reason):  # the runner ends the run as a HANG once it sees this file
+        tmp = out.with_suffix(".stuck.tmp")
+        tmp.write_text(reason)
+        tmp.rename(out.with_suffix(".stuck"))
+
     try:
         sc = Scenario.from_json(scenario)
-        result = entry(sc.entry)(sc, checkpoint)
+        run_it = entry(sc.entry)
+        result = (run_it(sc, checkpoint, stuck) if run_it is run else run_it(sc, checkpoint))
         status = 0
     except HarnessError as e:
         result, status = {"error": str(e)}, 3

@@ -6,4 +6,4 @@ own headers supply every layout.
 """
 
 MODULES = ("avutil", "detection", "avfilter", "dnn", "recorder", "standin", "logshim",
-           "inject")
+           "inject", "poll")
