@@ -58,9 +58,12 @@ def test_followups_fix_what_the_case_says(trees):
     TensorFlow and LibTorch thread-start hangs, the pre-processing sites and what the
     backend families found, and regresses nothing: the case's DIFF, its fixes counted
     from it."""
-    from harness.judge.diff import Change, Class, change
+    import re
+    from harness.judge.diff import ANY, Change, Class, change
     fixes = sum(n for group in followups.DIFF.values() for (a, b), n in group.items()
-                if change(Class(a), Class(b)) is Change.FIX)
+                if a != ANY and change(Class(a), Class(b)) is Change.FIX)
+    unsteady = sum(n for group in followups.DIFF.values() for (a, b), n in group.items()
+                   if a == ANY)  # fixes or not, run by run
     tree = need_tree(trees, "after")
     if not {"tf", "onnx", "torch"} <= tree.backends:
         pytest.skip("trees built without tf, onnx and torch (run: make test BACKENDS=all)")
@@ -68,7 +71,8 @@ def test_followups_fix_what_the_case_says(trees):
                         "--confirm", "1", "--backend", "all"], cwd=PROJECT,
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-3000:]
-    assert f"{fixes} fixes" in r.stdout and "0 regressions" in r.stdout, r.stdout
+    got = int(re.search(r"(\d+) fix(es)?\b", r.stdout).group(1))
+    assert fixes <= got <= fixes + unsteady and "0 regressions" in r.stdout, r.stdout
     assert "flaky" not in r.stdout, "the malloc sites are steady (the injector poisons)"
 
 
