@@ -44,6 +44,22 @@ def averror(e: int) -> int:
     return -e
 
 
+def parse_averror(text: str) -> int:
+    """An AVERROR code as FFmpeg's source and a fault spec write it: AVERROR(ENAME), a tag
+    (AVERROR_EOF, AVERROR_EXTERNAL, ...) or an integer; anything else is an error."""
+    t = text.strip()
+    tags = {name: code for code, name in TAGGED.items()}
+    if t in tags:
+        return tags[t]
+    if t.startswith("AVERROR(") and t.endswith(")"):
+        return averror(parse(t[len("AVERROR("):-1]))
+    try:
+        return int(t)
+    except ValueError:
+        raise ScenarioError(f"not an AVERROR code: '{text}' (AVERROR(ENAME), AVERROR_EOF, ... "
+                            "or a number)") from None
+
+
 def describe(code: int | None) -> str:
     """A return code in FFmpeg's words: AVERROR_EOF, AVERROR(EINVAL) (-22), 11, 0;
     None (no code at all) is "nothing"."""

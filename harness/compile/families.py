@@ -216,6 +216,5 @@ def value_of(family: Family, text: str) -> int | None:
     if family.kind == "errno":
         return errnos.parse(text)
     if family.kind == "averror":
-        from harness.run import spec
-        return spec.averror_value(text)
+        return errnos.parse_averror(text)
     return None

@@ -336,15 +336,6 @@ def profile(family: str) -> tuple:
     return FAMILIES[family].declared()
 
 
-def averror_value(text: str) -> int:
-    """AVERROR(ENAME), AVERROR_EOF and the other tags, or an integer: its value."""
-    p = _Parser(text.strip())
-    value, _ = p.value("flush")
-    if p.pos != len(p.text):
-        p.fail("expected the end of the value")
-    return value
-
-
 def parse(text: str) -> Spec:
     """Text -> Spec; SpecError (one line, with the column) when it is not a valid spec."""
     text = text.strip()

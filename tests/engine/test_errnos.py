@@ -90,3 +90,15 @@ def test_strerror(code, text):
 
 def test_averror():
     assert [errnos.averror(e) for e in (11, 22, 1)] == [-11, -22, -1]
+
+
+@pytest.mark.parametrize("text, code", [("AVERROR(ENOMEM)", -12), ("AVERROR_EOF", -541478725),
+                                        ("AVERROR_EXTERNAL", -542398533), ("11", 11), ("-5", -5)])
+def test_an_averror_as_the_source_writes_it(text, code):
+    assert errnos.parse_averror(text) == code
+
+
+@pytest.mark.parametrize("bad", ["AVERROR(EFOO)", "ENOMEM", "AVERROR_NOPE", ""])
+def test_not_an_averror(bad):
+    with pytest.raises(ScenarioError):
+        errnos.parse_averror(bad)
