@@ -112,6 +112,7 @@ def test_a_backend_status_mistake_is_caught(fixed, tmp_path, name):
     if want is not None:
         assert {(s["from"]["class"], s["to"]["class"]) for s in bad} <= want
     assert f"### Regressions ({len(bad)})" in r.stdout
-    # the backend family taken out: the other families do not see the mistake
-    r = harness(*common, "--fault", OTHERS, "--values", "one")
+    # the backend family taken out: the other families do not see the mistake (their sites
+    # through the change, --focus: the others cannot show it)
+    r = harness(*common, "--fault", OTHERS, "--values", "one", "--focus")
     assert r.returncode != diff.FAIL, r.stdout[-3000:] + r.stderr[-2000:]
