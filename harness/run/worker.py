@@ -213,7 +213,8 @@ def run(sc: Scenario, checkpoint=lambda result: None, stuck=lambda reason: None)
     if sweep:  # every call from the first frame on is a site of the sweep
         before, start = family.counters(ffi, lib, sc.fault), lib.ffdnn_record_count()
         if families.arms(sc.fault):
-            coverage and lib.ffdnn_coverage_reset()  # from the arm on
+            if coverage:
+                lib.ffdnn_coverage_reset()  # count from the arm on
             family.arm(lib, sc.fault)
     drained = sc.frames - 1 if route.last_frame_armed else sc.frames
     # a frame is given up once nothing else is at work on it: in a sweep on a synchronous
@@ -241,21 +242,24 @@ def run(sc: Scenario, checkpoint=lambda result: None, stuck=lambda reason: None)
     if not sweep:
         before, start = family.counters(ffi, lib, sc.fault), lib.ffdnn_record_count()
         if families.arms(sc.fault):
-            coverage and lib.ffdnn_coverage_reset()  # from the arm on
+            if coverage:
+                lib.ffdnn_coverage_reset()  # count from the arm on
             family.arm(lib, sc.fault)
     if route.last_frame_armed:
         g.check(g.push(inputs[drained]), f"push frame {drained}")
         result["frame_sink"], frames = drain(g)
         result["frames"] += frames
     snapshot(ffi, lib, sc, result, start, before)
-    coverage and lib.ffdnn_coverage_dump()  # what ran, should the run hang or crash at EOF
+    if coverage:
+        lib.ffdnn_coverage_dump()  # what ran, should the run hang or crash at EOF
     checkpoint(result)  # what a run that then hangs or crashes did so far
     watch_eof(lib, sc, stuck)
     result["eof_push"] = g.push_eof()
     result["sink"], frames = drain(g, until_eof=True)
     result["frames"] += frames
     family.disarm(lib, sc.fault)
-    coverage and lib.ffdnn_coverage_dump()
+    if coverage:
+        lib.ffdnn_coverage_dump()
     snapshot(ffi, lib, sc, result, start, before)
     lib.ffdnn_standin_join()
     g.close()
