@@ -2,17 +2,18 @@
  * failalloc: fail one allocation of an FFmpeg program, chosen by where it is
  * made, for runs under AddressSanitizer (whose own malloc() the harness's
  * LD_PRELOAD injector cannot sit in front of). The test aid of followups
- * 0006-0010's sanitizer runs. Part of ffmpeg-dnn-fault-harness.
+ * 0006-0013's sanitizer runs (README.md, "0006-0013"). Part of
+ * ffmpeg-dnn-fault-harness.
  *
  * Linked into the program with --wrap, so that it sees the calls of FFmpeg's
  * own objects only (av_malloc() and with it every av_*alloc() is
  * posix_memalign() on Linux):
  *
- *   cc -c -O1 -g -o failalloc.o failalloc.c
+ *   cc -c -O1 -g -fno-omit-frame-pointer -o failalloc.o failalloc.c
  *   ./configure ... --extra-ldflags=-Wl,--wrap=posix_memalign \
  *       --extra-libs="$PWD/failalloc.o"
  *
- * failalloc.sh sets the variables from function names (nm -S gives each
+ * failalloc.py sets the variables from function names (nm -S gives each
  * function's offset and size in the program):
  *
  *   FAILALLOC_SKIP  ranges "start-end,..." (hex offsets in the program) of the
