@@ -6,7 +6,8 @@ that place. Part of ffmpeg-dnn-fault-harness; see failalloc.c.
 
 Each name is a function of the program (nm -S gives its offset and size; a static
 function's name may be several, each is taken); a function the compiler inlined has no
-symbol: name the one it was inlined into. Exits with the program's status.
+symbol: name the one it was inlined into. The program replaces this process (exec), so
+its exit status is the program's and a signal meant for it (a timeout's) reaches it.
 """
 
 import os
@@ -52,7 +53,7 @@ def main(argv) -> int:
         return 2
     env = dict(os.environ, FAILALLOC_NTH=nth, FAILALLOC_SKIP=ranges(table, ALLOCATORS),
                FAILALLOC_AT=";".join(ranges(table, [n]) for n in chain))
-    return subprocess.run([program, *args], env=env).returncode
+    os.execve(program, [program, *args], env)
 
 
 if __name__ == "__main__":
