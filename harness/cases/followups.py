@@ -1,11 +1,12 @@
-"""Case followups: this project's seven fixes on top of after, for the defects the sweeps found
+"""Case followups: this project's fixes on top of after, for the defects the sweeps found
 in FFmpeg 9.0.2 that PR #24760 and #24702 leave alone (builds/patches/followups/, whose
-README gives each patch's provenance, licence and measurements).
+README gives each patch's provenance, licence and measurements): 0001-0005, and 0006-0013
+for every site that hung or crashed in both trees (issue 39).
 
 What the case claims is a diff: `python -m harness diff --case followups` runs the sweep
 of every group DIFF names (backend / filter / route / family) on after and on after + the
-seven patches and must find exactly the class changes DIFF gives (each row is a line of the
-follow-ups README's tables), and nothing regressed.
+patches of `series` and must find exactly the class changes DIFF gives (each row is a line
+of the follow-ups README's tables), and nothing regressed.
 """
 
 from harness.cases import pr24760
@@ -47,19 +48,19 @@ DIFF = {
     # result as is ... the next frame waited for a request forever"
     "torch / dnn_processing / frames / pthread_create": {("HANG", "SURFACED"): 12},
     "torch / dnn_processing / frames / wrap:ff_proc_from_frame_to_dnn": {("ALTERED", "SURFACED"): 12},
-    # 0006: "a failed TF_SessionRun() there logged its message and ended the thread, but
+    # 0014: "a failed TF_SessionRun() there logged its message and ended the thread, but
     # nothing completed the task ... flush_frame() polled it at EOF without end" (the
     # tensorflow family: TF_SessionRun() through its TF_Status, its allocations; every
-    # TF_SessionRun() site runs through 0006, so it fails with each of its 6 TF_Codes)
+    # TF_SessionRun() site runs through 0014, so it fails with each of its 6 TF_Codes)
     "tf / dnn_processing / frames / tensorflow": {("HANG", "SURFACED"): 40},
     "tf / dnn_detect / frames / tensorflow": {("HANG", "SURFACED"): 52},
     "openvino / dnn_classify / frames / tensorflow": {("HANG", "SURFACED"): 52},
-    # 0007: "A c10::Error from the model ... ended in std::terminate()" (the libtorch
+    # 0015: "A c10::Error from the model ... ended in std::terminate()" (the libtorch
     # family: the module's forward throws)
     "torch / dnn_processing / frames / libtorch": {("CRASH", "SURFACED"): 4},
-    # 0002, 0003 and 0008 (the onnxruntime family: each OrtApi call of the backend fails
+    # 0002, 0003 and 0016 (the onnxruntime family: each OrtApi call of the backend fails
     # with a real OrtStatus): a failed Run() or tensor call "left the filter waiting
-    # forever" (0002, 0003) or, for the output's shape, aborted or went unnoticed (0008:
+    # forever" (0002, 0003) or, for the output's shape, aborted or went unnoticed (0016:
     # "a failed GetDimensions() aborted the process on the first frame, and on the later
     # frames went unnoticed")
     # (on after, a failed GetDimensions() reads dimensions the array held before: the
@@ -70,4 +71,47 @@ DIFF = {
     "tf / dnn_processing / flush / pthread_create": {("SURFACED", "SURFACED"): 3},
     "torch / dnn_processing / flush / pthread_create": {("SURFACED", "SURFACED"): 3},
     "onnx / dnn_processing / flush / pthread_create": {("SURFACED", "SURFACED"): 3},
+    # 0006-0013, every allocation of a 4-frame run on the other three backends. Besides
+    # 0002's pre-processing sites (ALTERED or, with the constant test detectors, CLEAN ->
+    # SURFACED) and 0001-0005's hangs, each of the 123 sites that hung or crashed with
+    # 0001-0005 too, by cause: 0006 "a failed extract_lltask_from_task() ... returned with
+    # the task already queued and never completed" (HANG -> SURFACED: TensorFlow 8 per
+    # graph, LibTorch 8, OpenVINO 8 per filter and 4 classification lltasks); 0008 "skipped
+    # ff_dnn_complete_lltask() when its outputs array could not be allocated" (TensorFlow 4
+    # per graph, HANG -> SURFACED); 0009 "a request a callback could not push back was
+    # freed ... waited ... forever" (TensorFlow 4 per graph and OpenVINO's last frame HANG ->
+    # CLEAN, LibTorch 3 HANG -> SURFACED); 0010 "any later failure ... freed them again"
+    # (init_model_ov()'s 16 allocations, CRASH -> SURFACED in dnn_detect and dnn_classify);
+    # 0011 "freed with ov_infer_request_free() inside its own callback" (OpenVINO's first 3
+    # frames, HANG -> CLEAN). dnn_classify's graph runs TensorFlow's detector first.
+    "tf / dnn_processing / frames / malloc": {("SURFACED", "SURFACED"): 40,
+                                              ("ALTERED", "SURFACED"): 16,
+                                              ("HANG", "SURFACED"): 24,
+                                              ("HANG", "CLEAN"): 4},
+    "tf / dnn_detect / frames / malloc": {("SURFACED", "SURFACED"): 32,
+                                          ("CLEAN", "SURFACED"): 16,
+                                          ("HANG", "SURFACED"): 24,
+                                          ("HANG", "CLEAN"): 4,
+                                          ("CLEAN", "CLEAN"): 4},
+    "torch / dnn_processing / frames / malloc": {("SURFACED", "SURFACED"): 60,
+                                                 ("ALTERED", "SURFACED"): 36,
+                                                 ("HANG", "SURFACED"): 15,
+                                                 ("CLEAN", "CLEAN"): 9},
+    "openvino / dnn_processing / frames / malloc": {("SURFACED", "SURFACED"): 64,
+                                                    ("ALTERED", "SURFACED"): 16,
+                                                    ("HANG", "SURFACED"): 8,
+                                                    ("HANG", "CLEAN"): 4,
+                                                    ("CLEAN", "CLEAN"): 4},
+    "openvino / dnn_detect / frames / malloc": {("SURFACED", "SURFACED"): 37,
+                                                ("CLEAN", "SURFACED"): 16,
+                                                ("CRASH", "SURFACED"): 16,
+                                                ("HANG", "SURFACED"): 8,
+                                                ("HANG", "CLEAN"): 4,
+                                                ("CLEAN", "CLEAN"): 4},
+    "openvino / dnn_classify / frames / malloc": {("SURFACED", "SURFACED"): 49,
+                                                  ("CLEAN", "SURFACED"): 32,
+                                                  ("CRASH", "SURFACED"): 16,
+                                                  ("HANG", "SURFACED"): 28,
+                                                  ("HANG", "CLEAN"): 8,
+                                                  ("CLEAN", "CLEAN"): 8},
 }

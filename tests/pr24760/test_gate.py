@@ -187,7 +187,7 @@ REVERT_ON_FOLLOWUPS = {
 @pytest.mark.tensorflow
 @pytest.mark.trees
 def test_revert_on_followups_caught_on_libtorch_frames(tree, tmp_path):
-    """after + the five follow-ups, and that with #24760 reverted, as two refs of a clone
+    """after + the follow-ups, and that with #24760 reverted, as two refs of a clone
     (bring your own tree: the first is the follow-ups case's tree again, its objects
     copied; the second compiles one object)."""
     from harness.cases import followups
