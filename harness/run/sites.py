@@ -15,7 +15,7 @@ KEPT = 1024       # FI_SITES: calls whose stacks it keeps after each arm
 SHOWN = 3         # frames of FFmpeg's code a site is named by
 NOT_FFMPEG = ("fi_", "__wrap_", "ffdnn_", "??")  # the injectors' and the harness's frames
 ALLOCATOR = "(mem.c:"  # av_malloc() and friends: every malloc site passes through them
-_NAMED = {}  # (object, offset) -> "function (file:line)" or None: this process's lookups
+_NAMED = {}  # (object, offset) -> ["function (file:line)", ...] or None: this process's lookups
 
 
 def stacks(ffi, lib, f: Fault, calls: range) -> dict:
@@ -40,18 +40,40 @@ def _objects(ffi, lib, addresses) -> dict:
     return out
 
 
-def _addr2line(obj: str, offsets: list) -> dict:
-    """offset -> "function (file:line)", one addr2line run per object; frames without
-    debug information (a backend's own library) are left out."""
-    if not shutil.which("addr2line") or not os.path.isfile(obj):
+def _symbolize(obj: str, offsets: list) -> dict:
+    """offset -> ["function (file:line)", ...]: the functions the debug information puts at
+    the offset, the innermost first (a function the compiler inlined, then the one it was
+    inlined into), one run per object; frames without debug information (a backend's own
+    library) are left out. llvm-symbolizer names each inlined function by its DWARF
+    entry, so a site keeps its frames whatever a change does to the compiler's inlining
+    (GNU addr2line -i names the first of them after the symbol it lies in: without
+    llvm-symbolizer, the outermost function only, as addr2line -f has it)."""
+    if not os.path.isfile(obj):
+        return {}
+    if shutil.which("llvm-symbolizer"):
+        r = subprocess.run(["llvm-symbolizer", "--inlining", "--demangle", "--basenames",
+                            "--obj", obj, *(hex(o) for o in offsets)],
+                           capture_output=True, text=True)  # an empty line after each
+        groups = r.stdout.split("\n\n") if r.returncode == 0 else []
+        if len(groups) >= len(offsets):
+            return {o: frames for o, g in zip(offsets, groups) if (frames := _pairs(g))}
+    if not shutil.which("addr2line"):
         return {}
     r = subprocess.run(["addr2line", "-f", "-C", "-s", "-e", obj, *(hex(o) for o in offsets)],
                        capture_output=True, text=True)
     lines = r.stdout.splitlines()
     if r.returncode != 0 or len(lines) != 2 * len(offsets):
         return {}
-    return {o: f"{lines[2 * i].split('(')[0]} ({lines[2 * i + 1].split(' ')[0]})"
-            for i, o in enumerate(offsets) if not lines[2 * i + 1].startswith("??")}
+    return {o: frames for i, o in enumerate(offsets)
+            if (frames := _pairs("\n".join(lines[2 * i:2 * i + 2])))}
+
+
+def _pairs(text: str) -> list:
+    """A symbolizer's `function` / `file:line[:column]` line pairs as
+    ["function (file:line)", ...], those with no file left out."""
+    lines = [l for l in text.strip().splitlines() if l.strip()]
+    return [f"{lines[i].split('(')[0]} ({':'.join(lines[i + 1].split(' ')[0].split(':')[:2])})"
+            for i in range(0, len(lines) - 1, 2) if not lines[i + 1].startswith("??")]
 
 
 def name(ffi, lib, found: dict) -> dict:
@@ -65,13 +87,13 @@ def name(ffi, lib, found: dict) -> dict:
     for obj, offs in by_obj.items():  # the checkpoint named most of them already
         new = sorted(o for o in offs if (obj, o) not in _NAMED)
         if new:
-            text = _addr2line(obj, new)
+            text = _symbolize(obj, new)
             _NAMED.update({(obj, o): text.get(o) for o in new})
     named = _NAMED
     out = {}
     for i, st in found.items():
-        chain = [named.get(where.get(a)) for a in st]
-        chain = [c for c in chain if c and not c.startswith(NOT_FFMPEG) and ALLOCATOR not in c]
+        chain = [c for a in st for c in named.get(where.get(a)) or ()]
+        chain = [c for c in chain if not c.startswith(NOT_FFMPEG) and ALLOCATOR not in c]
         out[i] = " < ".join(chain[:SHOWN]) or "?"
     return out
 
