@@ -3,6 +3,7 @@
 # (FFDNN_CACHE, default ~/.cache/ffmpeg-dnn-fault-harness).
 
 PYTHON ?= python3
+comma := ,
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
 JOBS   ?= 2
@@ -73,7 +74,10 @@ mutants: venv $(VENV)/.installed-mutants ## mutation-test the code that decides 
 unchanged: build ## ffmpeg CLI output before against after: identity MD5, a whole clip, trained MTCNN over photographs (fetched, pinned; needs OpenVINO)
 	$(HARNESS) unchanged --build before,after --backend $(BACKENDS)
 
-sweep: build ## fail every site in turn: pthread_create (every backend; TensorFlow's and LibTorch's start threads), malloc (the default set's), wrap:ff_proc_from_dnn_to_frame and ff_proc_from_frame_to_dnn
+# the backends' own API families (injectors/*.fi with a `backend`): name:backend each
+BACKEND_FAMILIES := $(shell $(PYTHON) -c 'from harness.compile.families import FAMILIES as F; print(*(f"{n}:{f.backend}" for n, f in F.items() if f.backend))')
+
+sweep: build ## fail every site in turn: pthread_create (every backend; TensorFlow's and LibTorch's start threads), malloc (the default set's), wrap:ff_proc_from_dnn_to_frame and ff_proc_from_frame_to_dnn, and each built backend's own API (its family, every filter)
 	mkdir -p results
 	$(HARNESS) sweep --build before,after --backend-name $(ALL_BACKENDS) \
 		--filter dnn_processing,dnn_detect --jobs $(JOBS) --json results/sweep-pthread_create.json
@@ -83,6 +87,12 @@ sweep: build ## fail every site in turn: pthread_create (every backend; TensorFl
 		--fault wrap:ff_proc_from_dnn_to_frame --jobs $(JOBS) --json results/sweep-wrap.json
 	$(HARNESS) sweep --build base,before,after --backend-name $(ALL_BACKENDS) \
 		--fault wrap:ff_proc_from_frame_to_dnn --jobs $(JOBS) --json results/sweep-wrap-pre.json
+	@for fb in $(BACKEND_FAMILIES); do f=$${fb%%:*}; b=$${fb#*:}; \
+		case " $(subst $(comma), ,$(if $(filter all,$(BACKENDS)),$(ALL_BACKENDS),$(if $(filter default,$(BACKENDS)),$(DEFAULT_BACKENDS),$(BACKENDS)))) " in \
+		*" $$b "*) echo "$(HARNESS) sweep --build before,after --backend-name $$b --fault $$f"; \
+			$(HARNESS) sweep --build before,after --backend-name $$b \
+			--filter dnn_processing,dnn_detect,dnn_classify --jobs $(JOBS) \
+			--json results/sweep-$$f.json || exit 1;; esac; done
 
 bench: build ## measure the harness's costs against their targets (results/bench.json; QUICK=1 skips the cold figures P1, P6, P7, scratch caches, about 15 min, and P9, the whole diff whole and in 4 shards)
 	FFDNN_BACKENDS=$(BACKENDS) $(PY) bench/bench.py $(if $(QUICK),--quick)
