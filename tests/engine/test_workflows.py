@@ -233,6 +233,28 @@ def test_actionlint_runs_shellcheck(tmp_path):
     assert "SC1083" in r.stdout and "[shellcheck]" in r.stdout, r.stdout + r.stderr
     assert '"nope" which does not exist' in r.stdout
 
+
+def test_step_names_are_whole(workflow):
+    """A plain YAML scalar ends at ` #` (a comment): a name with a `#` in it is quoted, or
+    the forge shows it cut (`PR #24760 tables` shown as `PR`)."""
+    cut = [line.strip() for line in workflow.read_text().splitlines()
+           if re.match(r"\s*(- )?name: [^\"'].* #", line)]
+    assert not cut, f"names cut by a comment: {cut}"
+
+
+def test_no_glob_in_a_redirection(workflow):
+    """sh does not expand a glob after < or > (`< patches/0009-*.patch` opens no file):
+    the tables step once compared against an empty patch id and never ran."""
+    for name, job in load(workflow)["jobs"].items():
+        for step in job["steps"]:
+            for line in step.get("run", "").replace("\\\n", " ").splitlines():
+                lex = shlex.shlex(line, posix=True, punctuation_chars=";&|<>()")
+                lex.whitespace_split, lex.commenters = True, "#"
+                words = list(lex)
+                for op, target in zip(words, words[1:]):
+                    assert not (op in ("<", ">", ">>") and re.search(r"[*?[]", target)), \
+                        f"{name} / {step.get('name')}: {op} {target}"
+
 def test_only_well_known_actions_at_major_versions(workflow):
     known = ACTIONS[workflow.name]
     for name, job in load(workflow)["jobs"].items():
