@@ -51,9 +51,11 @@ def load(path: Path) -> dict:
     return yaml.safe_load(path.read_text())
 
 
-# the backend job's matrix: the registry's shards as backend-sets prints them ('[]' where
-# that job is skipped: act stops a whole run at fromJSON(''), even for a skipped job)
-SHARDS = "${{ fromJSON(needs.backend-sets.outputs.shards || '[]') }}"
+# the backend job's matrix: the registry's shards as backend-sets prints them, none in an
+# FFmpeg repository (act reads a skipped job's matrix, and an unrun job's output as its
+# raw text: fromJSON of it stopped the whole run)
+SHARDS = ("${{ fromJSON(!endsWith(%s.repository, '/ffmpeg') && "
+          "needs.backend-sets.outputs.shards || '[]') }}")
 
 
 def matrix_rows(job: dict) -> list:
@@ -63,7 +65,8 @@ def matrix_rows(job: dict) -> list:
     m = dict((job.get("strategy") or {}).get("matrix") or {})
     include = m.pop("include", [])
     if isinstance(include, str):
-        assert include == SHARDS and "backend-sets" in job.get("needs", ()), include
+        assert include in {SHARDS % c for c in CTX.values()} and \
+            "backend-sets" in job.get("needs", ()), include
         include = backends.shards()
     m.pop("exclude", None)
     keys = sorted(m)
@@ -747,7 +750,7 @@ def test_backend_shards_come_from_the_registry(workflow):
     with no workflow edited."""
     import json
     jobs = load(workflow)["jobs"]
-    assert jobs["backend"]["strategy"]["matrix"]["include"] == SHARDS
+    assert jobs["backend"]["strategy"]["matrix"]["include"] == SHARDS % CTX[workflow.name]
     step = next(s for s in jobs["backend-sets"]["steps"] if s.get("id") == "shards")
     assert "python3 -m harness.obtain.backends shards" in step["run"]
     assert jobs["backend-sets"]["outputs"]["shards"] == "${{ steps.shards.outputs.shards }}"
