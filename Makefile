@@ -59,7 +59,9 @@ sanitizers: venv deps ## build (or find cached) the ASan and TSan variants of ba
 run: build ## run the PR #24760 table, before and after, on every backend built
 	$(HARNESS) table --backend $(BACKENDS) --jobs $(JOBS)
 
-test: build sanitizers ## run the test suite (pytest, -n $(JOBS))
+# deps.sh's `test`: as root with apt, also chromium (the HTML page's test renders with it)
+test: build sanitizers ## run the test suite (pytest, -n $(JOBS)); as root, installs chromium for the HTML page's test
+	@BACKENDS=$(BACKENDS) PY=$(PY) sh builds/deps.sh test
 	FFDNN_BACKENDS=$(BACKENDS) TF_CPP_MIN_LOG_LEVEL=1 $(PY) -m pytest -n $(JOBS) -q
 
 # the tier is its marker's (-m check: pyproject.toml, tests/conftest.py), never a list of files;

@@ -33,9 +33,10 @@ def read_png(path: Path) -> np.ndarray:
     return png.decode(Path(path).read_bytes())
 
 
-def squares(img: np.ndarray, rgb: str, side: int = 16) -> list:
+def squares(img: np.ndarray, rgb: str, side: int = 16, height: int = None) -> list:
     """(x, y) of the top-left corner of every connected region of colour `rgb` (#rrggbb)
-    whose bounding box is side x side pixels: the grid's cells, not the wider badges."""
+    whose bounding box is side x side pixels (side x height: a cell with a bar across
+    its foot): the grid's cells, not the wider badges."""
     want = np.array([int(rgb[i:i + 2], 16) for i in (1, 3, 5)], dtype=np.int16)
     mask = (np.abs(img.astype(np.int16) - want) <= 2).all(axis=2)
     seen = np.zeros_like(mask)
@@ -54,6 +55,6 @@ def squares(img: np.ndarray, rgb: str, side: int = 16) -> list:
                         and mask[ny, nx] and not seen[ny, nx]:
                     seen[ny, nx] = True
                     todo.append((ny, nx))
-        if max(xs) - min(xs) + 1 == side and max(ys) - min(ys) + 1 == side:
+        if max(xs) - min(xs) + 1 == side and max(ys) - min(ys) + 1 == (height or side):
             out.append((int(min(xs)), int(min(ys))))
     return sorted(out, key=lambda p: (p[1], p[0]))

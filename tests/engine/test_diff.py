@@ -349,10 +349,19 @@ def test_page_in_chromium(regression, tmp_path):
     assert r.returncode == 0 and png.is_file(), r.stderr[-1000:]
     img = screenshot.read_png(png)
     assert img.shape == (900, 1400, 3)
-    from harness.judge.diff_html import COLOURS
-    surfaced = screenshot.squares(img, COLOURS["SURFACED"][0])
-    altered = screenshot.squares(img, COLOURS["ALTERED"][0])
+    import numpy as np
+    from harness.judge.diff_html import COLOURS, CSS
+    # every site here runs through the change: its cells carry the page's bar across
+    # their foot (its height and colour from the page's own style), under the colour
+    bar, dark = re.search(r"\.grid a\.t \{ box-shadow: inset 0 -(\d+)px 0 (#[0-9a-f]{6})",
+                          CSS).groups()
+    surfaced = screenshot.squares(img, COLOURS["SURFACED"][0], height=16 - int(bar))
+    altered = screenshot.squares(img, COLOURS["ALTERED"][0], height=16 - int(bar))
     assert len(surfaced) == 4 and len(altered) == 4, (surfaced, altered)
+    rgb = np.array([int(dark[i:i + 2], 16) for i in (1, 3, 5)])
+    for x, y in surfaced + altered:
+        foot = img[y + 16 - int(bar):y + 16, x + 3:x + 13].astype(int)
+        assert (np.abs(foot - rgb) <= 2).all(), f"no bar at the foot of the cell at {x},{y}"
     assert [x for x, _ in surfaced] == [x for x, _ in altered], "one column per site"
     assert len({y for _, y in surfaced}) == 1 and surfaced[0][1] < altered[0][1]
 

@@ -55,6 +55,21 @@ def test_real_diffs_meet_it(name):
         assert schemas.schema_of(d) == "diff.json" and schemas.problem(d) is None
 
 
+def test_a_diff_with_fault_profiles_meets_it():
+    """Since fault profiles a site's order is (group, pair, value's index in the profile):
+    the writer's three numbers meet the schema (a real shard of `diff --shard` once did not,
+    and merge refused it), four do not."""
+    d = recorded.diff("diff-before-after")
+    d.seconds, d.shard = dict(SECONDS), [1, 4]
+    for i, p in enumerate(d.pairs):
+        p.order = (*p.order[:2], i % 3)
+    out = json.loads(json.dumps({**diffreport.to_json(d), "exit_status": d.exit_status}))
+    assert {len(s["order"]) for s in out["sites"]} == {3}
+    assert schemas.problem(out) is None
+    out["sites"][0]["order"].append(0)
+    assert "is too long" in schemas.problem(out)
+
+
 @pytest.mark.parametrize("name", ["table-onnx", "frame-onnx", "frame-torch", "detect-openvino",
                                   "classify-openvino"])
 def test_real_worker_results_meet_it(name):

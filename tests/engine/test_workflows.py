@@ -3,8 +3,11 @@
 call exists in this repository."""
 
 import itertools
+import json
+import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -24,8 +27,10 @@ WORKFLOWS = sorted((ROOT / "ci").glob("*.yml"))
 # refuses any server but GitHub's, so Forgejo's own is used there
 ACTIONS = {
     "github-actions.yml": {"actions/checkout": None, "actions/cache": None,
+                           "actions/cache/restore": None,
                            "actions/upload-artifact": None, "actions/download-artifact": None},
     "forgejo-actions.yml": {"actions/checkout": "v4", "actions/cache": "v4",
+                            "actions/cache/restore": "v4",
                             "https://code.forgejo.org/forgejo/upload-artifact": "v4",
                             "https://code.forgejo.org/forgejo/download-artifact": "v4"},
 }
@@ -36,6 +41,8 @@ ACTIONS = {
 CACHE_INPUTS = ("builds", "harness", "injectors", "pyproject.toml", "Makefile")
 EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 PLACEHOLDER = "PLACEHOLDER"
+# each forge's context name (Forgejo's `forge`, of which `github` is an alias)
+CTX = {"github-actions.yml": "github", "forgejo-actions.yml": "forge"}
 
 pytestmark = pytest.mark.unit
 
@@ -44,7 +51,11 @@ def load(path: Path) -> dict:
     return yaml.safe_load(path.read_text())
 
 
-SHARDS = "${{ fromJSON(needs.backend-sets.outputs.shards) }}"
+# the backend job's matrix: the registry's shards as backend-sets prints them, none in an
+# FFmpeg repository (act reads a skipped job's matrix, and an unrun job's output as its
+# raw text: fromJSON of it stopped the whole run)
+SHARDS = ("${{ fromJSON(!endsWith(%s.repository, '/ffmpeg') && "
+          "needs.backend-sets.outputs.shards || '[]') }}")
 
 
 def matrix_rows(job: dict) -> list:
@@ -54,7 +65,8 @@ def matrix_rows(job: dict) -> list:
     m = dict((job.get("strategy") or {}).get("matrix") or {})
     include = m.pop("include", [])
     if isinstance(include, str):
-        assert include == SHARDS and "backend-sets" in job.get("needs", ()), include
+        assert include in {SHARDS % c for c in CTX.values()} and \
+            "backend-sets" in job.get("needs", ()), include
         include = backends.shards()
     m.pop("exclude", None)
     keys = sorted(m)
@@ -167,6 +179,86 @@ def test_jobs_have_runs_on_and_steps(workflow):
         for step in job["steps"]:
             assert ("run" in step) != ("uses" in step), f"job {name}: step {step} needs run or uses"
 
+
+
+def tool(name: str) -> str:
+    """A command the test extra installs (check-jsonschema, actionlint, shellcheck): from
+    this Python's virtualenv, else PATH."""
+    here = Path(sys.executable).parent / name
+    found = str(here) if here.is_file() else shutil.which(name)
+    if not found:
+        pytest.skip(f"{name} is not installed (the test extra: pip install -e '.[test]')")
+    return found
+
+
+def test_valid_for_the_workflow_schema(workflow):
+    """check-jsonschema against the GitHub workflow schema it carries (schemastore's,
+    vendored: nothing fetched)."""
+    r = subprocess.run([tool("check-jsonschema"), "--builtin-schema", "vendor.github-workflows",
+                        str(workflow)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+# Forgejo's file as actionlint (GitHub's rules) reads it: Forgejo's `forge` context is
+# GitHub's `github` (an alias there), its actions by URL are owner/repo ones, its runner
+# label is declared, and GitHub's deprecation of node20 (checkout@v4, cache@v4) is not
+# Forgejo's (its runner runs JavaScript actions with the container's node)
+FORGEJO_AS_GITHUB = (("forge.", "github."), ("https://code.forgejo.org/", ""))
+ACTIONLINT_CONFIG = "self-hosted-runner:\n  labels: [linux-amd64]\n"
+
+
+def actionlint(text: str, name: str, tmp_path: Path, *extra: str):
+    config = tmp_path / "actionlint.yaml"
+    config.write_text(ACTIONLINT_CONFIG)
+    return subprocess.run([tool("actionlint"), "-oneline", "-no-color", "-config-file",
+                           str(config), "-shellcheck", tool("shellcheck"), "-pyflakes", "",
+                           *extra, "-stdin-filename", name, "-"],
+                          input=text, capture_output=True, text=True)
+
+
+def test_actionlint(workflow, tmp_path):
+    """actionlint, with shellcheck over every run: script: expressions, contexts, needs
+    and outputs, matrix properties, action inputs, runner labels, the shell's quoting."""
+    text, extra = workflow.read_text(), []
+    if workflow.name == "forgejo-actions.yml":
+        for a, b in FORGEJO_AS_GITHUB:
+            text = text.replace(a, b)
+        extra = ["-ignore", 'runtime "node20" is deprecated']
+    r = actionlint(text, f"ci/{workflow.name}", tmp_path, *extra)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_actionlint_runs_shellcheck(tmp_path):
+    """The lint above checks the shell of each run: step (shellcheck is found): a broken
+    workflow's unquoted revision and unknown job are reported."""
+    text = ("on: push\njobs:\n  a:\n    runs-on: ubuntu-24.04\n    needs: nope\n"
+            "    steps:\n      - run: git rev-parse ${{ github.sha }}^{tree}\n")
+    r = actionlint(text, "broken.yml", tmp_path)
+    assert r.returncode == 1
+    assert "SC1083" in r.stdout and "[shellcheck]" in r.stdout, r.stdout + r.stderr
+    assert '"nope" which does not exist' in r.stdout
+
+
+def test_step_names_are_whole(workflow):
+    """A plain YAML scalar ends at ` #` (a comment): a name with a `#` in it is quoted, or
+    the forge shows it cut (`PR #24760 tables` shown as `PR`)."""
+    cut = [line.strip() for line in workflow.read_text().splitlines()
+           if re.match(r"\s*(- )?name: [^\"'].* #", line)]
+    assert not cut, f"names cut by a comment: {cut}"
+
+
+def test_no_glob_in_a_redirection(workflow):
+    """sh does not expand a glob after < or > (`< patches/0009-*.patch` opens no file):
+    the tables step once compared against an empty patch id and never ran."""
+    for name, job in load(workflow)["jobs"].items():
+        for step in job["steps"]:
+            for line in step.get("run", "").replace("\\\n", " ").splitlines():
+                lex = shlex.shlex(line, posix=True, punctuation_chars=";&|<>()")
+                lex.whitespace_split, lex.commenters = True, "#"
+                words = list(lex)
+                for op, target in zip(words, words[1:]):
+                    assert not (op in ("<", ">", ">>") and re.search(r"[*?[]", target)), \
+                        f"{name} / {step.get('name')}: {op} {target}"
 
 def test_only_well_known_actions_at_major_versions(workflow):
     known = ACTIONS[workflow.name]
@@ -383,10 +475,19 @@ def test_shards_cover_every_backend(workflow):
             assert selects(expr, {marker}), f"-m {expr!r} leaves out the {marker} tests"
 
 
+def is_cache(step: dict, restore_only=None) -> bool:
+    """Is the step actions/cache (restores, and saves in its post step) or, with
+    restore_only None, also actions/cache/restore?"""
+    action = step.get("uses", "").rpartition("@")[0]
+    return action == "actions/cache" if restore_only is False else \
+        action == "actions/cache/restore" if restore_only else \
+        action in ("actions/cache", "actions/cache/restore")
+
+
 def cache_steps(workflow):
     for name, job in load(workflow)["jobs"].items():
         for step in job["steps"]:
-            if step.get("uses", "").startswith("actions/cache@"):
+            if is_cache(step):
                 yield name, step
 
 
@@ -443,7 +544,11 @@ def test_pr_trees_job_builds_the_pull_requests_refs(workflow):
         pattern = rf"{opt} \$\{{\{{ (github|forge)\.event\.pull_request\.{ref}\.sha \}}\}}"
         assert re.search(pattern, runs), f"{opt} is not the pull request's {ref} commit"
     checkout = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@"))
-    assert checkout["with"]["fetch-depth"] == 0, "both refs need the history"
+    assert re.fullmatch(r"\$\{\{ (github|forge)\.event\.pull_request\.head\.sha \}\}",
+                        checkout["with"]["ref"])
+    assert re.search(r"git fetch --no-tags --depth 1 origin "
+                     r"\"\$\{\{ (github|forge)\.event\.pull_request\.base\.sha \}\}\"", runs), \
+        "the base commit is fetched (that commit alone)"
     builds = [ns for _, ns in harness_calls(job) if ns.command == "build"]
     assert builds and builds[0].git_dir == ".", "the trees are built once, here"
 
@@ -459,18 +564,18 @@ def test_pr_jobs_judge_the_pull_request_in_shards(workflow):
     trees, shards, gate = jobs["pr-trees"], jobs["pr-shard"], jobs["pr-gate"]
     n = len(matrix_rows(shards))
     assert n == 4 and sorted(r["shard"] for r in matrix_rows(shards)) == [1, 2, 3, 4]
-    assert shards["needs"] == "pr-trees" and gate["needs"] == "pr-shard"
+    assert shards["needs"] == "pr-trees" and "pr-shard" in gate["needs"]
     (step, ns), = [(s, ns) for s, ns in harness_calls(shards) if ns.command == "diff"]
     assert ns.git_dir == "." and ns.from_ref == ns.to_ref == PLACEHOLDER
     assert re.search(r"--from-ref \$\{\{ (github|forge)\.event\.pull_request\.base\.sha",
                      step["run"]) and re.search(
         r"--to-ref \$\{\{ (github|forge)\.event\.pull_request\.head\.sha", step["run"])
     assert "--shard ${{ matrix.shard }}/4" in step["run"] and ns.json
-    key = lambda job: next(s["with"]["key"] for s in job["steps"]
-                           if s.get("uses", "").startswith("actions/cache@"))
+    key = lambda job: next(s["with"]["key"] for s in job["steps"] if is_cache(s))
     assert key(shards) == key(trees), "the shards restore the trees pr-trees built"
-    assert next(s for s in shards["steps"] if s.get("uses", "").startswith(
-        "actions/cache@"))["with"].get("fail-on-cache-miss") is True
+    restore, = [s for s in shards["steps"] if is_cache(s)]
+    assert is_cache(restore, restore_only=True), "a shard restores the trees, never saves"
+    assert restore["with"].get("fail-on-cache-miss") is True
     assert not [ns for _, ns in harness_calls(shards) if ns.command == "build"]
     (step, ns), = [(s, ns) for s, ns in harness_calls(gate) if ns.command == "merge"]
     assert ns.json and ns.markdown and ns.html and ns.junit, "the reports are uploaded"
@@ -483,6 +588,121 @@ def test_pr_jobs_judge_the_pull_request_in_shards(workflow):
     assert "git patch-id" in step["run"] and "exit 0" in step["run"], \
         "the tables run only for the case's own patch"
 
+
+
+def fetch_commands(job: dict) -> list:
+    """Every `git clone` and `git fetch` of the job's run steps, as words."""
+    return [w for s in job["steps"] for w in commands(s.get("run", ""))
+            if w[0] == "git" and {"clone", "fetch"} & set(w)]
+
+
+def test_one_harness_commit_for_every_job(workflow):
+    """pr-trees resolves FFDNN_HARNESS_REF once and hands the commit on: the shards and
+    the gate fetch that commit, never the branch (a push to it during the run would give
+    the shards another harness: another cache key, a miss, a verdict of mixed code)."""
+    jobs = load(workflow)["jobs"]
+    trees = jobs["pr-trees"]
+    step = next(s for s in trees["steps"] if s.get("id") == "harness")
+    assert 'echo "commit=$(git -C .ffdnn rev-parse HEAD)" >> "$GITHUB_OUTPUT"' in step["run"]
+    assert trees["outputs"]["harness"] == "${{ steps.harness.outputs.commit }}"
+    (fetch,) = [w for w in fetch_commands(trees) if ".ffdnn" in w]
+    assert fetch[-1] == "$FFDNN_HARNESS_REF"
+    for name in ("pr-shard", "pr-gate"):
+        job = jobs[name]
+        needs = job["needs"] if isinstance(job["needs"], list) else [job["needs"]]
+        assert "pr-trees" in needs, f"{name} cannot read pr-trees' outputs"
+        runs = "\n".join(s.get("run", "") for s in job["steps"])
+        assert "FFDNN_HARNESS_REF" not in runs and "FFDNN_HARNESS_REF" not in job["env"]
+        fetches = [w for w in fetch_commands(job) if ".ffdnn" in w]
+        assert fetches and all(w[-1] == "${{ needs.pr-trees.outputs.harness }}"
+                               for w in fetches), f"{name}: {fetches}"
+
+
+def test_fetches_are_shallow(workflow):
+    """No job fetches a history: every checkout at its default depth (one commit), every
+    other fetch of one commit (--depth 1); FFmpeg's history is not needed for a diff."""
+    for name, job in load(workflow)["jobs"].items():
+        for s in job["steps"]:
+            if s.get("uses", "").startswith("actions/checkout@"):
+                assert (s.get("with") or {}).get("fetch-depth", 1) == 1, name
+        for w in fetch_commands(job):
+            assert "--depth" in w and w[w.index("--depth") + 1] == "1", \
+                f"{name}: {shlex.join(w)}"
+
+
+def test_a_commit_runs_once(workflow):
+    """A push runs on main only (a branch with a pull request runs as the pull request,
+    not twice), and a pull request's newer push cancels its older run."""
+    doc = load(workflow)
+    triggers = doc.get("on", doc.get(True))
+    assert triggers["push"] == {"branches": ["main"]} and "pull_request" in triggers
+    group, cancel = doc["concurrency"]["group"], doc["concurrency"]["cancel-in-progress"]
+    assert re.search(r"\$\{\{ (github|forge)\.workflow \}\}-\$\{\{ (github|forge)\.event\."
+                     r"pull_request\.number \|\| (github|forge)\.ref \}\}$", group), group
+    assert re.fullmatch(r"\$\{\{ (github|forge)\.event_name == 'pull_request' \}\}", cancel)
+
+
+def test_cache_collected_before_it_is_saved(workflow):
+    """Every job whose cache step saves (actions/cache: its post step, on success) ends its
+    run steps with `python -m harness cache gc` (no `if:`, so it runs whenever the entry
+    is saved): an entry restored from an older one keeps nothing this checkout no longer
+    names. pr-trees first drops the trees of other pull requests' commits, which gc keeps
+    as a user's (ci/keep-trees.py); the shards only restore."""
+    saving = set()
+    for name, job in load(workflow)["jobs"].items():
+        steps = job["steps"]
+        if not any(is_cache(s, restore_only=False) for s in steps):
+            continue
+        saving.add(name)
+        last = [s for s in steps if "run" in s][-1]
+        words = commands(last["run"])
+        assert after(words[-1], "-m", "harness") == ["cache", "gc"], \
+            f"{name}: the last run step is not the cache's collection"
+        assert "if" not in last, f"{name}: the collection runs whenever the entry is saved"
+        if name == "pr-trees":
+            ctx = CTX[workflow.name]
+            keep = (f".ffdnn/ci/keep-trees.py ${{{{ {ctx}.event.pull_request.base.sha }}}} "
+                    f"${{{{ {ctx}.event.pull_request.head.sha }}}}\n")
+            assert last["run"].startswith(f".ffdnn/.venv/bin/python {keep}"), last["run"]
+            assert (ROOT / "ci" / "keep-trees.py").is_file()
+    assert saving == {"backend", "sanitizers", "releases", "pr-trees"}
+
+
+def test_cache_compressed_with_zstd(workflow):
+    """actions/cache compresses with zstd when the container has it (else gzip, larger and
+    slower): every job with a cache step installs DEBIAN_PACKAGES, zstd among them, before
+    it (a restore must see the compression its entry was saved with)."""
+    doc = load(workflow)
+    assert "zstd" in doc["env"]["DEBIAN_PACKAGES"].split()
+    for name, job in doc["jobs"].items():
+        for i, s in enumerate(job["steps"]):
+            if is_cache(s):
+                assert any("$DEBIAN_PACKAGES" in p.get("run", "") for p in job["steps"][:i]), \
+                    f"{name}: the cache step runs before the Debian packages"
+
+
+def test_keep_trees_keeps_the_commits_given(tmp_path):
+    """ci/keep-trees.py removes the trees built from other commits of a clone, keeps the
+    given commits' trees, a release's trees and an entry it cannot read; bad input is one
+    error line and exit 2."""
+    trees = tmp_path / "trees"
+    a, b, c = "a" * 40, "b" * 40, "c" * 40
+    stamps = {"base-1": {"kind": "git", "commit": a}, "after-2": {"kind": "git", "commit": b},
+              "after-3": {"kind": "git", "commit": c}, "base-4": {"kind": "release"}}
+    for d, source in stamps.items():
+        (trees / d).mkdir(parents=True)
+        (trees / d / "stamp.json").write_text(json.dumps({"source": source}))
+    (trees / "odd-5").mkdir()
+    script = [sys.executable, str(ROOT / "ci" / "keep-trees.py")]
+    env = {**os.environ, "FFDNN_CACHE": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    r = subprocess.run(script + [a, b], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in trees.iterdir()) == ["after-2", "base-1", "base-4", "odd-5"]
+    assert f"remove trees/after-3: built from commit {c}" in r.stdout
+    for bad in ([], ["main"]):
+        r = subprocess.run(script + bad, capture_output=True, text=True, env=env)
+        assert r.returncode == 2 and r.stderr.startswith("error: ") and "Traceback" not in r.stderr
+    assert sorted(p.name for p in trees.iterdir()) == ["after-2", "base-1", "base-4", "odd-5"]
 
 def test_commands_splitter():
     got = commands("mkdir -p results\n.venv/bin/python -m harness run --json a.json "
@@ -530,7 +750,7 @@ def test_backend_shards_come_from_the_registry(workflow):
     with no workflow edited."""
     import json
     jobs = load(workflow)["jobs"]
-    assert jobs["backend"]["strategy"]["matrix"]["include"] == SHARDS
+    assert jobs["backend"]["strategy"]["matrix"]["include"] == SHARDS % CTX[workflow.name]
     step = next(s for s in jobs["backend-sets"]["steps"] if s.get("id") == "shards")
     assert "python3 -m harness.obtain.backends shards" in step["run"]
     assert jobs["backend-sets"]["outputs"]["shards"] == "${{ steps.shards.outputs.shards }}"
