@@ -206,9 +206,10 @@ class _Source:
             i = self.close(i)  # a struct, an initialiser
 
     def parse(self):
+        self.bodies = []  # (function, its statements)
         for name, start, end in self.functions():
             self.function = name
-            self.block(start + 1, end - 1)
+            self.bodies.append((name, self.block(start + 1, end - 1)))
         return self.branches
 
     # -- statements ---------------------------------------------------------------------
@@ -363,7 +364,8 @@ def error_value(expr: str, cond: str = "") -> bool:
         return bool(cond) and all(re.fullmatch(r"!\s*[\w\->.\[\]]+|[\w\->.\[\]]+\s*==\s*NULL",
                                                t) for t in terms)
     if _IDENT.fullmatch(e) and cond and re.search(rf"\b{e}\b", cond):
-        return not re.search(rf"\b{e}\s*(==|>=|>)\s*0\b|!\s*{e}\b", cond)
+        return not re.search(rf"\b{e}\s*(==|>=|>)\s*0\b|!\s*{e}\b", cond) and \
+            not any(re.search(rf"\b{x}\b", cond) for x in NOT_ERRORS)
     return False
 
 

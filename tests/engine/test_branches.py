@@ -42,6 +42,7 @@ def test_a_logged_error_return_is_a_branch_and_its_first_line_is_the_log():
     ("ret != 0", "return ret;", True),
     ("ret == 0", "return ret;", False),        # returns 0
     ("!ret", "return ret;", False),
+    ("ret == AVERROR(EAGAIN)", "return ret;", False),   # passes "try again" on
     ("ret < 0", "goto err;", True),            # an error label
     ("ret < 0", "goto fail;", True),
     ("ret < 0", "goto end;", False),           # end is where success goes too
