@@ -1,0 +1,125 @@
+"""`python -m harness coverage`: which error branches of FFmpeg's DNN code the default sweep
+of a tree takes (harness/judge/branchcov.py), per file and function, on the tree's
+coverage variant (harness/obtain/covered.py): a tree of the case's layout (`--tree`,
+default the second tree the case compares), or that tree plus patches (`--patch`,
+built as `diff --patch` builds its to-tree)."""
+
+import contextlib
+import sys
+
+from harness import inputs
+from harness.errors import HarnessError
+
+FAIL = 1  # a branch the data file says no fault reaches was taken, or a census failed,
+          # or (with --fail-under) fewer branches taken than asked
+
+
+def add_parser(sub) -> None:
+    from harness import caseload
+    from harness.commands import common
+    p = sub.add_parser("coverage", help="error-branch coverage of FFmpeg's DNN code under "
+                                        "a tree's sweep: taken / total per file and function")
+    p.add_argument("--tree", metavar="TREE",
+                   help="a tree of the case's layout (default: the second the case compares)")
+    p.add_argument("--patch", action="append", default=[], metavar="FILE",
+                   help="a git am-able patch applied on top of --tree; repeatable")
+    add_sweep_options(p)
+    p.add_argument("--unreachable", metavar="FILE",
+                   help="the branches no fault can reach, each explained (default: "
+                        "builds/unreachable-branches.txt)")
+    p.add_argument("--fail-under", dest="fail_under", type=float, metavar="PCT",
+                   help="exit 1 when fewer than PCT%% of the branches a fault can reach "
+                        "were taken")
+    p.add_argument("--json", metavar="FILE", help="write the coverage as JSON")
+    p.add_argument("--markdown", metavar="FILE", help="write the report as Markdown")
+    p.add_argument("--html", metavar="FILE", help="write a self-contained page")
+    p.add_argument("--case", default=caseload.default(),
+                   help=f"the case whose layout names the trees (default {caseload.default()})")
+    common.add_results_option(p)
+    p.set_defaults(func=run)
+
+
+def add_sweep_options(p) -> None:
+    """Which families, pairs and routes run, and the trees' backends (coverage, mutate)."""
+    from harness.commands import common
+    p.add_argument("--fault", action="append", metavar="FAMILY",
+                   help="families, comma-separated or repeated (default: every family)")
+    common.add_route_option(p, None)
+    p.add_argument("--backend-name", dest="backend_name", metavar="LIST",
+                   help="backends the filter uses (default: every one the tree has)")
+    p.add_argument("--filter", metavar="LIST", help="filters (default: every one with a graph)")
+    p.add_argument("--jobs", "-j", type=inputs.jobs, default=2,
+                   help=f"runs at a time (1 to {inputs.max_jobs()})")
+    p.add_argument("--backend", default=None,
+                   help="backends the trees are configured with (as for build; default: "
+                        "FFDNN_BACKENDS, else the built set)")
+    p.add_argument("--source", metavar="TARBALL", help="FFmpeg release tarball (as for build)")
+    p.add_argument("--release", metavar="VERSION",
+                   help="another FFmpeg release's trees (as for build)")
+
+
+def tree(args, case, name: str, patches: list):
+    """The tree `name` of the case's layout, or it plus `patches` (a change's tree)."""
+    from harness.obtain.builtsets import backend_set
+    from harness.obtain.patched import PatchedPlan
+    from harness.obtain.trees import Plan
+    from harness.run import matrix
+    layout = case.LAYOUT
+    if name not in layout.names:
+        raise HarnessError(f"--tree: unknown tree '{name}' (known: {', '.join(layout.names)})")
+    backend = backend_set(args.backend, set(), (name,), layout)
+    kw = dict(source_file=args.source, release=args.release)
+    if patches:
+        plan = PatchedPlan(backend, layout, on=name, patches=patches, **kw)
+        plan.check_if_built()
+        return matrix.resolve_tree(plan.patched, plan)
+    return matrix.resolve_tree(name, Plan(backend, layout, **kw))
+
+
+def groups(args, trees) -> list:
+    """Every family's groups on every pair the trees can run, on the routes asked for."""
+    from harness.commands.diff import families, pairs
+    from harness.judge import diff, sweep
+    return diff.plan_groups(pairs(args, trees), families(args.fault),
+                            sweep.route_names(args.route))
+
+
+def run(args) -> int:
+    import json
+    from pathlib import Path
+
+    from harness import caseload
+    from harness.commands.diff import check_names, families
+    from harness.judge import branchcov, branchreport, envelope, sweep
+    from harness.obtain import covered
+    from harness.paths import write_file
+    from harness.run import matrix, runner
+    case = caseload.load(args.case)
+    families(args.fault)
+    sweep.route_names(args.route)
+    check_names(args)
+    data = Path(args.unreachable) if args.unreachable else branchcov.UNREACHABLE
+    if args.unreachable:
+        inputs.input_file("--unreachable", args.unreachable)
+    with contextlib.redirect_stdout(sys.stderr):  # builds say what they do: progress
+        t = covered.instrumented(tree(args, case, args.tree or case.PAIR[1], args.patch))
+        gs = groups(args, [t])
+        print(f"coverage: {t.name}: {len(gs)} families x pairs x routes", flush=True)
+        r = branchcov.measure(t, gs, matrix.preload_library(), args.jobs, case.EXPECT,
+                              runner.progress, args.results or None, data)
+    pct = r.totals()["percent_reachable"]
+    status = FAIL if branchreport.problem_lines(r) or (
+        args.fail_under is not None and pct < args.fail_under) else 0
+    text = branchreport.markdown(r)
+    print(text)
+    if args.markdown:
+        write_file("--markdown", args.markdown, text)
+    if args.json:
+        write_file("--json", args.json, json.dumps(
+            {**envelope.envelope("coverage", [t], status), **branchreport.to_json(r)},
+            indent=1) + "\n")
+    if args.html:
+        write_file("--html", args.html, branchreport.page(r))
+    print(f"coverage: {r.runs} runs in {r.seconds['total']:.1f} s, "
+          f"{pct}% of the reachable error branches taken, exit {status}", file=sys.stderr)
+    return status
