@@ -1,0 +1,136 @@
+"""`python -m harness mutate`: the gate's mutation score over FFmpeg's error handling
+(harness/judge/mutate.py): mutants of the files a change touches (`--from TREE --patch
+FILE`: the change's tree is what is mutated), of named files (`--file`) or of every file
+of the DNN code (`--all`), each diffed against the tree it mutates."""
+
+import contextlib
+import sys
+
+from harness import inputs
+from harness.errors import HarnessError
+
+
+def add_parser(sub) -> None:
+    from harness import caseload
+    from harness.commands import common
+    from harness.commands.coverage import add_sweep_options
+    from harness.judge import mutants
+    p = sub.add_parser("mutate", help="the gate's mutation score: mutants of FFmpeg's error "
+                                      "handling, each diffed; killed / survived / blind")
+    p.add_argument("--from", dest="from_tree", metavar="TREE",
+                   help="the tree to mutate, of the case's layout (default: the second the "
+                        "case compares)")
+    p.add_argument("--patch", action="append", default=[], metavar="FILE",
+                   help="a change on --from (repeatable): its tree is mutated, in the files "
+                        "it touches")
+    p.add_argument("--file", action="append", default=[], metavar="PATH",
+                   help="a file of the tree to mutate (repeatable; a repository path)")
+    p.add_argument("--all", action="store_true",
+                   help="every file of the DNN code (libavfilter/dnn/, vf_dnn_*.c): many "
+                        "hours on 2 cores")
+    p.add_argument("--operator", metavar="LIST",
+                   help=f"operators, comma-separated (default all: {', '.join(mutants.OPERATORS)})")
+    p.add_argument("--function", metavar="LIST", help="only the mutants of these functions")
+    p.add_argument("--limit", type=inputs.limit, metavar="N",
+                   help="the first N mutants of each file")
+    p.add_argument("--values", default="one", metavar="MODE",
+                   help="which values of each site's fault profile its diff fails it with "
+                        "(as diff's --values; default one)")
+    p.add_argument("--confirm", type=inputs.confirm, default=2, metavar="N",
+                   help="runs more of both sides of a site whose class changed (default 2)")
+    p.add_argument("--keep", action="store_true",
+                   help="keep each mutant's tree in the cache (default: removed once judged)")
+    p.add_argument("--equivalent", metavar="FILE",
+                   help="the equivalent mutants, each explained (default "
+                        "builds/equivalent-mutants.txt)")
+    p.add_argument("--fail-under", dest="fail_under", type=float, metavar="PCT",
+                   help="exit 1 when fewer than PCT%% of the scored mutants were killed")
+    add_sweep_options(p)
+    p.add_argument("--json", metavar="FILE", help="write the score as JSON")
+    p.add_argument("--markdown", metavar="FILE", help="write the report as Markdown")
+    p.add_argument("--case", default=caseload.default(),
+                   help=f"the case whose layout names the trees (default {caseload.default()})")
+    common.add_results_option(p)
+    p.set_defaults(func=run)
+
+
+def patched_files(patches) -> list:
+    """The C and C++ files the patches change, by repository path."""
+    import re
+    out = []
+    for p in patches:
+        for m in re.finditer(r"^diff --git a/(\S+) b/(\S+)$", p.read_text(errors="replace"), re.M):
+            if m.group(2).endswith((".c", ".cpp")) and m.group(2) not in out:
+                out.append(m.group(2))
+    return out
+
+
+def files(args, tree) -> list:
+    from harness.obtain import covered
+    from harness.obtain.patched import patch_files
+    if args.all:
+        chosen = covered.sources(tree)
+    elif args.file:
+        chosen = list(dict.fromkeys(args.file))
+    else:
+        chosen = patched_files(patch_files(args.patch))
+    for f in chosen:
+        if not (tree.src / f).is_file():
+            raise HarnessError(f"--file {f}: no such file in {tree.name}")
+    if args.file and (args.all or args.patch):
+        chosen = [f for f in chosen if f in args.file] or list(args.file)
+    return chosen
+
+
+def run(args) -> int:
+    import json
+    from pathlib import Path
+
+    from harness import caseload
+    from harness.commands.coverage import groups, tree
+    from harness.commands.diff import check_names, families
+    from harness.judge import envelope, mutate, mutatereport, profiles, sweep
+    from harness.judge.mutants import OPERATORS
+    from harness.paths import write_file
+    from harness.run import matrix
+    case = caseload.load(args.case)
+    if not (args.all or args.file or args.patch):
+        raise HarnessError("which files to mutate: --patch (the files a change touches), "
+                           "--file PATH or --all")
+    operators = [o.strip() for o in (args.operator or ",".join(OPERATORS)).split(",") if o.strip()]
+    bad = [o for o in operators if o not in OPERATORS]
+    if bad or not operators:
+        raise HarnessError(f"--operator: unknown operator '{(bad or [args.operator])[0]}' "
+                           f"(known: {', '.join(OPERATORS)})")
+    values = profiles.mode(args.values)
+    families(args.fault)
+    sweep.route_names(args.route)
+    check_names(args)
+    data = Path(args.equivalent) if args.equivalent else mutate.EQUIVALENT
+    if args.equivalent:
+        inputs.input_file("--equivalent", args.equivalent)
+    with contextlib.redirect_stdout(sys.stderr):  # builds say what they do: progress
+        t = tree(args, case, args.from_tree or case.PAIR[1], args.patch)
+        chosen = files(args, t)
+        gs = groups(args, [t])
+        print(f"mutate: {t.name}: {', '.join(chosen)}; {len(gs)} families x pairs x routes, "
+              "each census once", flush=True)
+        s = mutate.run(t, chosen, case.LAYOUT, gs, matrix.preload_library(), args.jobs,
+                       case.EXPECT, values, max(0, args.confirm), operators, data, args.keep,
+                       args.limit, args.function.split(",") if args.function else None,
+                       progress=lambda line: print(line, file=sys.stderr, flush=True))
+    r = s.rate()
+    status = 1 if s.count()[mutate.ERROR] or (args.fail_under is not None
+                                              and r["score"] < args.fail_under) else 0
+    text = mutatereport.markdown(s)
+    print(text)
+    if args.markdown:
+        write_file("--markdown", args.markdown, text)
+    if args.json:
+        write_file("--json", args.json, json.dumps(
+            {**envelope.envelope("mutate", [t], status), "values": values,
+             "confirm": args.confirm, "operators": operators, "groups": [g.key for g in gs],
+             **mutatereport.to_json(s)}, indent=1) + "\n")
+    print(f"mutate: {len(s.fates)} mutants in {s.seconds:.0f} s, {r['score']}% killed, "
+          f"exit {status}", file=sys.stderr)
+    return status
