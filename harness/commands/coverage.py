@@ -20,7 +20,9 @@ def add_parser(sub) -> None:
     p = sub.add_parser("coverage", help="error-branch coverage of FFmpeg's DNN code under "
                                         "a tree's sweep: taken / total per file and function")
     p.add_argument("--tree", metavar="TREE",
-                   help="a tree of the case's layout (default: the second the case compares)")
+                   help="a tree of the case's layout (default: the case's change, as "
+                        "after + the follow-ups for --case followups, else the second tree "
+                        "the case compares)")
     p.add_argument("--patch", action="append", default=[], metavar="FILE",
                    help="a git am-able patch applied on top of --tree; repeatable")
     add_sweep_options(p)
@@ -76,6 +78,15 @@ def tree(args, case, name: str, patches: list):
     return matrix.resolve_tree(name, Plan(backend, layout, **kw))
 
 
+def change_of(args, case, name) -> tuple:
+    """(the tree, the patches on it): those named, else the case's change when it is one
+    on a tree of its layout (its ON and SERIES: the follow-ups' case is after + the
+    follow-ups), else the second tree the case compares."""
+    if name or args.patch or getattr(case, "SERIES", None) is None:
+        return name or case.PAIR[1], list(args.patch)
+    return case.ON, [str(case.SERIES / n) for n in (case.SERIES / "series").read_text().split()]
+
+
 def groups(args, trees) -> list:
     """Every family's groups on every pair the trees can run, on the routes asked for."""
     from harness.commands.diff import families, pairs
@@ -102,7 +113,7 @@ def run(args) -> int:
     if args.unreachable:
         inputs.input_file("--unreachable", args.unreachable)
     with contextlib.redirect_stdout(sys.stderr):  # builds say what they do: progress
-        t = covered.instrumented(tree(args, case, args.tree or case.PAIR[1], args.patch))
+        t = covered.instrumented(tree(args, case, *change_of(args, case, args.tree)))
         gs = groups(args, [t])
         print(f"coverage: {t.name}: {len(gs)} families x pairs x routes", flush=True)
         r = branchcov.measure(t, gs, matrix.preload_library(), args.jobs, case.EXPECT,

@@ -18,8 +18,9 @@ def add_parser(sub) -> None:
     p = sub.add_parser("mutate", help="the gate's mutation score: mutants of FFmpeg's error "
                                       "handling, each diffed; killed / survived / blind")
     p.add_argument("--from", dest="from_tree", metavar="TREE",
-                   help="the tree to mutate, of the case's layout (default: the second the "
-                        "case compares)")
+                   help="the tree to mutate, of the case's layout (default: the case's "
+                        "change, as after + the follow-ups for --case followups, else the "
+                        "second tree the case compares)")
     p.add_argument("--patch", action="append", default=[], metavar="FILE",
                    help="a change on --from (repeatable): its tree is mutated, in the files "
                         "it touches")
@@ -65,20 +66,20 @@ def patched_files(patches) -> list:
     return out
 
 
-def files(args, tree) -> list:
+def files(args, tree, patches) -> list:
+    """The files to mutate: --all's (every file of the DNN code the tree compiled), kept
+    to --file's when both are given; else --file's; else those the change touches."""
     from harness.obtain import covered
     from harness.obtain.patched import patch_files
     if args.all:
-        chosen = covered.sources(tree)
-    elif args.file:
-        chosen = list(dict.fromkeys(args.file))
+        chosen = [f for f in covered.sources(tree) if not args.file or f in args.file]
     else:
-        chosen = patched_files(patch_files(args.patch))
+        chosen = list(dict.fromkeys(args.file)) or patched_files(patch_files(patches))
     for f in chosen:
         if not (tree.src / f).is_file():
             raise HarnessError(f"--file {f}: no such file in {tree.name}")
-    if args.file and (args.all or args.patch):
-        chosen = [f for f in chosen if f in args.file] or list(args.file)
+    if not chosen:
+        raise HarnessError("no C or C++ file to mutate (the change touches none; --file, --all)")
     return chosen
 
 
@@ -87,14 +88,14 @@ def run(args) -> int:
     from pathlib import Path
 
     from harness import caseload
-    from harness.commands.coverage import groups, tree
+    from harness.commands.coverage import change_of, groups, tree
     from harness.commands.diff import check_names, families
     from harness.judge import envelope, mutate, mutatereport, profiles, sweep
     from harness.judge.mutants import OPERATORS
     from harness.paths import write_file
     from harness.run import matrix
     case = caseload.load(args.case)
-    if not (args.all or args.file or args.patch):
+    if not (args.all or args.file or args.patch or getattr(case, "SERIES", None)):
         raise HarnessError("which files to mutate: --patch (the files a change touches), "
                            "--file PATH or --all")
     operators = [o.strip() for o in (args.operator or ",".join(OPERATORS)).split(",") if o.strip()]
@@ -110,8 +111,9 @@ def run(args) -> int:
     if args.equivalent:
         inputs.input_file("--equivalent", args.equivalent)
     with contextlib.redirect_stdout(sys.stderr):  # builds say what they do: progress
-        t = tree(args, case, args.from_tree or case.PAIR[1], args.patch)
-        chosen = files(args, t)
+        name, patches = change_of(args, case, args.from_tree)
+        t = tree(args, case, name, patches)
+        chosen = files(args, t, patches)
         gs = groups(args, [t])
         print(f"mutate: {t.name}: {', '.join(chosen)}; {len(gs)} families x pairs x routes, "
               "each census once", flush=True)

@@ -57,7 +57,7 @@ def to_json(s: "m.Score") -> dict:
         "summary": {**s.rate(), **{k: v for k, v in s.count().items()}},
         "files": [{"path": p, **s.rate(fs), "counts": dict(s.count(fs))}
                   for p, fs in files.items()],
-        "operators": {op: {**s.rate(fs), "counts": dict(s.count(fs))}
+        "by_operator": {op: {**s.rate(fs), "counts": dict(s.count(fs))}
                       for op in OPERATORS
                       for fs in [[f for f in s.fates if f.mutant.operator == op]]},
         "mutants": [{"path": f.mutant.path, "function": f.mutant.function,
