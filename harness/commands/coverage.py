@@ -15,8 +15,6 @@ FAIL = 1  # a branch the data file says no fault reaches was taken, or a census 
 
 
 def add_parser(sub) -> None:
-    from harness import caseload
-    from harness.commands import common
     p = sub.add_parser("coverage", help="error-branch coverage of FFmpeg's DNN code under "
                                         "a tree's sweep: taken / total per file and function")
     p.add_argument("--tree", metavar="TREE",
@@ -29,16 +27,22 @@ def add_parser(sub) -> None:
     p.add_argument("--unreachable", metavar="FILE",
                    help="the branches no fault can reach, each explained (default: "
                         "builds/unreachable-branches.txt)")
-    p.add_argument("--fail-under", dest="fail_under", type=float, metavar="PCT",
-                   help="exit 1 when fewer than PCT%% of the branches a fault can reach "
-                        "were taken")
-    p.add_argument("--json", metavar="FILE", help="write the coverage as JSON")
-    p.add_argument("--markdown", metavar="FILE", help="write the report as Markdown")
     p.add_argument("--html", metavar="FILE", help="write a self-contained page")
+    add_report_options(p, "of the branches a fault can reach were taken")
+    p.set_defaults(func=run)
+
+
+def add_report_options(p, under: str) -> None:
+    """--fail-under, --json, --markdown, --case, --results (coverage, mutate)."""
+    from harness import caseload
+    from harness.commands import common
+    p.add_argument("--fail-under", dest="fail_under", type=float, metavar="PCT",
+                   help=f"exit 1 when fewer than PCT%% {under}")
+    p.add_argument("--json", metavar="FILE", help="write the report as JSON")
+    p.add_argument("--markdown", metavar="FILE", help="write the report as Markdown")
     p.add_argument("--case", default=caseload.default(),
                    help=f"the case whose layout names the trees (default {caseload.default()})")
     common.add_results_option(p)
-    p.set_defaults(func=run)
 
 
 def add_sweep_options(p) -> None:
@@ -87,6 +91,35 @@ def change_of(args, case, name) -> tuple:
     return case.ON, [str(case.SERIES / n) for n in (case.SERIES / "series").read_text().split()]
 
 
+def publish(args, command: str, tree, status: int, text: str, data: dict) -> None:
+    """The Markdown report on stdout and in --markdown, the JSON (the envelope around
+    `data`) in --json (coverage, mutate)."""
+    import json
+
+    from harness.judge import envelope
+    from harness.paths import write_file
+    print(text)
+    if args.markdown:
+        write_file("--markdown", args.markdown, text)
+    if args.json:
+        write_file("--json", args.json, json.dumps(
+            {**envelope.envelope(command, [tree], status), **data}, indent=1) + "\n")
+
+
+def checked(args, option: str, given, default):
+    """The families, routes, backends and filters asked for checked (bad input is one
+    line, exit 2, before anything is built); the data file `option` names, else the
+    default one."""
+    from pathlib import Path
+
+    from harness.commands.diff import check_names, families
+    from harness.judge import sweep
+    families(args.fault)
+    sweep.route_names(args.route)
+    check_names(args)
+    return inputs.input_file(option, given) if given else Path(default)
+
+
 def groups(args, trees) -> list:
     """Every family's groups on every pair the trees can run, on the routes asked for."""
     from harness.commands.diff import families, pairs
@@ -96,22 +129,13 @@ def groups(args, trees) -> list:
 
 
 def run(args) -> int:
-    import json
-    from pathlib import Path
-
     from harness import caseload
-    from harness.commands.diff import check_names, families
-    from harness.judge import branchcov, branchreport, envelope, sweep
+    from harness.judge import branchcov, branchreport
     from harness.obtain import covered
     from harness.paths import write_file
     from harness.run import matrix, runner
     case = caseload.load(args.case)
-    families(args.fault)
-    sweep.route_names(args.route)
-    check_names(args)
-    data = Path(args.unreachable) if args.unreachable else branchcov.UNREACHABLE
-    if args.unreachable:
-        inputs.input_file("--unreachable", args.unreachable)
+    data = checked(args, "--unreachable", args.unreachable, branchcov.UNREACHABLE)
     with contextlib.redirect_stdout(sys.stderr):  # builds say what they do: progress
         t = covered.instrumented(tree(args, case, *change_of(args, case, args.tree)))
         gs = groups(args, [t])
@@ -121,14 +145,7 @@ def run(args) -> int:
     pct = r.totals()["percent_reachable"]
     status = FAIL if branchreport.problem_lines(r) or (
         args.fail_under is not None and pct < args.fail_under) else 0
-    text = branchreport.markdown(r)
-    print(text)
-    if args.markdown:
-        write_file("--markdown", args.markdown, text)
-    if args.json:
-        write_file("--json", args.json, json.dumps(
-            {**envelope.envelope("coverage", [t], status), **branchreport.to_json(r)},
-            indent=1) + "\n")
+    publish(args, "coverage", t, status, branchreport.markdown(r), branchreport.to_json(r))
     if args.html:
         write_file("--html", args.html, branchreport.page(r))
     print(f"coverage: {r.runs} runs in {r.seconds['total']:.1f} s, "

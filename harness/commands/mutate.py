@@ -11,9 +11,7 @@ from harness.errors import HarnessError
 
 
 def add_parser(sub) -> None:
-    from harness import caseload
-    from harness.commands import common
-    from harness.commands.coverage import add_sweep_options
+    from harness.commands.coverage import add_report_options, add_sweep_options
     from harness.judge import mutants
     p = sub.add_parser("mutate", help="the gate's mutation score: mutants of FFmpeg's error "
                                       "handling, each diffed; killed / survived / blind")
@@ -44,14 +42,8 @@ def add_parser(sub) -> None:
     p.add_argument("--equivalent", metavar="FILE",
                    help="the equivalent mutants, each explained (default "
                         "builds/equivalent-mutants.txt)")
-    p.add_argument("--fail-under", dest="fail_under", type=float, metavar="PCT",
-                   help="exit 1 when fewer than PCT%% of the scored mutants were killed")
     add_sweep_options(p)
-    p.add_argument("--json", metavar="FILE", help="write the score as JSON")
-    p.add_argument("--markdown", metavar="FILE", help="write the report as Markdown")
-    p.add_argument("--case", default=caseload.default(),
-                   help=f"the case whose layout names the trees (default {caseload.default()})")
-    common.add_results_option(p)
+    add_report_options(p, "of the scored mutants were killed")
     p.set_defaults(func=run)
 
 
@@ -84,15 +76,10 @@ def files(args, tree, patches) -> list:
 
 
 def run(args) -> int:
-    import json
-    from pathlib import Path
-
     from harness import caseload
-    from harness.commands.coverage import change_of, groups, tree
-    from harness.commands.diff import check_names, families
-    from harness.judge import envelope, mutate, mutatereport, profiles, sweep
+    from harness.commands.coverage import change_of, checked, groups, publish, tree
+    from harness.judge import mutate, mutatereport, profiles
     from harness.judge.mutants import OPERATORS
-    from harness.paths import write_file
     from harness.run import matrix
     case = caseload.load(args.case)
     if not (args.all or args.file or args.patch or getattr(case, "SERIES", None)):
@@ -104,12 +91,7 @@ def run(args) -> int:
         raise HarnessError(f"--operator: unknown operator '{(bad or [args.operator])[0]}' "
                            f"(known: {', '.join(OPERATORS)})")
     values = profiles.mode(args.values)
-    families(args.fault)
-    sweep.route_names(args.route)
-    check_names(args)
-    data = Path(args.equivalent) if args.equivalent else mutate.EQUIVALENT
-    if args.equivalent:
-        inputs.input_file("--equivalent", args.equivalent)
+    data = checked(args, "--equivalent", args.equivalent, mutate.EQUIVALENT)
     with contextlib.redirect_stdout(sys.stderr):  # builds say what they do: progress
         name, patches = change_of(args, case, args.from_tree)
         t = tree(args, case, name, patches)
@@ -124,15 +106,9 @@ def run(args) -> int:
     r = s.rate()
     status = 1 if s.count()[mutate.ERROR] or (args.fail_under is not None
                                               and r["score"] < args.fail_under) else 0
-    text = mutatereport.markdown(s)
-    print(text)
-    if args.markdown:
-        write_file("--markdown", args.markdown, text)
-    if args.json:
-        write_file("--json", args.json, json.dumps(
-            {**envelope.envelope("mutate", [t], status), "values": values,
-             "confirm": args.confirm, "operators": operators, "groups": [g.key for g in gs],
-             **mutatereport.to_json(s)}, indent=1) + "\n")
+    publish(args, "mutate", t, status, mutatereport.markdown(s),
+            {"values": values, "confirm": args.confirm, "operators": operators,
+             "groups": [g.key for g in gs], **mutatereport.to_json(s)})
     print(f"mutate: {len(s.fates)} mutants in {s.seconds:.0f} s, {r['score']}% killed, "
           f"exit {status}", file=sys.stderr)
     return status
