@@ -27,6 +27,8 @@ class Seen:
     status: str              # TAKEN, NOT_TAKEN, NO_CODE (gcov knows no line of it)
     count: int = 0           # gcov's count of its first line of code
     unreachable: str = ""    # why no fault can reach it (UNREACHABLE), "" when not listed
+    armed: bool = True       # its function ran while a fault was armed (any of its lines:
+                             # the counters start at the arm); False: set-up, teardown
 
 
 @dataclass
@@ -47,20 +49,29 @@ class Report:
         return [s for s in self.seen if s.unreachable and s.status == TAKEN]
 
     def totals(self, seen=None) -> dict:
+        """The counts of `seen` (every branch): taken, not taken, no fault can reach
+        (the data file), not compiled; the percentages of those compiled and of those a
+        fault can reach; and the same of the branches whose function ran while a fault
+        was armed (`armed`)."""
         seen = self.seen if seen is None else seen
-        n = Counter(s.status for s in seen)
-        unreachable = sum(1 for s in seen if s.unreachable and s.status == NOT_TAKEN)
-        reachable = len(seen) - n[NO_CODE] - unreachable
-        return {"total": len(seen), "taken": n[TAKEN], "not_taken": n[NOT_TAKEN] - unreachable,
-                "unreachable": unreachable, "no_code": n[NO_CODE],
-                "percent": _pct(n[TAKEN], len(seen) - n[NO_CODE]),
-                "percent_reachable": _pct(n[TAKEN], reachable)}
+        armed = [s for s in seen if s.armed and s.status != NO_CODE]
+        return {**_counts(seen), "armed": _counts(armed)}
 
     def by_file(self) -> dict:
         out = {}
         for s in self.seen:
             out.setdefault(s.branch.path, {}).setdefault(s.branch.function, []).append(s)
         return out
+
+
+def _counts(seen: list) -> dict:
+    n = Counter(s.status for s in seen)
+    unreachable = sum(1 for s in seen if s.unreachable and s.status == NOT_TAKEN)
+    reachable = len(seen) - n[NO_CODE] - unreachable
+    return {"total": len(seen), "taken": n[TAKEN], "not_taken": n[NOT_TAKEN] - unreachable,
+            "unreachable": unreachable, "no_code": n[NO_CODE],
+            "percent": _pct(n[TAKEN], len(seen) - n[NO_CODE]),
+            "percent_reachable": _pct(n[TAKEN], reachable)}
 
 
 def _pct(a: int, b: int) -> float:
@@ -125,12 +136,15 @@ def judge(texts: dict, lines: dict, unreachable: dict) -> tuple:
     gcov's `lines` (path -> line -> record), stale entries of `unreachable`)."""
     seen, used = [], set()
     for path, text in texts.items():
+        known = lines.get(path, {})
+        ran = {name for name, a, z in parse.functions(text)
+               if any(int(known[n].get("count", 0)) for n in range(a, z + 1) if n in known)}
         for key, b in keyed(parse.branches(text, path)):
-            st, count = status(b, lines.get(path, {}))
+            st, count = status(b, known)
             why = unreachable.get(key, "")
             if why:
                 used.add(key)
-            seen.append(Seen(b, key, st, count, why))
+            seen.append(Seen(b, key, st, count, why, b.function in ran))
     paths = set(texts)
     stale = [k for k in unreachable if k not in used and k.split(" :: ")[0] in paths]
     return seen, stale

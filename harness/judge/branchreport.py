@@ -17,9 +17,15 @@ def _where(s) -> str:
 
 def headline(r: Report) -> str:
     t = r.totals()
+    a = t["armed"]
     return (f"**{t['taken']} of {t['total'] - t['no_code']} error branches taken by a fault "
             f"({t['percent']}%)**; {t['unreachable']} more no fault can reach, each explained "
-            f"(`{r.data_file}`): {t['percent_reachable']}% of those a fault can reach")
+            f"(`{r.data_file}`): {t['percent_reachable']}% of those a fault can reach. In the "
+            f"functions that ran while a fault was armed: **{a['taken']} of {a['total']} "
+            f"({a['percent_reachable']}% of those a fault can reach)**; the other "
+            f"{t['total'] - t['no_code'] - a['total']} are in functions that run only before "
+            "the fault is armed or after (loading the model, configuring the filter, "
+            "freeing it)")
 
 
 def markdown(r: Report) -> str:
@@ -30,22 +36,30 @@ def markdown(r: Report) -> str:
            f"{r.runs} runs in {r.seconds.get('sweep', 0):.0f} s; the sites' classes: "
            + (", ".join(f"{n} {c}" for c, n in sorted(r.classes.items())) or "none") + ".", "",
            "| file | error branches | taken | not taken | no fault can reach | not compiled "
-           "| taken of those a fault can reach |", "|---|---|---|---|---|---|---|"]
+           "| taken of those a fault can reach | in functions run armed: taken / branches |",
+           "|---|---|---|---|---|---|---|---|"]
     files = r.by_file()
     for path, fns in files.items():
         f = r.totals([s for ss in fns.values() for s in ss])
         out.append(f"| `{path}` | {f['total']} | {f['taken']} | {f['not_taken']} | "
-                   f"{f['unreachable']} | {f['no_code']} | {f['percent_reachable']}% |")
+                   f"{f['unreachable']} | {f['no_code']} | {f['percent_reachable']}% | "
+                   f"{f['armed']['taken']} / {f['armed']['total']} |")
     out.append(f"| all | {t['total']} | {t['taken']} | {t['not_taken']} | {t['unreachable']} "
-               f"| {t['no_code']} | {t['percent_reachable']}% |")
-    out += ["", "### By function", "", "| file | function | taken / error branches | "
-            "not taken (lines) |", "|---|---|---|---|"]
+               f"| {t['no_code']} | {t['percent_reachable']}% | {t['armed']['taken']} / "
+               f"{t['armed']['total']} |")
+    out += ["", "### By function", "", "| file | function | ran armed | taken / error "
+            "branches | not taken (lines) |", "|---|---|---|---|---|"]
     for path, fns in files.items():
         for fn, ss in fns.items():
             missed = [str(s.branch.line) for s in ss if s.status == NOT_TAKEN and not s.unreachable]
             taken = sum(s.status == TAKEN for s in ss)
-            out.append(f"| `{path}` | {fn} | {taken} / {len(ss)} | {', '.join(missed) or '—'} |")
-    for title, pick in (("Not taken by any fault", lambda s: s.status == NOT_TAKEN and not s.unreachable),
+            out.append(f"| `{path}` | {fn} | {'yes' if ss[0].armed else 'no'} | {taken} / "
+                       f"{len(ss)} | {', '.join(missed) or '—'} |")
+    missed = lambda s: s.status == NOT_TAKEN and not s.unreachable  # noqa: E731
+    for title, pick in (("Not taken by any fault, in functions that ran while one was armed",
+                         lambda s: missed(s) and s.armed),
+                        ("Not taken: in functions that never ran while a fault was armed",
+                         lambda s: missed(s) and not s.armed),
                         ("No fault can reach", lambda s: s.unreachable and s.status != TAKEN),
                         ("Not compiled (gcov has no line of them)", lambda s: s.status == NO_CODE)):
         picked = [s for s in r.seen if pick(s)]
@@ -81,7 +95,7 @@ def to_json(r: Report) -> dict:
         "branches": [{"path": s.branch.path, "function": s.branch.function,
                       "line": s.branch.line, "first": s.branch.first, "kind": s.branch.kind,
                       "condition": s.branch.condition, "why": list(s.branch.why),
-                      "key": s.key, "status": s.status, "count": s.count,
+                      "key": s.key, "status": s.status, "count": s.count, "armed": s.armed,
                       "unreachable": s.unreachable or None} for s in r.seen],
         "data_file": {"path": r.data_file, "stale": r.stale},
         "problems": problem_lines(r),
@@ -115,23 +129,27 @@ def page(r: Report) -> str:
                     f"<td>{f['total']}</td><td>{f['taken']}</td><td>{f['not_taken']}</td>"
                     f"<td>{f['unreachable']}</td><td>{f['no_code']}</td>"
                     f'<td><span class="bar"><span style="width:{f["percent_reachable"]}%">'
-                    f"</span></span> {f['percent_reachable']}%</td></tr>")
+                    f"</span></span> {f['percent_reachable']}%</td>"
+                    f"<td>{f['armed']['taken']} / {f['armed']['total']}</td></tr>")
     body = [f"<h1>Error-branch coverage: {escape(r.tree.name)}</h1>",
             f"<p>{escape(headline(r).replace('**', '').replace('`', ''))}.</p>",
             f"<p>The sweep: {escape(HOW)}; {r.runs} runs.</p>",
             "<p>" + " ".join(f'<span class="k" style="background:{c}">{escape(n)}</span>'
                              for n, c in COLOUR.items()) + "</p>",
             "<table><tr><th>file</th><th>error branches</th><th>taken</th><th>not taken</th>"
-            "<th>no fault can reach</th><th>not compiled</th><th>taken of reachable</th></tr>",
+            "<th>no fault can reach</th><th>not compiled</th><th>taken of reachable</th>"
+            "<th>in functions run armed: taken / branches</th></tr>",
             *rows, "</table>"]
     for path, fns in files.items():
         body.append(f'<h2 id="{escape(path)}">{escape(path)}</h2><table><tr><th>line</th>'
-                    "<th>function</th><th>branch</th><th>what makes it one</th><th>state</th></tr>")
+                    "<th>function</th><th>ran armed</th><th>branch</th><th>what makes it one</th>"
+                    "<th>state</th></tr>")
         for fn, ss in fns.items():
             for s in ss:
                 st = _state(s)
                 note = f": {escape(s.unreachable)}" if s.unreachable else ""
                 body.append(f"<tr><td>{s.branch.line}</td><td>{escape(fn)}</td>"
+                            f"<td>{'yes' if s.armed else 'no'}</td>"
                             f"<td><code>{escape(s.branch.kind)} {escape(s.branch.condition)}</code>"
                             f"</td><td><code>{escape('; '.join(s.branch.why))}</code></td>"
                             f'<td><span class="k" style="background:{COLOUR[st]}">{escape(st)}'

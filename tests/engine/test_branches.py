@@ -249,8 +249,9 @@ def test_the_data_file_names_each_unreachable_branch_and_says_so_when_wrong(tmp_
     r = branchcov.Report(None, seen, stale)
     assert seen[0].unreachable == "no caller passes NULL" and not r.wrong
     assert stale == ["x.c :: gone :: if !q"]
-    assert r.totals() == {"total": 1, "taken": 0, "not_taken": 0, "unreachable": 1,
-                          "no_code": 0, "percent": 0.0, "percent_reachable": 100.0}
+    counts = {"total": 1, "taken": 0, "not_taken": 0, "unreachable": 1, "no_code": 0,
+              "percent": 0.0, "percent_reachable": 100.0}
+    assert r.totals() == {**counts, "armed": counts}
     seen, _ = branchcov.judge({"x.c": text}, {"x.c": {3: rec(8), 4: rec(2)}}, why)
     assert [s.key for s in branchcov.Report(None, seen).wrong] == [b.key]
 
@@ -259,3 +260,17 @@ def test_alike_branches_of_a_function_are_numbered():
     text = "int f(void)\n{\n    if (s != NULL)\n        goto err;\n    if (s != NULL)\n        goto err;\nerr:\n    return -1;\n}\n"
     assert [k for k, _ in branchcov.keyed(branches.branches(text, "x.c"))] == [
         "x.c :: f :: if s != NULL", "x.c :: f :: if s != NULL #2"]
+
+
+def test_a_branch_of_a_function_that_never_ran_armed_is_counted_apart():
+    """The counters start at the fault's arm: a function none of whose lines ran is set-up
+    or teardown code (loading the model, configuring the filter), which no fault armed
+    after set-up reaches; its branches count in the whole, not in the armed figure."""
+    text = textwrap.dedent(BRACED) + textwrap.dedent(BRACED).replace("int f(", "int g(")
+    lines = {3: rec(8, arcs=(1, 7)), 4: rec(1), 11: rec(0, arcs=(0, 0)), 12: rec(0)}
+    seen, _ = branchcov.judge({"x.c": text}, {"x.c": lines}, {})
+    assert [(s.branch.function, s.status, s.armed) for s in seen] == [
+        ("f", branchcov.TAKEN, True), ("g", branchcov.NOT_TAKEN, False)]
+    t = branchcov.Report(None, seen).totals()
+    assert (t["taken"], t["total"], t["percent"]) == (1, 2, 50.0)
+    assert (t["armed"]["taken"], t["armed"]["total"], t["armed"]["percent"]) == (1, 1, 100.0)
