@@ -57,7 +57,9 @@ def compiled_lines(tree, path: str) -> set | None:
     """The lines of `path` the tree's compiler sees (what its preprocessor keeps, with the
     object's own command line, read from `make -n`), None when that cannot be read."""
     obj = str(Path(path).with_suffix(".o"))
-    r = subprocess.run(["make", "-n", "-B", obj], cwd=tree.src, capture_output=True,
+    # -W: as if the source had changed, so only the object's own recipe is printed (-B
+    # would remake the makefiles make includes, .version, in the tree)
+    r = subprocess.run(["make", "-n", "-W", path, obj], cwd=tree.src, capture_output=True,
                        text=True)
     cmd = next((l for l in r.stdout.splitlines() if f"-o {obj}" in l and " -c " in l), None)
     if cmd is None:
