@@ -94,7 +94,8 @@ def status(b: parse.Branch, lines: dict) -> tuple:
     when every block of that line did. An if whose body has no line of its own in the
     object (`if (ret < 0) goto err;`, a constant return: the compiler folds them into
     the jump) ran when every arc of its condition was taken, or, when its body leaves,
-    when its condition was evaluated more often than the statement after it ran."""
+    when its condition (or the statement before it, which runs into it) ran more often than
+    the statement after it."""
     known = [n for n in range(b.first, b.last + 1) if n in lines]
     if known:
         rec = lines[known[0]]
@@ -105,7 +106,9 @@ def status(b: parse.Branch, lines: dict) -> tuple:
     head = lines.get(b.line)
     if head is None or b.kind != "if":
         return NO_CODE, 0
-    evaluated = int(head.get("count", 0))
+    # the condition ran as often as its line, or as the statement before it, which runs
+    # into it (the compiler may thread a failed call's result past the if's own line)
+    evaluated = max(int(head.get("count", 0)), int(lines.get(b.prev_line, {}).get("count", 0)))
     arcs = [int(a.get("count", 0)) for n in range(b.line, max(b.line, b.cond_line) + 1)
             for a in lines.get(n, {}).get("branches", [])]
     if arcs and all(arcs):

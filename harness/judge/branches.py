@@ -55,6 +55,8 @@ class Branch:
     next_line: int = 0          # an if's: the line of the statement after it in its block
                                 # (0: the block ends there)
     jumps: bool = False         # its last own statement leaves (return, goto, break, continue)
+    prev_line: int = 0          # an if's: the line of the simple statement before it in its
+                                # block, which runs into its condition (0: none)
     own: tuple = field(default=(), compare=False)   # its own statements (Stmt)
     offset: int = field(default=0, compare=False)   # where it starts in the text
 
@@ -122,7 +124,7 @@ class _Source:
         self.lines = [0] + [m.end() for m in re.finditer("\n", self.c)]
         self.macros = error_macros(text)
         self.branches: list = []
-        self.function = ""
+        self.function, self.prev_line = "", 0
 
     def line(self, offset: int) -> int:
         return bisect.bisect_right(self.lines, offset)
@@ -221,6 +223,8 @@ class _Source:
                 self.follows(out[-1].start, self.line(i) if i < end else 0)
             if i >= end:
                 return tuple(out)
+            self.prev_line = self.line(out[-1].start) if out and out[-1].kind == "simple" \
+                and not re.match(r"(return|goto|break|continue)\b", out[-1].text) else 0
             s = self.statement(i, end)
             out.append(s)
             i = s.end
@@ -285,12 +289,12 @@ class _Source:
         return s
 
     def if_(self, i: int, end: int) -> Stmt:
-        c = self.c
+        c, prev = self.c, self.prev_line
         p = self.ws(i + 2)
         q = self.close(p)
         cond = squeeze(c[p + 1:q - 1])
         body = self.statement(self.ws(q), end)
-        self.branch("if", i, cond, q, body, (p + 1, q - 1))
+        self.branch("if", i, cond, q, body, (p + 1, q - 1), prev)
         kids, k = [body], body.end
         e = self.ws(k)
         if self.word(e) == "else":
@@ -324,7 +328,7 @@ class _Source:
                                     cond_line=line, offset=s.start))
 
     def branch(self, kind: str, at: int, cond: str, cond_end: int, body: Stmt,
-               span=(0, 0)) -> None:
+               span=(0, 0), prev: int = 0) -> None:
         own = _own(body)
         why = actions(own, cond if kind == "if" else "")
         if not why:
@@ -335,7 +339,7 @@ class _Source:
             self.path, self.function, self.line(at), kind, cond, first,
             self.line(max(body.end - 1, body.start)), first == self.line(cond_end - 1),
             why, span, self.line(cond_end - 1), 0,
-            bool(re.match(r"(return|goto|break|continue)\b", last)), tuple(own), at))
+            bool(re.match(r"(return|goto|break|continue)\b", last)), prev, tuple(own), at))
 
 
 def _own(body: Stmt) -> list:

@@ -209,6 +209,17 @@ FOLDED = """\
         return -1;
     }
     """
+THREADED = """\
+    int push(Queue *q, void *v)
+    {
+        Entry *e;
+        e = create_entry(v);
+        if (!e)
+            return -1;
+        link(q, e);
+        return 0;
+    }
+    """
 INLINE = """\
     int f(int *p)
     {
@@ -227,6 +238,10 @@ INLINE = """\
     # ... or the condition evaluated more often than the statement after it ran
     (FOLDED, {3: rec(8, arcs=(3, 5, 0, 5)), 5: rec(5)}, branchcov.TAKEN),
     (FOLDED, {3: rec(8, arcs=(0, 8, 0, 8)), 5: rec(8)}, branchcov.NOT_TAKEN),
+    # ... or the statement that runs into it (the compiler threaded a failure past the
+    # if's own line, whose count is then only the successes')
+    (THREADED, {4: rec(10), 5: rec(8), 7: rec(8)}, branchcov.TAKEN),
+    (THREADED, {4: rec(10), 5: rec(10), 7: rec(10)}, branchcov.NOT_TAKEN),
     # on its condition's line: ran when every block of the line did
     (INLINE, {3: rec(8, unexecuted=False)}, branchcov.TAKEN),
     (INLINE, {3: rec(8, unexecuted=True)}, branchcov.NOT_TAKEN),
