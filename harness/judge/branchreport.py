@@ -21,9 +21,9 @@ def headline(r: Report) -> str:
     return (f"**{t['taken']} of {t['total'] - t['no_code']} error branches taken by a fault "
             f"({t['percent']}%)**; {t['unreachable']} more no fault can reach, each explained "
             f"(`{r.data_file}`): {t['percent_reachable']}% of those a fault can reach. In the "
-            f"functions that ran while a fault was armed: **{a['taken']} of {a['total']} "
-            f"({a['percent_reachable']}% of those a fault can reach)**; the other "
-            f"{t['total'] - t['no_code'] - a['total']} are in functions that run only before "
+            f"functions that ran while a fault was armed: **{a['taken']} of the "
+            f"{a['total'] - a['unreachable']} a fault can reach ({a['percent_reachable']}%)**; "
+            f"the other {t['total'] - t['no_code'] - a['total']} are in functions that run only before "
             "the fault is armed or after (loading the model, configuring the filter, "
             "freeing it)")
 
