@@ -74,9 +74,8 @@ coverage-ffmpeg: build ## error-branch coverage of FFmpeg's DNN code under the d
 	$(HARNESS) coverage --case followups --jobs $(JOBS) --markdown results/coverage.md \
 		--json results/coverage.json --html results/coverage.html
 
-mutate-ffmpeg: build ## the gate's own mutation score over FFmpeg's error handling: each mutant of MUTATE_FILES (default the ONNX Runtime backend; all: every DNN file) on after + the follow-ups, diffed: results/mutate.md, .json (hours)
-	mkdir -p results
-	$(HARNESS) mutate --case followups \
+mutate-ffmpeg: coverage-ffmpeg ## the gate's own mutation score over FFmpeg's error handling: each mutant of MUTATE_FILES (default the ONNX Runtime backend; all: every DNN file) on after + the follow-ups, diffed (those on lines no fault ran, by the coverage, blind unbuilt): results/mutate.md, .json (hours)
+	$(HARNESS) mutate --case followups --lines results/coverage.json \
 		$(if $(filter all,$(MUTATE_FILES)),--all,$(addprefix --file ,$(MUTATE_FILES))) \
 		--jobs $(JOBS) --markdown results/mutate.md --json results/mutate.json
 

@@ -37,6 +37,9 @@ def add_parser(sub) -> None:
                         "(as diff's --values; default one)")
     p.add_argument("--confirm", type=inputs.confirm, default=2, metavar="N",
                    help="runs more of both sides of a site whose class changed (default 2)")
+    p.add_argument("--lines", metavar="JSON",
+                   help="harness coverage --json of the same tree: a mutant on a line no "
+                        "fault of its sweep ran is blind without a build")
     p.add_argument("--keep", action="store_true",
                    help="keep each mutant's tree in the cache (default: removed once judged)")
     p.add_argument("--equivalent", metavar="FILE",
@@ -75,6 +78,30 @@ def files(args, tree, patches) -> list:
     return chosen
 
 
+def coverage_report(path: str) -> dict:
+    """--lines: `harness coverage --json` (another document is bad input)."""
+    import json
+
+    from harness.judge import schemas
+    try:
+        doc = json.loads(inputs.input_file("--lines", path).read_text())
+    except ValueError as e:
+        raise HarnessError(f"--lines {path}: not JSON ({e})") from None
+    why = schemas.problem(doc, "coverage.json")
+    if why:
+        raise HarnessError(f"--lines {path}: not a coverage report ({why})")
+    return doc
+
+
+def not_run(doc: dict, tree, path: str) -> dict:
+    """path -> the lines no fault ran, from the coverage report of the tree's own sources
+    (another tree's is bad input)."""
+    if doc["source_tree"] != tree.stamp.get("source_tree"):
+        raise HarnessError(f"--lines {path}: the coverage of other sources than "
+                           f"{tree.name}'s")
+    return {p: set(ls["not_run"]) for p, ls in doc["lines"].items()}
+
+
 def run(args) -> int:
     from harness import caseload
     from harness.commands.coverage import change_of, checked, groups, publish, tree
@@ -92,17 +119,20 @@ def run(args) -> int:
                            f"(known: {', '.join(OPERATORS)})")
     values = profiles.mode(args.values)
     data = checked(args, "--equivalent", args.equivalent, mutate.EQUIVALENT)
+    report = coverage_report(args.lines) if args.lines else None
     with contextlib.redirect_stdout(sys.stderr):  # builds say what they do: progress
         name, patches = change_of(args, case, args.from_tree)
         t = tree(args, case, name, patches)
         chosen = files(args, t, patches)
+        unrun = not_run(report, t, args.lines) if args.lines else None
         gs = groups(args, [t])
         print(f"mutate: {t.name}: {', '.join(chosen)}; {len(gs)} families x pairs x routes, "
               "each census once", flush=True)
         s = mutate.run(t, chosen, case.LAYOUT, gs, matrix.preload_library(), args.jobs,
                        case.EXPECT, values, max(0, args.confirm), operators, data, args.keep,
                        args.limit, args.function.split(",") if args.function else None,
-                       progress=lambda line: print(line, file=sys.stderr, flush=True))
+                       progress=lambda line: print(line, file=sys.stderr, flush=True),
+                       not_run=unrun)
     r = s.rate()
     status = 1 if s.count()[mutate.ERROR] or (args.fail_under is not None
                                               and r["score"] < args.fail_under) else 0

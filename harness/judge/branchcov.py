@@ -42,6 +42,8 @@ class Report:
     groups: list = field(default_factory=list)          # "backend / filter / route / family"
     census_errors: list = field(default_factory=list)
     data_file: str = ""
+    lines: dict = field(default_factory=dict)  # path -> (lines run under a fault, lines of
+                                               # code gcov knows that none ran)
 
     @property
     def wrong(self) -> list:
@@ -187,7 +189,10 @@ def measure(tree, groups: list, preload: str, jobs: int = 2, expect=None, progre
         lines = coverage.gcov_lines(tree, Path(d), paths, unrun=True)
     texts = {p: (tree.src / p).read_text(errors="replace") for p in paths}
     seen, stale = judge(texts, lines, read_unreachable(unreachable_file))
-    r = Report(tree, seen, stale, data_file=str(unreachable_file))
+    r = Report(tree, seen, stale, data_file=str(unreachable_file),
+               lines={p: ([n for n, x in sorted(ls.items()) if int(x.get("count", 0))],
+                          [n for n, x in sorted(ls.items()) if not int(x.get("count", 0))])
+                      for p, ls in lines.items()})
     for key, by in found.items():
         r.groups.append(key)
         for f in by.values():

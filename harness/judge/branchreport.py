@@ -98,6 +98,10 @@ def to_json(r: Report) -> dict:
                       "key": s.key, "status": s.status, "count": s.count, "armed": s.armed,
                       "unreachable": s.unreachable or None} for s in r.seen],
         "data_file": {"path": r.data_file, "stale": r.stale},
+        # what `harness mutate --lines` reads: the sources these lines are of, and per file
+        # the lines of code that ran under a fault and those none ran
+        "source_tree": r.tree.stamp.get("source_tree"),
+        "lines": {p: {"run": run, "not_run": not_run} for p, (run, not_run) in r.lines.items()},
         "problems": problem_lines(r),
     }
 

@@ -172,8 +172,11 @@ class Score:
 def run(tree, files: list, layout, groups: list, preload: str, jobs: int = 2, expect=None,
         values: str = "one", confirm: int = CONFIRM, operators=ops.OPERATORS,
         equivalent_file: Path = EQUIVALENT, keep: bool = False, limit=None,
-        functions=None, progress=print) -> Score:
-    """Every mutant of `files` (repository paths of `tree`) by `operators`, each judged."""
+        functions=None, progress=print, not_run=None) -> Score:
+    """Every mutant of `files` (repository paths of `tree`) by `operators`, each judged.
+    `not_run`: path -> the lines of code no fault ran in the tree's sweep (`harness
+    coverage --json` of the same sources): a mutant there is blind without a build (the
+    diff would find none of its changed lines run under a fault)."""
     from harness.run.runner import NOTHING
     t0, expect = time.monotonic(), expect or NOTHING
     equivalent = read_equivalent(equivalent_file)
@@ -189,6 +192,9 @@ def run(tree, files: list, layout, groups: list, preload: str, jobs: int = 2, ex
                 fates.append(Fate(m, UNCOMPILED, "the preprocessor leaves the line out"))
             elif m.key in equivalent:
                 fates.append(Fate(m, EQUIV, equivalent[m.key]))
+            elif m.line in (not_run or {}).get(path, ()):
+                fates.append(Fate(m, BLIND, "no fault of the tree's sweep ran its line "
+                                            "(the coverage report): not run"))
             else:
                 mark = through(m).mark
                 picked = [g for g in groups if any(mark(w) for w in stacks.get(g.key, ()))]

@@ -164,6 +164,9 @@ CASES = [
     P("mutate", "--file", "x.c", "--equivalent", "{tmp}", says="--equivalent", id="mutate-equivalent-dir"),
     P("mutate", "--from", "during", "--all", says="--from: unknown tree 'during'",
       id="mutate-from"),
+    P("mutate", "--file", "x.c", "--lines", FILE, says="--lines", id="mutate-lines-not-json"),
+    P("mutate", "--file", "x.c", "--lines", str(PROJECT / "docs/schema/diff.json"),
+      says="not a coverage report", id="mutate-lines-not-coverage"),
     # the parser's own refusals, one line too
     P("run", "--bogus", says="unrecognized arguments: --bogus", id="unknown-option"),
     P(says="the following arguments are required: command", id="no-command"),

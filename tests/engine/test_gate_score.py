@@ -96,3 +96,24 @@ def test_mutate_kills_a_removed_null_check_and_skips_an_equivalent_one(tree, tmp
     (e,) = json.loads((tmp_path / "e.json").read_text())["mutants"]
     assert (e["fate"], e["why"], e["seconds"]) == ("equivalent", "said equivalent here on purpose", 0)
     assert "**0 of 0 mutants killed" in r.stdout
+
+
+@pytest.mark.onnx
+@pytest.mark.dnn_processing
+def test_mutate_skips_a_mutant_whose_line_no_fault_ran(covered, tmp_path):
+    """With the coverage report of the same sources (--lines), a mutant on a line no fault
+    of the sweep ran is blind without a build: the lltask allocation's error return, which
+    a post-processing failure never reaches; its check, evaluated every frame, is not."""
+    _, d, files = covered
+    (check,) = [b for b in d["branches"] if b["path"] == ONNX
+                and b["function"] == "extract_lltask_from_task"
+                and b["condition"] == "!lltask"]
+    assert check["line"] in d["lines"][ONNX]["run"]
+    r = harness("mutate", "--from", "after", "--file", ONNX, "--function",
+                "extract_lltask_from_task", "--operator", "return-zero", "--limit", "1",
+                "--lines", files / "c.json", "--json", tmp_path / "m.json", "--results", "")
+    ok(r)
+    (m,) = json.loads((tmp_path / "m.json").read_text())["mutants"]
+    assert m["line"] in d["lines"][ONNX]["not_run"] and check["line"] < m["line"]
+    assert (m["fate"], m["seconds"]) == ("blind", 0), m
+    assert "no fault of the tree's sweep ran its line" in m["why"]
