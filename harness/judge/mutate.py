@@ -8,7 +8,8 @@ function, and in those only the sites through it (what the diff marks). The diff
 status is the mutant's fate: 1 killed, 0 survived, 3 blind. A mutant no census site runs
 through is blind without a run; one on a line the compiler never sees (an #if's other
 side) is not compiled, and neither is built. One the data file (EQUIVALENT) explains as
-equivalent is not built either, and is counted apart.
+equivalent is not built either, and is counted apart, as is one inside a branch the data
+file of unreachable branches names (its code never runs, its check is never true).
 """
 
 import re
@@ -50,6 +51,19 @@ def read_equivalent(path: Path) -> dict:
             parts = [p.strip() for p in line.split(" :: ")]
             if line.strip() and not line.lstrip().startswith("#") and len(parts) >= 5:
                 out[" :: ".join(parts[:4])] = " :: ".join(parts[4:])
+    return out
+
+
+def in_unreachable(text: str, path: str, unreachable: dict) -> list:
+    """(start, end, why) of each branch of the file the data file of unreachable branches
+    names (harness/judge/branchcov.py UNREACHABLE): from its `if` to its last statement.
+    A mutant there is equivalent: the code it changes never runs, or its check is never
+    true."""
+    from harness.judge import branchcov, branches
+    out = []
+    for key, b in branchcov.keyed(branches.branches(text, path)):
+        if key in unreachable and b.own:
+            out.append((b.offset, b.own[-1].end, unreachable[key]))
     return out
 
 
@@ -179,12 +193,15 @@ def run(tree, files: list, layout, groups: list, preload: str, jobs: int = 2, ex
     diff would find none of its changed lines run under a fault)."""
     from harness.run.runner import NOTHING
     t0, expect = time.monotonic(), expect or NOTHING
-    equivalent = read_equivalent(equivalent_file)
+    from harness.judge import branchcov
+    equivalent, unreachable = read_equivalent(equivalent_file), \
+        branchcov.read_unreachable(branchcov.UNREACHABLE)
     stacks = censuses(tree, groups, preload, jobs, expect)
     fates = []
     for path in files:
         text = (tree.src / path).read_text(errors="replace")
         seen = compiled_lines(tree, path)
+        never = in_unreachable(text, path, unreachable)
         ms = [m for m in ops.mutants(text, path, operators)
               if functions is None or m.function in functions]
         for m in ms[:limit]:
@@ -192,6 +209,10 @@ def run(tree, files: list, layout, groups: list, preload: str, jobs: int = 2, ex
                 fates.append(Fate(m, UNCOMPILED, "the preprocessor leaves the line out"))
             elif m.key in equivalent:
                 fates.append(Fate(m, EQUIV, equivalent[m.key]))
+            elif any(a <= m.start and m.end <= z for a, z, _ in never):
+                why = next(w for a, z, w in never if a <= m.start and m.end <= z)
+                fates.append(Fate(m, EQUIV, f"in a branch no fault can reach ("
+                                            f"{branchcov.UNREACHABLE.name}): {why}"))
             elif m.line in (not_run or {}).get(path, ()):
                 fates.append(Fate(m, BLIND, "no fault of the tree's sweep ran its line "
                                             "(the coverage report): not run"))

@@ -112,3 +112,16 @@ def test_a_mutant_knows_the_text_it_was_made_from():
     assert m.key == "x.c :: run :: return-zero :: return AVERROR(ENOMEM);"
     with pytest.raises(AssertionError):
         m.apply(CODE.replace("ENOMEM", "EINVAL"))
+
+
+def test_a_mutant_inside_a_branch_no_fault_can_reach_is_equivalent():
+    """A branch the data file of unreachable branches names: every mutant of it (its check
+    made false, its return, its cleanup) changes code that never runs."""
+    from harness.judge import mutate
+    why = {"libavfilter/dnn/x.c :: run :: if !buf": "av_malloc(16) is said never to fail here"}
+    spans = mutate.in_unreachable(CODE, "libavfilter/dnn/x.c", why)
+    inside = [m for m in mutants.mutants(CODE, "libavfilter/dnn/x.c")
+              if any(a <= m.start and m.end <= z for a, z, _ in spans)]
+    assert [(m.line, m.operator) for m in inside] == [
+        (8, "check-removed"), (10, "return-zero"), (10, "averror-dropped")]
+    assert spans[0][2] == "av_malloc(16) is said never to fail here"
