@@ -25,7 +25,11 @@ RELEASE ?= 8.1.2
 # (read when the recipe runs, once the virtualenv is there), or those named
 RELEASES ?= $(shell $(PY) -c 'from harness.obtain import releases; print(*releases.versions())')
 
-.PHONY: all help venv deps build sanitizers run test check mutants unchanged claims sweep bench release releases clean clean-cache
+# the files `make mutate-ffmpeg` mutates on after + the follow-ups (repository paths of
+# FFmpeg's), or all: every file of the DNN code (many hours on 2 cores)
+MUTATE_FILES ?= libavfilter/dnn/dnn_backend_onnx.c
+
+.PHONY: all help venv deps build sanitizers run test check mutants unchanged claims sweep bench release releases clean clean-cache coverage-ffmpeg mutate-ffmpeg
 
 all: run ## set up, build base/before/after, run the reproduction, print the table
 
@@ -72,6 +76,16 @@ check: venv ## the fast tier between edits (pytest -m check, -n $(JOBS)): the un
 # no build needed: the tests it runs feed the code results recorded from real runs
 mutants: venv $(VENV)/.installed-mutants ## mutation-test the code that decides a verdict (mutmut over the judge, sweep classes, diff verdict, callers, errnos, idle judgement; the fast tests on recorded runs): killed/total per module, every survivor explained in tests/mutants-equivalent.txt (about 3 min)
 	$(PY) tests/mutants.py --jobs $(JOBS)
+
+coverage-ffmpeg: build ## error-branch coverage of FFmpeg's DNN code under the default sweep of after + the follow-ups (its coverage variant built once): results/coverage.md, .json, .html
+	mkdir -p results
+	$(HARNESS) coverage --case followups --jobs $(JOBS) --markdown results/coverage.md \
+		--json results/coverage.json --html results/coverage.html
+
+mutate-ffmpeg: coverage-ffmpeg ## the gate's own mutation score over FFmpeg's error handling: each mutant of MUTATE_FILES (default the ONNX Runtime backend; all: every DNN file) on after + the follow-ups, diffed (those on lines no fault ran, by the coverage, blind unbuilt): results/mutate.md, .json (hours)
+	$(HARNESS) mutate --case followups --lines results/coverage.json \
+		$(if $(filter all,$(MUTATE_FILES)),--all,$(addprefix --file ,$(MUTATE_FILES))) \
+		--jobs $(JOBS) --markdown results/mutate.md --json results/mutate.json
 
 unchanged: build ## ffmpeg CLI output before against after: identity MD5, a whole clip, trained MTCNN over photographs (fetched, pinned; needs OpenVINO)
 	$(HARNESS) unchanged --build before,after --backend $(BACKENDS)

@@ -11,7 +11,7 @@ import sys
 from harness.errors import HarnessError
 
 COMMANDS = ("build", "probe", "run", "table", "sweep", "diff", "merge", "claims", "cache",
-            "unchanged")
+            "unchanged", "coverage", "mutate")
 # an exception the code does not expect (a bug of the harness's): sysexits.h's
 # EX_SOFTWARE, as the fork server's (harness/run/forkserver.py); never 1 (a regression or
 # a run not as expected) nor 2 (bad input)

@@ -51,7 +51,7 @@ def _names(args) -> None:
     if single and (len(backends) > 1 or len(filters) > 1):
         raise HarnessError(f"{args.command} takes one --backend-name and one --filter "
                            "(sweep and diff take lists)")
-    if args.command in ("run", "sweep", "diff") and (backends or filters):
+    if args.command in ("run", "sweep", "diff", "coverage", "mutate") and (backends or filters):
         backends, filters = backends or graphs.BACKENDS, filters or graphs.FILTERS
         pairs = [(b, f) for b in backends for f in filters]
         if not any(p in graphs.GRAPHS for p in pairs):
@@ -138,6 +138,6 @@ def check(args) -> None:
     _names(args)
     _faults(args)
     _files(args)
-    if args.command in ("sweep", "diff") and _get(args, "route") is not None:
+    if args.command in ("sweep", "diff", "coverage", "mutate") and _get(args, "route") is not None:
         from harness.judge import sweep
         sweep.route_names(args.route)

@@ -27,14 +27,28 @@ def read(tree, directory: Path, paths) -> dict:
     of `paths` (repository paths of the tree's sources) whose object was instrumented;
     a path whose object was not, or that no run reached, is left out."""
     out = {}
+    for path, lines in gcov_lines(tree, directory, paths).items():
+        out[path] = {n: (line.get("count", 0),
+                         sum(b.get("count", 0) > 0 for b in line.get("branches", [])),
+                         len(line.get("branches", [])))
+                     for n, line in lines.items()}
+    return out
+
+
+def gcov_lines(tree, directory: Path, paths, unrun: bool = False) -> dict:
+    """path -> {line: gcov's JSON record of the line} for each of `paths` whose object
+    was instrumented; with `unrun`, also those no run reached (gcov reads the .gcno
+    alone: every line 0)."""
+    out = {}
     gcov = shutil.which("gcov")
     if gcov is None:
         return out
     for path in paths:
         stem = Path(path).with_suffix("")
         gcno, gcda = tree.src / f"{stem}.gcno", directory / f"{stem}.gcda"
-        if not gcno.is_file() or not gcda.is_file():
+        if not gcno.is_file() or not (gcda.is_file() or unrun):
             continue
+        gcda.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(gcno, gcda.with_suffix(".gcno"))
         r = subprocess.run([gcov, "--json-format", "--stdout", "--branch-probabilities",
                             "--object-directory", str(gcda.parent), str(gcda)],
@@ -51,10 +65,7 @@ def read(tree, directory: Path, paths) -> dict:
                     continue
                 lines = out.setdefault(path, {})
                 for line in f.get("lines", []):
-                    branches = line.get("branches", [])
-                    lines[line["line_number"]] = (
-                        line.get("count", 0), sum(b.get("count", 0) > 0 for b in branches),
-                        len(branches))
+                    lines[line["line_number"]] = line
     return out
 
 

@@ -343,7 +343,7 @@ def worth_rerunning(p: Pair) -> bool:
 def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
         progress=None, results=None, confirm: int = CONFIRM, pool=None,
         touched: Touched = UNKNOWN, shard=None, values: str = profiles.DEFAULT,
-        focus: bool = False) -> Diff:
+        focus: bool = False, only=None) -> Diff:
     """Every group's census on both sides in one batch; the sites paired by where the
     censuses found them; then every site of every pair failed in turn in a second batch,
     with each value `values` asks for (profiles.chosen()) (jobs at a time, through the
@@ -352,11 +352,13 @@ def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
     `confirm` times more (judged()). `touched`: what the change touches, which marks the
     sites whose stacks run through it; `focus`: only those sites run (a known change).
     `shard` (K, N): only the pairs harness.judge.shard gives shard K of N (the censuses run
-    in every shard)."""
+    in every shard). `only`: a predicate on a pair's mark ("function", "file" or "") that
+    keeps the pairs to run (harness/judge/mutate.py: the sites through a mutant's
+    function); None keeps every pair."""
     with servers(pool) as pool, tempfile.TemporaryDirectory(prefix="ffdnn-lines-") as cov:
         want = lines_run.request(sides[1].tree, Path(cov))
         d = _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool, shard,
-                 touched, values, want, focus and touched.known)
+                 touched, values, want, focus and touched.known, only)
         if want is not None and touched.known:
             d.coverage = lines_run.changed_lines(touched, lines_run.read(
                 sides[1].tree, Path(cov), [path for path, _ in touched.lines]))
@@ -365,7 +367,8 @@ def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
 
 
 def _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool, shard,
-         touched=UNKNOWN, values=profiles.DEFAULT, counting=None, focus=False) -> Diff:
+         touched=UNKNOWN, values=profiles.DEFAULT, counting=None, focus=False,
+         only=None) -> Diff:
     from harness.judge import shard as sharding
     base = {}  # (group index, side index) -> the scenario a site's run derives from
     for gi, g in enumerate(groups):  # compiles each tree's module the first time
@@ -413,6 +416,8 @@ def _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool,
     found = len(planned)
     if focus:  # only the sites whose stack runs through the change
         planned = [item for item in planned if item[-1]]
+    if only is not None:
+        planned = [item for item in planned if only(item[7])]
 
     def site_scenario(gi, si, i, value):
         sc = sweep.census(base[(gi, si)])

@@ -10,7 +10,8 @@ from harness.paths import data_dir
 
 # a document's command (the envelope's `command`) -> its schema's file
 BY_COMMAND = {"run": "run.json", "table": "run.json", "sweep": "sweep.json",
-              "diff": "diff.json", "claims": "claims.json"}
+              "diff": "diff.json", "claims": "claims.json", "coverage": "coverage.json",
+              "mutate": "mutate.json"}
 
 
 def names() -> list:

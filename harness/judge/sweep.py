@@ -115,17 +115,20 @@ def sweep(base_scenarios, preload: str, jobs: int = 2, progress=None, limit=None
 
 
 def sweep_many(groups: dict, preload: str, jobs: int = 2, progress=None, limit=None,
-               results=None, expect=NOTHING, pool=None, shard=None) -> dict:
+               results=None, expect=NOTHING, pool=None, shard=None, extra=None) -> dict:
     """Several sweeps at once: key -> [scenario, one per build] gives key -> build ->
     Found. Every census runs first, in one batch, then the sites, the longest first (a run
     the case says hangs before the runs that end); with `shard` (K, N) only the sites
     harness/judge/shard.py gives shard K of N (every census runs in every shard), so a
-    Found then holds those sites of its build only."""
+    Found then holds those sites of its build only. `extra` goes into each site's
+    scenario, not the censuses' (harness/judge/branchcov.py: count what the faults ran)."""
     with servers(pool) as pool:
-        return _sweep(groups, preload, jobs, progress, limit, results, expect, pool, shard)
+        return _sweep(groups, preload, jobs, progress, limit, results, expect, pool, shard,
+                      extra)
 
 
-def _sweep(groups, preload, jobs, progress, limit, results, expect, pool, shard) -> dict:
+def _sweep(groups, preload, jobs, progress, limit, results, expect, pool, shard,
+           extra=None) -> dict:
     from harness.judge import shard as sharding
     base = [(key, sc) for key, scs in groups.items() for sc in scs]
     clean = run_all([census(sc) for _, sc in base], preload, jobs=jobs, expect=expect,
@@ -139,7 +142,8 @@ def _sweep(groups, preload, jobs, progress, limit, results, expect, pool, shard)
                                  {s["call"] - 1: s["where"] for s in r.data.get("sites", [])})
         function = {s["call"] - 1: s.get("function", "") for s in r.data.get("sites", [])}
         plans += [(key, replace(census(sc), fault=first_value(
-            replace(sc.fault, skip=i, count=1), function.get(i, ""), sc.tree)))
+            replace(sc.fault, skip=i, count=1), function.get(i, ""), sc.tree),
+            extra={**sc.extra, **(extra or {})}))
                   for i in range(n if limit is None else min(n, limit))]
     costs = [sharding.cost(sc, expect) for _, sc in plans]
     mine = sharding.mine(plans, costs, shard) if shard else range(len(plans))

@@ -117,3 +117,41 @@ class PatchedPlan(Plan):
             return {"kind": "patches", "on": super()._origin(self.on),
                     "patches": [p.name for p in self.user_patches]}
         return super()._origin(name)
+
+
+class OnTree(PatchedPlan):
+    """Patches on a tree already built (any tree of the cache: a change's own tree, after
+    + the follow-ups), as one tree more, built from that tree's objects as PatchedPlan
+    builds its tree (`harness mutate`: a mutant on its from-tree, one object compiled
+    again). Its key is the tree's key and the patches' sha256."""
+
+    def __init__(self, tree, patches: list, layout, **kw):
+        Plan.__init__(self, ",".join(sorted(tree.backends)), layout, **kw)
+        self.base, self.on = tree, tree.name
+        self.user_patches = patch_files(patches)
+        if not self.user_patches:
+            raise HarnessError("no patch to apply")
+        self.patched = tree_name(tree.name, self.user_patches)
+
+    @property
+    def names(self) -> tuple:
+        return (self.on, self.patched)
+
+    def parent(self, name: str):
+        return self.on if name == self.patched else None
+
+    def key(self, name: str) -> str:
+        return self.base.key if name == self.on else super().key(name)
+
+    def get(self, name: str, build=True):
+        if name == self.on:
+            return self.base
+        if name == self.patched and build and not (self.path(name) / "stamp.json").is_file():
+            check_applies(self.base.src, self.user_patches, self.on)
+        return Plan.get(self, name, build)
+
+    def _origin(self, name: str) -> dict:
+        if name == self.patched:
+            return {"kind": "patches", "on": {"tree": self.base.key},
+                    "patches": [p.name for p in self.user_patches]}
+        return self.base.source

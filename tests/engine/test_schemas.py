@@ -29,8 +29,8 @@ def diff_json(name: str, shard=None) -> dict:
 
 
 def test_every_schema_is_a_2020_12_schema():
-    assert schemas.names() == ["claims.json", "diff.json", "envelope.json", "run.json",
-                               "sweep.json"]
+    assert schemas.names() == ["claims.json", "coverage.json", "diff.json", "envelope.json",
+                               "mutate.json", "run.json", "sweep.json"]
     for name in schemas.names():
         schema = json.loads((data_dir("schema") / name).read_text())
         assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"

@@ -665,7 +665,7 @@ def test_cache_collected_before_it_is_saved(workflow):
                     f"${{{{ {ctx}.event.pull_request.head.sha }}}}\n")
             assert last["run"].startswith(f".ffdnn/.venv/bin/python {keep}"), last["run"]
             assert (ROOT / "ci" / "keep-trees.py").is_file()
-    assert saving == {"backend", "sanitizers", "releases", "pr-trees"}
+    assert saving == {"backend", "sanitizers", "releases", "mutate", "pr-trees"}
 
 
 def test_cache_compressed_with_zstd(workflow):

@@ -1,0 +1,127 @@
+"""The mutation operators of `harness mutate` (harness/judge/mutants.py) on a C snippet
+written as FFmpeg writes its backends: what each operator makes, where it makes none, and
+that a mutant is a patch git applies (and the mutated file still compiles)."""
+
+import shutil
+import subprocess
+import textwrap
+
+import pytest
+
+from harness.judge import mutants
+
+pytestmark = pytest.mark.unit
+
+CODE = textwrap.dedent("""\
+    static int run(Model *m, Request *req)
+    {
+        int ret = 0;
+        Status *status = NULL;
+        void *buf;
+
+        buf = av_malloc(16);
+        if (!buf) {
+            av_log(m->ctx, AV_LOG_ERROR, "no memory\\n");
+            return AVERROR(ENOMEM);
+        }
+        ret = fill(m, buf);
+        if (ret < 0)
+            goto err;
+        status = api_run(m->session);
+        if (status != NULL) {
+            api_release_status(status);
+            ret = DNN_GENERIC_ERROR;
+            goto err;
+        }
+        if (ret == AVERROR(EAGAIN))
+            return ret;
+        av_free(buf);
+        return 0;
+    err:
+        complete_task(req, ret);
+        av_log(m->ctx, AV_LOG_ERROR, "failed\\n");
+        av_free(buf);
+        return ret;
+    }
+    """)
+
+
+def made(operator):
+    return [(m.line, mutants.squeeze(m.before), mutants.squeeze(m.after))
+            for m in mutants.mutants(CODE, "libavfilter/dnn/x.c", (operator,))]
+
+
+def test_check_removed_makes_each_error_check_false_and_keeps_its_evaluation():
+    assert made("check-removed") == [
+        (8, "!buf", "(!buf) && 0"), (13, "ret < 0", "(ret < 0) && 0"),
+        (16, "status != NULL", "(status != NULL) && 0")]  # not `ret == AVERROR(EAGAIN)`
+
+
+def test_return_zero_replaces_an_error_branch_returned_error():
+    assert made("return-zero") == [(10, "AVERROR(ENOMEM)", "0")]
+
+
+def test_averror_dropped_leaves_a_positive_errno_where_one_is_returned_or_set():
+    assert made("averror-dropped") == [(10, "AVERROR(ENOMEM)", "(ENOMEM)")]  # not in a comparison
+
+
+def test_result_ignored_drops_the_assignment_a_check_reads():
+    # `ret` and `status` were set before (their declarations); `buf` is checked for NULL
+    # but its assignment is its first: dropping it would read an uninitialised pointer
+    assert made("result-ignored") == [(12, "ret =", ""), (15, "status =", "")]
+
+
+def test_cleanup_deleted_takes_out_the_calls_of_error_paths_not_their_logging():
+    assert made("cleanup-deleted") == [
+        (17, "api_release_status(status);", ";"), (26, "complete_task(req, ret);", ";"),
+        (28, "av_free(buf);", ";")]  # not the success path's av_free(buf) at 23
+
+
+def test_each_mutant_is_a_mail_git_applies_and_compiles(tmp_path):
+    if not shutil.which("git"):
+        pytest.skip("no git")
+    repo = tmp_path / "r"
+    (repo / "libavfilter/dnn").mkdir(parents=True)
+    (repo / "libavfilter/dnn/x.c").write_text(CODE)
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(git[:3] + ["init", "-q"], check=True)
+    subprocess.run(git + ["add", "-A"], check=True)
+    subprocess.run(git + ["commit", "-qm", "x"], check=True)
+    header = ("#include <stddef.h>\n#define AVERROR(e) (-(e))\n#define ENOMEM 12\n"
+              "#define EAGAIN 11\n#define AV_LOG_ERROR 16\n#define DNN_GENERIC_ERROR -1\n"
+              "typedef struct { void *ctx; void *session; } Model;\ntypedef int Request;\n"
+              "typedef int Status;\nvoid *av_malloc(size_t); void av_free(void *);\n"
+              "void av_log(void *, int, const char *, ...);\nint fill(Model *, void *);\n"
+              "Status *api_run(void *); void api_release_status(Status *);\n"
+              "void complete_task(Request *, int);\n")
+    ms = mutants.mutants(CODE, "libavfilter/dnn/x.c")
+    assert len(ms) == 10
+    for m in ms:
+        mail = tmp_path / f"{m.name}.patch"
+        mail.write_text(m.mail(CODE))
+        r = subprocess.run(git + ["apply", "--check", str(mail)], capture_output=True, text=True)
+        assert r.returncode == 0, (m, r.stderr)
+        (tmp_path / "m.c").write_text(header + m.apply(CODE) + "int main(void) { return 0; }\n")
+        r = subprocess.run(["cc", "-fsyntax-only", "-Wno-unused", str(tmp_path / "m.c")],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, (m, r.stderr)
+
+
+def test_a_mutant_knows_the_text_it_was_made_from():
+    m = mutants.mutants(CODE, "x.c", ("return-zero",))[0]
+    assert m.key == "x.c :: run :: return-zero :: return AVERROR(ENOMEM);"
+    with pytest.raises(AssertionError):
+        m.apply(CODE.replace("ENOMEM", "EINVAL"))
+
+
+def test_a_mutant_inside_a_branch_no_fault_can_reach_is_equivalent():
+    """A branch the data file of unreachable branches names: every mutant of it (its check
+    made false, its return, its cleanup) changes code that never runs."""
+    from harness.judge import mutate
+    why = {"libavfilter/dnn/x.c :: run :: if !buf": "av_malloc(16) is said never to fail here"}
+    spans = mutate.in_unreachable(CODE, "libavfilter/dnn/x.c", why)
+    inside = [m for m in mutants.mutants(CODE, "libavfilter/dnn/x.c")
+              if any(a <= m.start and m.end <= z for a, z, _ in spans)]
+    assert [(m.line, m.operator) for m in inside] == [
+        (8, "check-removed"), (10, "return-zero"), (10, "averror-dropped")]
+    assert spans[0][2] == "av_malloc(16) is said never to fail here"
