@@ -4,6 +4,7 @@ and passes, and with both cores taken by CPU hogs the PR's rows and a sweep's si
 as they do on a quiet machine."""
 
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -34,30 +35,34 @@ def hogs(n: int = os.cpu_count() or 2):
 
 
 @pytest.fixture
-def slow_addr2line(tmp_path, monkeypatch):
-    """addr2line that works 1.5 s of CPU before it answers: after EOF the worker waits on
-    it to name the failed call's stack."""
-    real = subprocess.run(["sh", "-c", "command -v addr2line"], capture_output=True,
-                          text=True).stdout.strip()
-    if not real:
-        pytest.skip("addr2line not installed (binutils)")
-    tool = tmp_path / "bin" / "addr2line"
-    tool.parent.mkdir()
-    tool.write_text(f"#!{sys.executable}\nimport os, sys, time\nt = time.process_time()\n"
-                    "while time.process_time() - t < 1.5: pass\n"
-                    f"os.execv({real!r}, [{real!r}] + sys.argv[1:])\n")
-    tool.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{tool.parent}:{os.environ['PATH']}")
-    return tool
+def slow_symbolizer(tmp_path, monkeypatch):
+    """The symbolizers harness.run.sites names stacks with (llvm-symbolizer where it is
+    installed, addr2line otherwise), each working 1.5 s of CPU before it answers: after EOF
+    the worker waits on one to name the failed call's stack."""
+    found = False
+    for name in ("llvm-symbolizer", "addr2line"):
+        real = shutil.which(name)
+        if not real:
+            continue
+        found = True
+        tool = tmp_path / "bin" / name
+        tool.parent.mkdir(exist_ok=True)
+        tool.write_text(f"#!{sys.executable}\nimport os, sys, time\nt = time.process_time()\n"
+                        "while time.process_time() - t < 1.5: pass\n"
+                        f"os.execv({real!r}, [{real!r}] + sys.argv[1:])\n")
+        tool.chmod(0o755)
+    if not found:
+        pytest.skip("neither llvm-symbolizer nor addr2line is installed (llvm, binutils)")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
 
 
 @pytest.mark.after
 @pytest.mark.onnx
 @pytest.mark.dnn_processing
 @pytest.mark.parametrize("loaded", [False, True], ids=["quiet", "loaded"])
-def test_slow_but_at_work_is_not_a_hang(tree, preload, slow_addr2line, loaded):
+def test_slow_but_at_work_is_not_a_hang(tree, preload, slow_symbolizer, loaded):
     """The after row with a failed thread start, whose stack the worker names after EOF
-    through addr2line (1.5 s of CPU here): judged by what it did, PASS, in about 2 s
+    through a symbolizer (1.5 s of CPU here): judged by what it did, PASS, in about 2 s
     quiet and 3-4 s with both cores hogged; ONNX Runtime's runs are judged hung after
     0.5 s idle, so a watch that did not count the worker's children, or one that went by
     the clock, would have killed it."""
@@ -65,11 +70,11 @@ def test_slow_but_at_work_is_not_a_hang(tree, preload, slow_addr2line, loaded):
     from harness.run.runner import run_one
     (sc,) = matrix.scenarios([tree("after")], "onnx", "dnn_processing",
                              ["pthread_create=EAGAIN"])
-    with runner.servers() as pool:  # servers of its own: they see the slow addr2line's PATH
+    with runner.servers() as pool:  # servers of its own: they see the slow symbolizer's PATH
         with hogs() if loaded else nullcontext():
             r = run_one(sc, preload, expect=expected.EXPECT, pool=pool)
     assert r.outcome is Outcome.PASS, f"{r.outcome.value}: {r.reason} {r.diffs} {r.data.get('watch', '')}"
-    assert r.seconds >= 1.5, "addr2line ran, slowly, before the run ended"
+    assert r.seconds >= 1.5, "the symbolizer ran, slowly, before the run ended"
 
 
 def table_rows(trees) -> list:
