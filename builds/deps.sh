@@ -67,6 +67,19 @@ if [ -n "$missing" ]; then
     echo "deps: apt-get install$missing"
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing
 fi
+# llvm-symbolizer names each frame of a site's stack with its inlined functions, so a site
+# keeps its name when a change alters the compiler's inlining (harness/run/sites.py); GNU
+# addr2line names the outermost only. Debian's llvm has it: installed as root where apt
+# has it, best effort (without it the stacks are named with addr2line)
+if ! command -v llvm-symbolizer >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "deps: apt-get install llvm (llvm-symbolizer: sites named through inlining)"
+        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq llvm; } ||
+            echo "deps: llvm did not install: sites are named with addr2line (outermost function of an inlined frame)"
+    else
+        echo "deps: no llvm-symbolizer (as root: apt-get install llvm): sites are named with addr2line (outermost function of an inlined frame)"
+    fi
+fi
 # `make test`: the HTML page's test (tests/engine/test_diff.py) renders it in headless
 # chromium, Debian's package. Installed the same way, as root where apt has it; anywhere
 # else, or when its install fails, the test skips naming the package: no build needs it
