@@ -53,13 +53,17 @@ def test_against_a_case():
 
 def _case_diff(*narrow):
     """`diff --case followups` on the groups the options keep: its stdout, having exited 0
-    (the verdict PASS and every group as the case says)."""
+    (the verdict PASS and every group as the case says) with no regression; flaky sites
+    only where the case's DIFF says the from-class varies run by run (its ANY)."""
     r = subprocess.run([sys.executable, "-m", "harness", "diff", "--case", "followups",
                         "--confirm", "1", "--backend", "all", *narrow], cwd=PROJECT,
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     assert "Case followups: as it says." in r.stdout, r.stdout
-    assert "0 regressions" in r.stdout and "flaky" not in r.stdout, r.stdout
+    assert "0 regressions" in r.stdout, r.stdout
+    low, high = fixes_claimed(narrow)
+    flaky = re.search(r"(\d+) flaky", r.stdout)
+    assert (int(flaky.group(1)) if flaky else 0) <= high - low, r.stdout
     return r.stdout
 
 
