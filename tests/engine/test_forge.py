@@ -154,16 +154,22 @@ def test_the_revert_in_ci(tree, tmp_path):
     assert r.returncode == 1, r.stderr[-2000:]
     d = json.loads(files["json"].read_text())
     assert schemas.problem(d) is None
-    (site,) = d["sites"]
-    where = site["to"]["where"]
+    # the one call, failed with each errno of pthread_create()'s profile: a site each
+    sites = d["sites"]
+    assert sorted(s["value"] for s in sites) == ["EAGAIN", "EINVAL", "EPERM"]
+    assert {s["change"] for s in sites} == {"regression"}
+    (where,) = {s["to"]["where"] for s in sites}
     line = where.split("dnn_backend_common.c:", 1)[1].split(")")[0]
     errors = [l for l in r.stdout.splitlines() if l.startswith("::error ")]
     assert errors == [l for l in r.stdout.splitlines() if l.startswith("::")]
-    assert len(errors) == 1 and errors[0].startswith(
+    assert len(errors) == 3 and all(e.startswith(
         f"::error file=libavfilter/dnn/dnn_backend_common.c,line={line},title=")
+        for e in errors)
     suite, cases = parse(files["xml"].read_text())
-    (tc,) = cases.values()
-    assert tc.find("failure").get("message").endswith(f"reproduce: {site['to']['reproduce']}")
+    assert len(cases) == 3
+    for site in sites:
+        assert any(tc.find("failure").get("message").endswith(
+            f"reproduce: {site['to']['reproduce']}") for tc in cases.values())
     report = r.stdout.split("\n::error", 1)[0]
     assert summary.read_text().strip() == report.strip()
     assert report.startswith("## Fault sweep diff: after -> before")
