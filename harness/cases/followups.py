@@ -1,7 +1,8 @@
 """Case followups: this project's fixes on top of after, for the defects the sweeps found
 in FFmpeg 9.0.2 that PR #24760 and #24702 leave alone (builds/patches/followups/, whose
-README gives each patch's provenance, licence and measurements): 0001-0005, and 0006-0013
-for every site that hung or crashed in both trees (issue 39).
+README gives each patch's provenance, licence and measurements): 0001-0005, 0006-0013
+for every site that hung or crashed in both trees (issue 39), and 0014-0017 for what the
+backend families found (issue 37).
 
 What the case claims is a diff: `python -m harness diff --case followups` runs the sweep
 of every group DIFF names (backend / filter / route / family) on after and on after + the
