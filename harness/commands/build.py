@@ -4,6 +4,7 @@ module, or a sanitizer variant of them."""
 import signal
 
 from harness.commands import common
+from harness.errors import ExitStatus
 
 
 def add_parser(sub) -> None:
@@ -48,4 +49,4 @@ def run(args) -> int:
     first = common.case_of(args).LAYOUT.names[0]  # the release itself: no patch of the series
     for line in series.notes([t for t in built if t.name.split("-")[0] != first], needs):
         print(f"- {line}")
-    return 0
+    return ExitStatus.OK

@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.errors import HarnessError
+from harness.errors import ExitStatus, HarnessError
 from harness.paths import cache_root, tmp_owner_alive
 
 DOWNLOADS = ("src", "backends", "apt", "packages", "models", "clips")
@@ -201,7 +201,7 @@ def cmd_list(args) -> int:
     stale = sum(sizes.get(str(e.path), 0) for e in es if not e.named)
     print(f"{human(total)} in {len(es)} entries; {human(stale)} named by nothing "
           "(python -m harness cache gc)")
-    return 0
+    return ExitStatus.OK
 
 
 def cmd_gc(args) -> int:
@@ -217,7 +217,7 @@ def cmd_gc(args) -> int:
                 e.path.unlink(missing_ok=True)
     print(f"{'would free' if args.dry_run else 'freed'} "
           f"{human(sum(sizes.values()))} in {len(gone)} entries", file=sys.stderr)
-    return 0
+    return ExitStatus.OK
 
 
 def cmd_verify(args) -> int:
@@ -249,7 +249,7 @@ def cmd_verify(args) -> int:
     if bad:
         raise HarnessError(f"{bad} cache entr{'y fails its' if bad == 1 else 'ies fail their'} "
                            "check (listed above)")
-    return 0
+    return ExitStatus.OK
 
 
 def add_parser(sub) -> None:

@@ -8,10 +8,7 @@ import contextlib
 import sys
 
 from harness import inputs
-from harness.errors import HarnessError
-
-FAIL = 1  # a branch the data file says no fault reaches was taken, or a census failed,
-          # or (with --fail-under) fewer branches taken than asked
+from harness.errors import ExitStatus, HarnessError
 
 
 def add_parser(sub) -> None:
@@ -143,8 +140,10 @@ def run(args) -> int:
         r = branchcov.measure(t, gs, matrix.preload_library(), args.jobs, case.EXPECT,
                               runner.progress, args.results or None, data)
     pct = r.totals()["percent_reachable"]
-    status = FAIL if branchreport.problem_lines(r) or (
-        args.fail_under is not None and pct < args.fail_under) else 0
+    # FAIL: a branch the data file says no fault reaches was taken, or a census failed, or
+    # (with --fail-under) fewer branches taken than asked
+    status = ExitStatus.FAIL if branchreport.problem_lines(r) or (
+        args.fail_under is not None and pct < args.fail_under) else ExitStatus.OK
     publish(args, "coverage", t, status, branchreport.markdown(r), branchreport.to_json(r))
     if args.html:
         write_file("--html", args.html, branchreport.page(r))

@@ -12,7 +12,7 @@ import contextlib
 import sys
 
 from harness import inputs
-from harness.errors import HarnessError
+from harness.errors import ExitStatus, HarnessError
 
 CONFIRM = 4  # as harness.judge.diff.CONFIRM, without importing the runner for --help
 
@@ -163,7 +163,6 @@ def does_not_build(args, e: ChangeDoesNotBuild) -> int:
     the report and the JSON."""
     import json
 
-    from harness.judge import diff
     from harness.judge.envelope import envelope
     from harness.paths import write_file
     a, b = e.labels
@@ -174,11 +173,11 @@ def does_not_build(args, e: ChangeDoesNotBuild) -> int:
         write_file("--markdown", args.markdown, text)
     if args.json:
         write_file("--json", args.json, json.dumps(
-            {**envelope("diff", [e.from_tree], diff.FAIL), "word": "FAIL",
+            {**envelope("diff", [e.from_tree], ExitStatus.FAIL), "word": "FAIL",
              "build_error": {"tree": b, "first_error": e.error.first, "message": str(e.error)}},
             indent=1) + "\n")
     print(f"diff: {b} does not build: {e.error}", file=sys.stderr)
-    return diff.FAIL
+    return ExitStatus.FAIL
 
 
 def check_names(args) -> None:
@@ -305,7 +304,7 @@ def run(args) -> int:
     same = same_refs(args)
     if same:
         print(f"diff: {same}")
-        return 0
+        return ExitStatus.OK
 
     with contextlib.redirect_stdout(sys.stderr):  # builds say what they do: progress
         try:
@@ -316,7 +315,7 @@ def run(args) -> int:
         if touched.same_source(two[0].tree, two[1].tree):
             print(f"diff: {two[0].label} and {two[1].label} have the same sources: "
                   "no change to diff", file=sys.__stdout__, flush=True)
-            return 0
+            return ExitStatus.OK
         change = touched.between(two[0].tree, two[1].tree)
         if claims is not None:
             claims = narrowed(args, claims)
@@ -338,9 +337,9 @@ def run(args) -> int:
         print(f"diff: shard {shard[0]}/{shard[1]}: {len(d.pairs)} sites, {d.runs} runs in "
               f"{d.seconds['total']:.1f} s; the verdict is the merge's: python -m harness "
               f"merge SHARD.json ...", file=sys.stderr)
-        return 0
+        return ExitStatus.OK
     wrong = diff.against(d, claims) if claims is not None else []
-    status = diff.FAIL if wrong else d.exit_status
+    status = ExitStatus.FAIL if wrong else d.exit_status
     common.publish_diff(args, d, diffreport.markdown(d), status,
                        args.case if claims is not None else None, wrong,
                        {"case": {"name": args.case, "wrong": wrong}} if claims is not None

@@ -7,7 +7,7 @@ import contextlib
 import sys
 
 from harness import inputs
-from harness.errors import HarnessError
+from harness.errors import ExitStatus, HarnessError
 
 
 def add_parser(sub) -> None:
@@ -134,8 +134,8 @@ def run(args) -> int:
                        progress=lambda line: print(line, file=sys.stderr, flush=True),
                        not_run=unrun)
     r = s.rate()
-    status = 1 if s.count()[mutate.ERROR] or (args.fail_under is not None
-                                              and r["score"] < args.fail_under) else 0
+    status = ExitStatus.FAIL if s.count()[mutate.ERROR] or (
+        args.fail_under is not None and r["score"] < args.fail_under) else ExitStatus.OK
     publish(args, "mutate", t, status, mutatereport.markdown(s),
             {"values": values, "confirm": args.confirm, "operators": operators,
              "groups": [g.key for g in gs], **mutatereport.to_json(s)})

@@ -6,7 +6,7 @@ import sys
 from harness import inputs
 from harness.commands import common
 from harness.compile.families import sweep_fault
-from harness.errors import HarnessError
+from harness.errors import ExitStatus, HarnessError
 from harness.paths import write_file
 
 
@@ -106,7 +106,7 @@ def run(args) -> int:
                              args.limit, results=args.results or None, expect=case.EXPECT,
                              shard=shard)
     bad = problems(case, groups, found)
-    status = 1 if bad and not shard else 0  # a shard's verdict is the merge's
+    status = ExitStatus.FAIL if bad and not shard else ExitStatus.OK  # a shard's: the merge's
     for key, g in groups.items():
         print(sweep.markdown(found[key], g["title"]))
     publish(args.json, trees, status, case.name, shard,

@@ -2,6 +2,7 @@
 MD5s, a whole clip and trained models over real photographs."""
 
 from harness.commands import common
+from harness.errors import ExitStatus
 
 
 def add_parser(sub) -> None:
@@ -37,4 +38,4 @@ def run(args) -> int:
     print(text)
     for p in bad + more:
         print(f"- {p}")
-    return 1 if bad or more else 0
+    return ExitStatus.FAIL if bad or more else ExitStatus.OK

@@ -13,6 +13,7 @@ as expected: a claim is declared not expressible in its row of the expected tabl
 from dataclasses import dataclass
 from types import SimpleNamespace
 
+from harness.errors import ExitStatus
 from harness.judge import claimrun
 from harness.run.outcome import functions
 
@@ -194,17 +195,14 @@ def as_expected(row: dict) -> bool:
             and not unmeasured(row))
 
 
-NOT_MEASURED = 4  # claims' exit status when every row measured is as expected but some
-                  # could not be measured on this toolchain
-
-
-def exit_status(rows_: list) -> int:
-    """0 every row as expected; 1 a row that does not reproduce, was skipped, or no row
-    at all; NOT_MEASURED when the only rows not as expected could not be measured."""
+def exit_status(rows_: list) -> ExitStatus:
+    """OK every row as expected; FAIL a row that does not reproduce, was skipped, or no
+    row at all; NOT_MEASURED when the only rows not as expected could not be measured on
+    this toolchain."""
     bad = [r for r in rows_ if not as_expected(r)]
     if not rows_ or any(not unmeasured(r) for r in bad):
-        return 1
-    return NOT_MEASURED if bad else 0
+        return ExitStatus.FAIL
+    return ExitStatus.NOT_MEASURED if bad else ExitStatus.OK
 
 
 def trees_of(row: dict) -> list:

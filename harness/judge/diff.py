@@ -21,6 +21,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 
 from harness.compile import families as registry
+from harness.errors import ExitStatus
 from harness.judge import coverage as lines_run, profiles, sweep
 from harness.judge.sweep import Class, Site
 from harness.judge.touched import UNKNOWN, Touched
@@ -34,11 +35,6 @@ BAD = frozenset({Class.LOST, Class.DROPPED, Class.ALTERED, Class.HANG, Class.CRA
 # that ends so in both trees is blind to the change
 BLINDING = frozenset({Class.HANG, Class.CRASH})
 
-# The diff's exit statuses (2 is bad input, as for every command)
-PASS = 0    # no regression, and some site the change's code runs in was judged
-FAIL = 1    # a regression, or a site or census that could not run (ERROR)
-BLIND = 3   # no regression, but no site the change's code runs in could show it: every
-            # such site hung or crashed in both trees, or no site ran through the change
 
 
 class Change(str, enum.Enum):
@@ -230,19 +226,19 @@ class Diff:
             n[1] += 1
         return [(r, f, b, n) for (r, f), (b, n) in out.items() if b]
 
-    def _exit_status(self) -> int:
+    def _exit_status(self) -> ExitStatus:
         """FAIL on any regression, or on anything that could not be judged (a census or
         a site that could not run); else BLIND when no site whose stack runs through the
         change was judged (or, when the change could not be read, no site at all); else
-        PASS."""
+        OK (the diff's PASS)."""
         c = self.count()
         if c[Change.REGRESSION] or c[Change.ERROR] or self.census_errors:
-            return FAIL
+            return ExitStatus.FAIL
         if self.coverage and self.coverage["changed"] and not self.coverage["executed"]:
-            return BLIND  # not one changed line of code ran under any fault
+            return ExitStatus.BLIND  # not one changed line of code ran under any fault
         t = self.tally()
         seen = t["touched"]["judged"] if self.touched.known else t["judged"]
-        return PASS if seen else BLIND
+        return ExitStatus.OK if seen else ExitStatus.BLIND
 
     exit_status = property(_exit_status)  # a plain function: mutated (Pair._blind)
 

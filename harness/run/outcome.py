@@ -5,6 +5,7 @@ import errno
 from dataclasses import dataclass
 
 from harness import errnos
+from harness.errors import ExitStatus
 
 EAGAIN = -errno.EAGAIN
 
@@ -43,12 +44,13 @@ GREEN = (Outcome.PASS,)  # what lets a command exit 0: every run judged, and as 
 MEASURE_ONLY = OK        # --measure: the user asked for a measurement, nothing to judge
 
 
-def exit_status(results, measure: bool = False) -> int:
-    """0 when every run passed its expectation (with `measure`, or had none to meet);
-    1 when one differs, could not be judged (ERROR, CRASH, an unexpected HANG), or,
+def exit_status(results, measure: bool = False) -> ExitStatus:
+    """OK when every run passed its expectation (with `measure`, or had none to meet);
+    FAIL when one differs, could not be judged (ERROR, CRASH, an unexpected HANG), or,
     without `measure`, had no expectation (MEASURED) or did not run (SKIP)."""
     ok = MEASURE_ONLY if measure else GREEN
-    return 0 if results and all(r.outcome in ok for r in results) else 1
+    return (ExitStatus.OK if results and all(r.outcome in ok for r in results)
+            else ExitStatus.FAIL)
 
 
 def unjudged(results) -> list:

@@ -15,6 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from harness.errors import ExitStatus
 from harness.judge import diff, diffreport, schemas
 from harness.judge.diff import Change
 from harness.judge.sweep import Class
@@ -279,9 +280,9 @@ def test_a_change_that_does_not_build_fails(tree, tmp_path):
     out = tmp_path / "d.json"
     r = harness("--from", "after", "--patch", str(patch), *ONE_FAMILY, "--json", str(out))
     no_traceback(r)
-    assert r.returncode == diff.FAIL, r.stdout + r.stderr[-1500:]
+    assert r.returncode == ExitStatus.FAIL, r.stdout + r.stderr[-1500:]
     d = json.loads(out.read_text())
-    assert d["word"] == "FAIL" and d["exit_status"] == diff.FAIL
+    assert d["word"] == "FAIL" and d["exit_status"] == ExitStatus.FAIL
     assert "dnn_backend_onnx.c" in d["build_error"]["first_error"]
     assert "error:" in d["build_error"]["first_error"]
     assert "does not build, so no site of it could run" in r.stdout
@@ -301,7 +302,7 @@ def test_focus_runs_only_the_sites_through_the_change(regression, tmp_path):
                 "wrap:ff_proc_from_dnn_to_frame,pthread_create", "--values", "one",
                 "--confirm", "1", "--focus", "--json", str(out))
     no_traceback(r)
-    assert r.returncode == diff.FAIL, r.stdout + r.stderr[-1500:]
+    assert r.returncode == ExitStatus.FAIL, r.stdout + r.stderr[-1500:]
     d = json.loads(out.read_text())
     # the 4 post-processing sites run through the change; the flush route's thread start
     # (dnn_backend_common.c, vf_dnn_processing.c) does not: found, not run
@@ -470,20 +471,20 @@ def _diff(classes, touched=("function",) * 8, known=True, paths=("x.c",)):
 # as issue 24 says: a change whose touched sites are all blind is not a PASS, with a
 # status of its own (distinct from 1, a regression, and 2, bad input).
 VERDICTS = [
-    ([("HANG", "HANG")] * 4, ("function",) * 4, True, diff.BLIND),
+    ([("HANG", "HANG")] * 4, ("function",) * 4, True, ExitStatus.BLIND),
     ([("HANG", "HANG"), ("CRASH", "HANG"), ("CRASH", "CRASH")], ("function",) * 3, True,
-     diff.BLIND),
-    ([("HANG", "HANG"), ("HANG", "CRASH")], ("function",) * 2, True, diff.FAIL),  # new crash
-    ([("HANG", "HANG"), ("SURFACED", "SURFACED")], ("function", ""), True, diff.BLIND),
-    ([("HANG", "HANG"), ("SURFACED", "SURFACED")], ("function", "file"), True, diff.PASS),
-    ([("HANG", "HANG"), ("SURFACED", "LOST")], ("function", "function"), True, diff.FAIL),
-    ([("SURFACED", "SURFACED")], ("",), True, diff.BLIND),  # nothing runs through it
-    ([("SURFACED", "SURFACED")], ("",), False, diff.PASS),  # unknown: any judged site
-    ([("HANG", "HANG")], ("",), False, diff.BLIND),
-    ([("HANG", "SURFACED")], ("function",), True, diff.PASS),  # a fix is seen
-    ([(None, "SURFACED"), ("HANG", None)], ("function",) * 2, True, diff.PASS),  # judged
-    ([(None, "HANG"), ("HANG", None)], ("function",) * 2, True, diff.FAIL),  # a new call hangs
-    ([("SURFACED", "ERROR")], ("function",), True, diff.FAIL),
+     ExitStatus.BLIND),
+    ([("HANG", "HANG"), ("HANG", "CRASH")], ("function",) * 2, True, ExitStatus.FAIL),  # new crash
+    ([("HANG", "HANG"), ("SURFACED", "SURFACED")], ("function", ""), True, ExitStatus.BLIND),
+    ([("HANG", "HANG"), ("SURFACED", "SURFACED")], ("function", "file"), True, ExitStatus.OK),
+    ([("HANG", "HANG"), ("SURFACED", "LOST")], ("function", "function"), True, ExitStatus.FAIL),
+    ([("SURFACED", "SURFACED")], ("",), True, ExitStatus.BLIND),  # nothing runs through it
+    ([("SURFACED", "SURFACED")], ("",), False, ExitStatus.OK),  # unknown: any judged site
+    ([("HANG", "HANG")], ("",), False, ExitStatus.BLIND),
+    ([("HANG", "SURFACED")], ("function",), True, ExitStatus.OK),  # a fix is seen
+    ([(None, "SURFACED"), ("HANG", None)], ("function",) * 2, True, ExitStatus.OK),  # judged
+    ([(None, "HANG"), ("HANG", None)], ("function",) * 2, True, ExitStatus.FAIL),  # a new call hangs
+    ([("SURFACED", "ERROR")], ("function",), True, ExitStatus.FAIL),
 ]
 
 
@@ -497,7 +498,7 @@ def test_blind_verdict(classes, touched, known, want):
     blind = sum(set(c for c in pair if c) <= {"HANG", "CRASH"} for pair in classes)
     assert (t["blind"], t["total"]) == (blind, len(classes))
     word = diffreport.verdict_line(d).split("**")[1]
-    assert word == {diff.PASS: "PASS", diff.FAIL: "FAIL", diff.BLIND: "BLIND"}[want]
+    assert word == {ExitStatus.OK: "PASS", ExitStatus.FAIL: "FAIL", ExitStatus.BLIND: "BLIND"}[want]
 
 
 @pytest.mark.unit
