@@ -16,6 +16,7 @@ from types import SimpleNamespace
 from harness.errors import ExitStatus
 from harness.judge import claimrun
 from harness.run.outcome import functions
+from harness.run.scenario import ZERO_FRAME_MD5
 
 def keys(pair) -> tuple:
     """A row's keys: the claim, one outcome per tree of the pair, the verdict."""
@@ -55,7 +56,7 @@ def commit_row(claim, trees: dict, preload: str, seen: dict = None) -> dict:
         obs = run()
         ref = run(claim.reference)["frames"] if claim.reference else None
         diffs[build] = claimrun.diffs(obs, getattr(claim, build), ref)
-        cells[build] = claimrun.summary(obs, claimrun.ZEROS_64X64_RGB24, ref, claim.reference)
+        cells[build] = claimrun.summary(obs, ZERO_FRAME_MD5, ref, claim.reference)
     release = next(iter(trees.values())).source.get("version", "")
     return _row(claim, cells, verdict(claim, diffs, release))
 

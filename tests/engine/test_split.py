@@ -1,6 +1,7 @@
 """The engine knows no case: its modules name no PR and import no case (a case is loaded
 by name, harness/caseload.py), the engine's tests import none, and each case's tests
-(tests/<case>/) are the ones that import it."""
+(tests/<case>/) are the ones that import it. A case knows no judge: it is data made of the
+engine's case types (harness/case.py), which the judge reads."""
 
 import re
 from pathlib import Path
@@ -14,6 +15,8 @@ pytestmark = pytest.mark.unit
 
 CASES = PROJECT / "harness" / "cases"
 TESTS = PROJECT / "tests"
+IMPORTS_THE_JUDGE = re.compile(r"^\s*(from\s+harness\.judge\b|from\s+harness\s+import\s+judge\b|"
+                               r"import\s+harness\.judge\b)", re.M)
 IMPORTS_A_CASE = re.compile(r"^\s*(from\s+harness\.cases\b|from\s+harness\s+import\s+cases\b|"
                             r"import\s+harness\.cases\b)", re.M)
 
@@ -52,3 +55,13 @@ def test_case_tests_are_their_cases():
         lacking = [p.name for p in (TESTS / name).glob("test_*.py")
                    if not IMPORTS_A_CASE.search(p.read_text())]
         assert lacking == [], f"tests/{name}/: these import no case: move them to tests/engine/"
+
+
+def test_no_case_imports_the_judge():
+    """What a case needs of the engine to write its data is the engine's case types and the
+    stages below the judge; the judge reads the case, never the other way round."""
+    files = sorted(CASES.rglob("*.py"))
+    assert len(files) > 3
+    assert [str(p.relative_to(PROJECT)) for p in files
+            if IMPORTS_THE_JUDGE.search(p.read_text())] == []
+    assert not IMPORTS_THE_JUDGE.search((PROJECT / "harness" / "case.py").read_text())

@@ -17,10 +17,10 @@ from harness.obtain.backends import BACKENDS
 from harness.obtain.layout import Layout, TreeSpec
 from harness.run.faults import Fault
 from harness.run.matrix import Table
+from harness.case import TrainedRow
 from harness.run.outcome import Expectation
-from harness.judge.claimrun import ZEROS_64X64_RGB24
-from harness.judge.trained import TrainedRow
 from harness.run.runner import Expect
+from harness.run.scenario import ZERO_FRAME_MD5
 
 from harness.obtain import models
 
@@ -441,7 +441,7 @@ COMMIT_CLAIMS = (
         "normal successful frame",
         # a uint8 output: ff_proc_from_dnn_to_frame() returns AVERROR(ENOSYS) (scale 0)
         ("tf",), f"format=rgb24,dnn_processing={TF_U8}", {"model": "claims-tf-u8-out"},
-        base={"frames": [ZEROS_64X64_RGB24] * 2, "errors": []},
+        base={"frames": [ZERO_FRAME_MD5] * 2, "errors": []},
         before={"frames": [], "errors": [ENOSYS] * 2}, filter="dnn_processing"),
     CommitClaim(
         "commit4-derain-real-error", 4,
@@ -449,7 +449,7 @@ COMMIT_CLAIMS = (
         "Pass a status pointer, log the failure and return the real error, as "
         "vf_dnn_processing already does.",
         ("tf",), f"format=rgb24,derain={TF_U8}", {"model": "claims-tf-u8-out"},
-        base={"frames": [ZEROS_64X64_RGB24] * 2, "errors": [], "no_log": POST_PROC_FAILED},
+        base={"frames": [ZERO_FRAME_MD5] * 2, "errors": [], "no_log": POST_PROC_FAILED},
         before={"frames": [], "errors": [ENOSYS],
                 "log": f"{POST_PROC_FAILED}: Function not implemented"}, runner="ffmpeg"),
     CommitClaim(
