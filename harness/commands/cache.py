@@ -69,7 +69,7 @@ def _plans(stamps: dict):
                         s["source"].get("version")))
     for name in sorted(caseload.names(), key=lambda n: n != caseload.default()):
         case = caseload.load(name)
-        layout = getattr(case.module, "LAYOUT", None)
+        layout = case.layout
         for backends, sanitizer, version in sorted(combos, key=str):
             rel = releases.RELEASES.get(version)
             if layout is None or not backends or rel is None or not (
@@ -81,10 +81,10 @@ def _plans(stamps: dict):
                    f"FFmpeg {version})"
             try:
                 yield Plan(backends, layout, sanitizer=sanitizer, release=version), what
-                series = getattr(case.module, "SERIES", None)
-                if series is not None and not sanitizer and getattr(case.module, "ON", None):
+                series = case.series
+                if series is not None and not sanitizer and case.on:
                     patches = [str(series / n) for n in (series / "series").read_text().split()]
-                    yield PatchedPlan(backends, layout, on=case.ON, patches=patches,
+                    yield PatchedPlan(backends, layout, on=case.on, patches=patches,
                                       release=version), what
             except HarnessError:
                 continue

@@ -103,7 +103,7 @@ def _trees(args, case):
     from harness.obtain.trees import Plan
     from harness.run import chains as graphs
     check_combinations(args)
-    layout, (first, second) = case.LAYOUT, case.PAIR
+    layout, (first, second) = case.part("layout"), case.pair
     need = set()
     for b in (args.backend_name.split(",") if args.backend_name else ()):
         filters = args.filter.split(",") if args.filter else graphs.FILTERS
@@ -212,15 +212,15 @@ def pairs(args, trees) -> list:
 
 
 def _from_case(args, case):
-    """A case that claims a diff (DIFF) gives its trees and patches where the command line
-    names none; then its DIFF is what the diff is judged against, and its groups are
+    """A case that claims a diff (its `diff`) gives its trees and patches where the command
+    line names none; then its diff is what the diff is judged against, and its groups are
     what runs (narrowed by --fault, --backend-name, --filter and --route)."""
-    claims = getattr(case, "DIFF", None)
+    claims = case.diff
     if claims is None or args.from_tree or args.to_tree or args.git_dir or args.patch:
         return None
-    series = case.SERIES / "series"
-    args.from_tree = case.ON
-    args.patch = [str(case.SERIES / n) for n in series.read_text().split()]
+    series = case.part("series") / "series"
+    args.from_tree = case.part("on")
+    args.patch = [str(case.series / n) for n in series.read_text().split()]
     return claims
 
 
@@ -325,7 +325,7 @@ def run(args) -> int:
         print(f"diff: {two[0].label} -> {two[1].label}: {len(groups)} families x pairs x "
               f"routes; the change touches {len(change.paths)} files, "
               f"{len(change.functions)} functions", flush=True)
-        d = diff.run(two, groups, matrix.preload_library(), args.jobs, case.EXPECT, runner.progress,
+        d = diff.run(two, groups, matrix.preload_library(), args.jobs, case.expect, runner.progress,
                      results=args.results or None, confirm=max(0, args.confirm),
                      touched=change, shard=shard, values=values, focus=args.focus)
     from harness.paths import write_file

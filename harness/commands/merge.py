@@ -65,11 +65,11 @@ def sweeps(args, shards: list) -> int:
 
 
 def case_claims(shards: list):
-    """The case whose DIFF the shards were run for (diff --case NAME with its claims), and
+    """The case whose diff the shards were run for (diff --case NAME with its claims), and
     those claims (narrowed as the shards ran them); (None, None) for a plain diff."""
     from harness import caseload
     case = shards[0][1].get("case")
     if not case:
         return None, None
-    claims = getattr(caseload.load(case["name"]), "DIFF", None) or {}
+    claims = caseload.load(case["name"]).diff or {}
     return case["name"], {k: v for k, v in claims.items() if k in case["claims"]}

@@ -65,3 +65,16 @@ def test_no_case_imports_the_judge():
     assert [str(p.relative_to(PROJECT)) for p in files
             if IMPORTS_THE_JUDGE.search(p.read_text())] == []
     assert not IMPORTS_THE_JUDGE.search((PROJECT / "harness" / "case.py").read_text())
+
+
+def test_each_case_is_one_typed_case():
+    """A case module exports one CASE (harness/case.py's Case), which is what the engine
+    loads; the engine reads its fields, never a case module's names."""
+    from harness.case import Case
+    for name in caseload.names():
+        case = caseload.load(name)
+        assert isinstance(case, Case) and case.name == name
+    by_name = re.compile(r"getattr\([^)\n]*case[^)\n]*\"[A-Z][A-Z_]+\"|case\.module\b|"
+                         r"\bcase(_of\(args\))?\.[A-Z][A-Z_]{2,}\b")
+    assert [f"{p.relative_to(PROJECT)}: {m.group(0)}" for p in engine_files()
+            for m in by_name.finditer(p.read_text())] == []
