@@ -96,8 +96,8 @@ def families(texts) -> list:
 
 
 def _trees(args, case):
-    """The plan (the trees of the case's LAYOUT, or of --git-dir's refs, named as the
-    case's PAIR) and the two tree names, from the options; bad combinations are bad input."""
+    """The plan (the trees of the case's layout, or of --git-dir's refs, named as the
+    case's pair) and the two tree names, from the options; bad combinations are bad input."""
     from harness.obtain.builtsets import backend_set
     from harness.obtain.patched import PatchedPlan
     from harness.obtain.trees import Plan
@@ -225,7 +225,7 @@ def _from_case(args, case):
 
 
 def case_groups(args, claims: dict, trees) -> list:
-    """The groups a case's DIFF names ("backend / filter / route / family"), those the
+    """The groups a case's diff names ("backend / filter / route / family"), those the
     options keep; a group whose pair the trees cannot run is left out (the verdict then
     says "not run")."""
     from harness.judge import diff

@@ -20,7 +20,7 @@ def add_parser(sub) -> None:
                         "own thread start for the last frame")
     p.add_argument("--fault", action="append",
                    help="pthread_create=ENAME, flush=AVERROR(ENAME) or none; repeatable "
-                        "(default: the case's FAULTS)")
+                        "(default: the case's faults)")
     p.add_argument("--model", help="model file (default: a generated identity model)")
     p.add_argument("--expect", default="", metavar="TREE",
                    help="judge every build against the expectations of this tree of the two "

@@ -1,4 +1,4 @@
-"""Run one of a case's commit claims (its COMMIT_CLAIMS) on one tree and
+"""Run one of a case's commit claims (its commit_claims) on one tree and
 say what it did: frames out (md5, boxes), errors, log, HANG or CRASH.
 
 Two runners. "worker": buffer -> graph -> buffersink in a worker process (harness/run/worker.py,

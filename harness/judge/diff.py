@@ -88,14 +88,14 @@ def judged(seen_a: list, seen_b: list) -> Change:
     return change(seen_a[0] if seen_a else None, seen_b[0] if seen_b else None)
 
 
-ANY = "ANY"  # a case's DIFF: a from-tree class it does not fix (read from memory the
+ANY = "ANY"  # a case's diff: a from-tree class it does not fix (read from memory the
              # failed call left unset: SURFACED, CLEAN or CRASH run by run)
 
 
 def against(d: "Diff", expected: dict) -> list:
-    """What differs from a case's DIFF ({group key: {(from class, to class): sites}}): one
+    """What differs from a case's diff ({group key: {(from class, to class): sites}}): one
     line each; [] when every group the case names changed exactly so. A from class ANY
-    counts the group's sites going to that class from any class the DIFF does not name."""
+    counts the group's sites going to that class from any class the diff does not name."""
     out = []
     for key, want in expected.items():
         got = {}
@@ -297,18 +297,6 @@ def pair_plan(per_side: list, mapped=None) -> list:
         if index not in taken:
             rows[order.setdefault(place(where), place(where))].append([None, index])
     return [(p, n, idx) for p in order for n, idx in enumerate(rows[p])]
-
-
-def _pair(group: Group, per_side: list) -> list:
-    """Pair the sites (Site) of two sides by place and order there."""
-    by = [{s.index: s for s in sites} for sites in per_side]
-    out = []
-    for p, n, idx in pair_plan([[(s.index, s.where) for s in sites] for sites in per_side]):
-        pair = [by[i][x] if x is not None else None for i, x in enumerate(idx)]
-        out.append(Pair(group, p, n, pair,
-                        change(*(s.cls if s is not None else None for s in pair)),
-                        [[s.cls] if s is not None else [] for s in pair]))
-    return out
 
 
 def _function(group: Group, named: list) -> str:

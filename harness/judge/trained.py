@@ -7,7 +7,7 @@ wheel (written by the case: its models), classifying each box of a detector as f
 are fetched pinned; a row whose package cannot be fetched is skipped with a reason
 naming it, never run on something else.
 
-A case's TRAINED_ROWS are the data (harness/case.py's TrainedRow): each row's chain, the
+A case's trained_rows are the data (harness/case.py's TrainedRow): each row's chain, the
 generated or trained models it uses, the backends and packages it needs, and what its
 counts must be over the clip.
 """
@@ -27,7 +27,7 @@ class Plan:
 
 
 def plan(backends: set, tree, short: bool = False, rows=()) -> Plan:
-    """The rows (a case's TRAINED_ROWS) this build can run; the clip, or every row
+    """The rows (a case's trained_rows) this build can run; the clip, or every row
     skipped with the reason."""
     p = Plan()
     try:

@@ -132,17 +132,27 @@ def site(where, cls, index=0):
                            result=result)
 
 
+def paired(a: list, b: list) -> list:
+    """The sites of two sides as diff.run() pairs them (pair_plan on their calls): (place,
+    nth, the two sites, their change)."""
+    by = [{s.index: s for s in sites} for sites in (a, b)]
+    out = []
+    for p, n, idx in diff.pair_plan([[(s.index, s.where) for s in sites] for sites in (a, b)]):
+        two = [by[i][x] if x is not None else None for i, x in enumerate(idx)]
+        out.append((p, n, two, diff.change(*(s.cls if s else None for s in two))))
+    return out
+
+
 @pytest.mark.unit
 def test_sites_pair_by_place_not_line():
     """Moved code keeps its pairs; the n-th call at a place pairs with the n-th; a call
     made at a new place is in one tree only, judged against the classes that do no harm
     (its error lost: a regression)."""
-    g = diff.Group("onnx", "dnn_processing", "malloc=1*return(ENOMEM)", "malloc")
     a = [site("f (x.c:10) < g (x.c:20)", "SURFACED", 0), site("h (y.c:5)", "HANG", 1),
          site("f (x.c:10) < g (x.c:20)", "CLEAN", 2)]
     b = [site("h (y.c:7)", "SURFACED", 0), site("f (x.c:12) < g (x.c:22)", "SURFACED", 1),
          site("f (x.c:12) < g (x.c:22)", "ALTERED", 2), site("new (z.c:1)", "LOST", 3)]
-    got = [(p.place, p.nth, p.change) for p in diff._pair(g, [a, b])]
+    got = [(p, n, c) for p, n, _, c in paired(a, b)]
     assert got == [("f (x.c) < g (x.c)", 0, Change.SAME),
                    ("f (x.c) < g (x.c)", 1, Change.REGRESSION),
                    ("h (y.c)", 0, Change.FIX), ("new (z.c)", 0, Change.REGRESSION)]
@@ -172,7 +182,6 @@ def test_a_site_keeps_its_identity_when_inlining_changes():
     pair by their innermost frame once their places differ (measured: one new allocation
     in dnn_execute_model_onnx() made its callee show up in the stacks of the to-tree;
     follow-up 0007's th_start_inference_async() under the LibTorch forward)."""
-    g = diff.Group("onnx", "dnn_processing", "malloc=1*return(ENOMEM)", "malloc")
     a = [site("extract_lltask_from_task (dnn_backend_onnx.c:102) < ff_dnn_execute_model "
               "(dnn_filter_common.c:203)", "SURFACED", 0),
          site("fill_model_input_onnx (dnn_backend_onnx.c:380)", "SURFACED", 1)]
@@ -182,8 +191,7 @@ def test_a_site_keeps_its_identity_when_inlining_changes():
          site("new_call (dnn_backend_onnx.c:1070) < ff_dnn_execute_model "
               "(dnn_filter_common.c:203)", "CRASH", 1),
          site("fill_model_input_onnx (dnn_backend_onnx.c:382)", "SURFACED", 2)]
-    got = [(p.place.split(" < ")[0], [s and s.index for s in p.sites], p.change)
-           for p in diff._pair(g, [a, b])]
+    got = [(p.split(" < ")[0], [s and s.index for s in two], c) for p, _, two, c in paired(a, b)]
     assert got == [("extract_lltask_from_task (dnn_backend_onnx.c)", [0, 0], Change.REGRESSION),
                    ("fill_model_input_onnx (dnn_backend_onnx.c)", [1, 2], Change.SAME),
                    ("new_call (dnn_backend_onnx.c)", [None, 1], Change.REGRESSION)]
