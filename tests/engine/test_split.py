@@ -78,3 +78,15 @@ def test_each_case_is_one_typed_case():
                          r"\bcase(_of\(args\))?\.[A-Z][A-Z_]{2,}\b")
     assert [f"{p.relative_to(PROJECT)}: {m.group(0)}" for p in engine_files()
             for m in by_name.finditer(p.read_text())] == []
+
+
+def test_the_top_level_is_the_design_cards():
+    """The tree reads pyproject.toml, harness, injectors, builds, models, tests, Makefile:
+    the model generators (with their provenance) are models/, a data directory the
+    registry, harness/obtain/models/, imports them from."""
+    top = {p.name for p in PROJECT.iterdir()}
+    assert {"pyproject.toml", "harness", "injectors", "builds", "models", "tests",
+            "Makefile"} <= top
+    assert sorted(p.name for p in (PROJECT / "harness" / "obtain" / "models").glob("*.*")) \
+        == ["__init__.py"]
+    assert (PROJECT / "models" / "README.md").is_file()

@@ -35,10 +35,10 @@ ACTIONS = {
                             "https://code.forgejo.org/forgejo/download-artifact": "v4"},
 }
 # what changes a cache entry: the harness (trees' recipe, backends, cffi modules), the
-# injectors, the model generators (harness/obtain/models/), the patches and build scripts,
+# injectors, the model generators (models/), the patches and build scripts,
 # the Python deps; harness/ holds the cases too, so a case's change is a new key (never a
 # stale entry)
-CACHE_INPUTS = ("builds", "harness", "injectors", "pyproject.toml", "Makefile")
+CACHE_INPUTS = ("builds", "harness", "injectors", "models", "pyproject.toml", "Makefile")
 EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 PLACEHOLDER = "PLACEHOLDER"
 # each forge's context name (Forgejo's `forge`, of which `github` is an alias)
