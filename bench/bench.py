@@ -210,7 +210,7 @@ def p3_per_scenario(n=5) -> list:
     """One scenario's wall time, through a fresh worker process (FFDNN_FORKSERVER=0, the
     way before the fork server) and through a fork server's child (kept across the runs,
     as a matrix keeps it), against the two floors; all interleaved in this run."""
-    tree = Plan(BACKENDS, case().LAYOUT).get("after", build=False)
+    tree = Plan(BACKENDS, case().layout).get("after", build=False)
     (sc,) = matrix.scenarios([tree], "onnx", "dnn_processing", ["pthread_create=EAGAIN"])
     preload, exe = matrix.preload_library(), build_c_floor(tree)
     model = re.search(r":model=([^:]+)", sc.description)[1]  # the harness's own model
@@ -221,7 +221,7 @@ def p3_per_scenario(n=5) -> list:
         os.environ["FFDNN_FORKSERVER"] = "1" if fork else "0"
         try:
             t0 = time.monotonic()
-            r = runner.run_one(sc, preload, pool=pool, expect=case().EXPECT)
+            r = runner.run_one(sc, preload, pool=pool, expect=case().expect)
             seconds = time.monotonic() - t0
         finally:
             os.environ.pop("FFDNN_FORKSERVER")
@@ -229,7 +229,7 @@ def p3_per_scenario(n=5) -> list:
         return seconds
     floors = {"python": [PY, ROOT / "bench/floor_py.py", tree.path, model, "11"],
               "c": [exe, model, "11"]}
-    want = runner.run_one(sc, preload, pool=pool, expect=case().EXPECT).data["sink"]
+    want = runner.run_one(sc, preload, pool=pool, expect=case().expect).data["sink"]
     for name, cmd in floors.items():  # the floors must end the way the harness's run does
         out = subprocess.run(cmd, env={**os.environ, **env}, capture_output=True, text=True)
         got = floor_sink(out.stdout)
@@ -277,7 +277,7 @@ def p4_throughput() -> list:
     """Scenarios per second through runner.run (the pool `harness run` uses), and the
     whole `harness run` wall, which adds its fixed start-up (imports, module checks);
     the runner also with FFDNN_FORKSERVER=0, the fresh process per scenario of before."""
-    trees = [Plan(BACKENDS, case().LAYOUT).get(n, build=False) for n in ("before", "after")]
+    trees = [Plan(BACKENDS, case().layout).get(n, build=False) for n in ("before", "after")]
     scs = matrix.scenarios(trees, "onnx", "dnn_processing", P4_FAULTS)
     preload = matrix.preload_library()
 
@@ -285,7 +285,7 @@ def p4_throughput() -> list:
         os.environ["FFDNN_FORKSERVER"] = fork
         try:
             t0 = time.monotonic()
-            runner.run(scs, preload, jobs=jobs, expect=case().EXPECT)
+            runner.run(scs, preload, jobs=jobs, expect=case().expect)
             return time.monotonic() - t0
         finally:
             os.environ.pop("FFDNN_FORKSERVER")
@@ -306,7 +306,7 @@ def p4_throughput() -> list:
 def p4c_servers_up(n=8) -> list:
     """Scheduling alone: many scenarios through fork servers already up (started, their
     imports done, one warm-up pass), at -j 1 and -j 2, alternating, best of 2."""
-    trees = [Plan(BACKENDS, case().LAYOUT).get(n_, build=False) for n_ in ("before", "after")]
+    trees = [Plan(BACKENDS, case().layout).get(n_, build=False) for n_ in ("before", "after")]
     scs = matrix.scenarios(trees, "onnx", "dnn_processing", P4_FAULTS) * n
     preload, pool = matrix.preload_library(), forkclient.Pool()
     try:
@@ -314,12 +314,12 @@ def p4c_servers_up(n=8) -> list:
             pool.server(sc, runner._env(sc, preload))
         for s in pool.servers.values():
             s.ready.wait(120)
-        runner.run(scs[:len(scs) // n], preload, jobs=2, expect=case().EXPECT, pool=pool)  # warm-up
+        runner.run(scs[:len(scs) // n], preload, jobs=2, expect=case().expect, pool=pool)  # warm-up
         t = {1: [], 2: []}
         for _ in range(2):
             for j in (1, 2):
                 t0 = time.monotonic()
-                rs = runner.run(scs, preload, jobs=j, expect=case().EXPECT, pool=pool)
+                rs = runner.run(scs, preload, jobs=j, expect=case().expect, pool=pool)
                 t[j].append(time.monotonic() - t0)
                 passed(rs, "fork server")
     finally:
@@ -343,21 +343,21 @@ def p8_sweeps() -> list:
     line, --jobs 2, artifacts of each unexpected hang kept in a scratch directory)."""
     from harness.judge import sweep
     backend, filt, fault = SWEEP_RATE
-    trees = [Plan(BACKENDS, case().LAYOUT).get(n, build=False) for n in ("base", "before", "after")]
+    trees = [Plan(BACKENDS, case().layout).get(n, build=False) for n in ("base", "before", "after")]
     scs = matrix.scenarios(trees, backend, filt, [fault], route="sweep")
     preload = matrix.preload_library()
     walls, found = {}, {}
     for jobs in (1, 2):
         t0 = time.monotonic()
-        found[jobs] = sweep.sweep(scs, preload, jobs=jobs, expect=case().EXPECT)
+        found[jobs] = sweep.sweep(scs, preload, jobs=jobs, expect=case().expect)
         walls[jobs] = time.monotonic() - t0
     assert not sweep.problems(found[1]), sweep.problems(found[1])
     runs, site = sweep_runs(found[1])
     pool = forkclient.Pool()
     try:
-        runner.run_one(site, preload, pool=pool, expect=case().EXPECT)  # the server, warm
+        runner.run_one(site, preload, pool=pool, expect=case().expect)  # the server, warm
         own = median(lambda: _seconds(lambda: runner.run_one(site, preload, pool=pool,
-                                                             expect=case().EXPECT)), 5)
+                                                             expect=case().expect)), 5)
     finally:
         pool.close()
     per_run = walls[1] / runs

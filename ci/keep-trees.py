@@ -15,6 +15,7 @@ import re
 import shutil
 import sys
 
+from harness.errors import ExitStatus
 from harness.paths import cache_root
 
 COMMIT = re.compile(r"[0-9a-f]{40}")
@@ -24,7 +25,7 @@ def main(argv: list) -> int:
     keep = set(argv)
     if not keep or not all(COMMIT.fullmatch(c) for c in keep):
         print("error: give the commits to keep, each as 40 hex digits", file=sys.stderr)
-        return 2
+        return ExitStatus.BAD_INPUT
     trees = cache_root() / "trees"
     removed = 0
     for d in sorted(trees.glob("*")) if trees.is_dir() else ():
@@ -39,7 +40,7 @@ def main(argv: list) -> int:
             shutil.rmtree(d)
             removed += 1
     print(f"kept the trees of {', '.join(sorted(c[:12] for c in keep))}; removed {removed}")
-    return 0
+    return ExitStatus.OK
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Cases by name: the engine loads a case (harness/cases/<name>.py, data about one patch series)
-the way FATE's runner reads a test's definition, knowing it only by its name; the default
-is the one harness/cases/__init__.py names, read when it is asked for."""
+the way FATE's runner reads a test's definition, knowing it only by its name: its module's
+one `CASE` (harness/case.py's Case); the default is the one harness/cases/__init__.py
+names, read when it is asked for."""
 
 import importlib
 
@@ -20,32 +21,13 @@ def names() -> list:
                   | {p.parent.name for p in here.glob("*/__init__.py")})
 
 
-class CaseLacks(HarnessError, AttributeError):
-    """A command asked a case for a part it does not claim."""
-
-
-class Case:
-    """A loaded case: its module's names; one it lacks is bad input for the command that
-    needs it (a case of fixes has no PR tables to print)."""
-
-    def __init__(self, name: str):
-        self.name = name
-        self.module = importlib.import_module(f"harness.cases.{name}")
-
-    def __getattr__(self, part: str):
-        try:
-            return getattr(self.module, part)
-        except AttributeError:
-            raise CaseLacks(f"case '{self.name}' has no {part} for this command "
-                            f"(it has: {', '.join(self.parts())})") from None
-
-    def parts(self) -> list:
-        return sorted(n for n in vars(self.module) if n.isupper() and not n.startswith("_"))
-
-
-def load(name: str | None = None) -> Case:
-    """The case `name` (None: the default); an unknown name is bad input."""
+def load(name: str | None = None):
+    """The case `name` (None: the default): its module's CASE, a harness.case.Case; an
+    unknown name is bad input."""
     name = default() if name is None else name
     if name not in names():
         raise HarnessError(f"unknown case '{name}' (known: {', '.join(names())})")
-    return Case(name)
+    case = getattr(importlib.import_module(f"harness.cases.{name}"), "CASE", None)
+    if case is None or case.name != name:
+        raise HarnessError(f"case '{name}': its module defines no CASE = Case('{name}', ...)")
+    return case

@@ -8,14 +8,10 @@ import importlib
 import signal
 import sys
 
-from harness.errors import HarnessError
+from harness.errors import SIGNALLED, ExitStatus, HarnessError
 
 COMMANDS = ("build", "probe", "run", "table", "sweep", "diff", "merge", "claims", "cache",
             "unchanged", "coverage", "mutate")
-# an exception the code does not expect (a bug of the harness's): sysexits.h's
-# EX_SOFTWARE, as the fork server's (harness/run/forkserver.py); never 1 (a regression or
-# a run not as expected) nor 2 (bad input)
-INTERNAL_ERROR = 70
 
 
 class UsageError(HarnessError):
@@ -33,7 +29,8 @@ def parser() -> argparse.ArgumentParser:
     ap = Parser(prog="python -m harness", description=__doc__.split("\n")[0])
     ap.add_argument("--version", action="version", version=f"ffmpeg-dnn-fault-harness {__version__}")
     ap.add_argument("--debug", action="store_true",
-                    help="an unexpected error (exit 70) prints its traceback, not one line")
+                    help=f"an unexpected error (exit {ExitStatus.INTERNAL_ERROR:d}) prints its "
+                         "traceback, not one line")
     sub = ap.add_subparsers(dest="command", required=True)
     for name in COMMANDS:
         importlib.import_module(f"harness.commands.{name}").add_parser(sub)
@@ -41,9 +38,10 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    """The command's exit status: its own; 2 for bad input (HarnessError: one `error:`
-    line); 128 + the signal when ended by one; INTERNAL_ERROR for any other exception, one
-    line naming it (its traceback with --debug, given before the sub-command)."""
+    """The command's exit status (an ExitStatus): its own; BAD_INPUT for bad input
+    (HarnessError: one `error:` line); SIGNALLED + the signal when ended by one;
+    INTERNAL_ERROR for any other exception, one line naming it (its traceback with
+    --debug, given before the sub-command)."""
     from harness import precheck, reaper
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
@@ -58,16 +56,16 @@ def main(argv=None) -> int:
         sig = reaper.signalled() or signal.SIGINT
         print(f"error: interrupted ({signal.Signals(sig).name}); its processes ended, nothing "
               "half-built was kept", file=sys.stderr)
-        return 128 + sig
+        return SIGNALLED + sig
     except Exception as e:  # a bug: said in one line, the traceback only when asked for
         if "--debug" in argv:
             import traceback
             traceback.print_exc()
         where = _where(e)
         print(f"error: internal error: {type(e).__name__}: {e}{where} (exit "
-              f"{INTERNAL_ERROR}; python -m harness --debug ... prints the traceback)",
-              file=sys.stderr)
-        return INTERNAL_ERROR
+              f"{ExitStatus.INTERNAL_ERROR:d}; python -m harness --debug ... prints the "
+              "traceback)", file=sys.stderr)
+        return ExitStatus.INTERNAL_ERROR
 
 
 def _where(e: BaseException) -> str:

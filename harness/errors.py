@@ -1,10 +1,32 @@
-"""One exception type per kind of failure, each carrying one line for the user."""
+"""One exception type per kind of failure, each carrying one line for the user, and the
+exit statuses they and every verdict end a process with."""
+
+import enum
+
+
+class ExitStatus(enum.IntEnum):
+    """What every command exits with (harness/cli.py maps an exception to its status), and
+    every process of the harness's own: a worker, the fork server's child, a tool's main.
+    docs/command-line.md's table lists them (tests/engine/test_exit_statuses.py)."""
+
+    OK = 0              # as expected: every run PASS, a diff's PASS, a measurement made
+    FAIL = 1            # not as expected: a run that differs or could not be judged, a
+                        # regression, a site or census that could not run
+    BAD_INPUT = 2       # bad input, or a cache entry that fails its check: one `error:` line
+    BLIND = 3           # a diff with no regression, but no site the change's code runs in
+                        # could show one: each hung or crashed in both trees, or none ran
+    NOT_MEASURED = 4    # claims: every row measured as expected, some not measurable here
+    INTERNAL_ERROR = 70  # an exception the code does not expect (a bug): sysexits.h's
+                         # EX_SOFTWARE; never FAIL nor BAD_INPUT
+
+
+SIGNALLED = 128  # + N: ended by signal N, as a shell says (130 Ctrl-C, 143 SIGTERM)
 
 
 class HarnessError(Exception):
     """A failure the user can act on; str() is the one line to print."""
 
-    exit_status = 2
+    exit_status = ExitStatus.BAD_INPUT
 
 
 class SourceError(HarnessError):

@@ -20,7 +20,8 @@ PROJECT = Path(__file__).resolve().parent.parent
 # the project's data directories, by name: where each is in a checkout (and in a copy of
 # one, as mutmut's mutants/); an installed wheel carries each inside the package, as
 # harness/_data/NAME (pyproject.toml's [tool.setuptools.package-dir] maps them there)
-DATA_DIRS = {"injectors": "injectors", "builds": "builds", "schema": "docs/schema"}
+DATA_DIRS = {"injectors": "injectors", "builds": "builds", "schema": "docs/schema",
+             "models": "models"}
 INSTALLED_DATA = Path(__file__).resolve().parent / "_data"
 
 

@@ -128,13 +128,13 @@ def check(args) -> None:
     case = caseload.load(args.case) if _get(args, "case") else None
     _clone(args)
     if case is not None and _get(args, "git_dir") is None:
-        if _get(args, "tree") is not None and args.tree not in case.LAYOUT.names:
+        if _get(args, "tree") is not None and args.tree not in case.part("layout").names:
             raise HarnessError(f"--tree: unknown tree '{args.tree}' (known: "
-                               f"{', '.join(case.LAYOUT.names)})")
-        _trees(args, case.LAYOUT)
-    if case is not None and _get(args, "expect") and args.expect not in case.PAIR:
+                               f"{', '.join(case.layout.names)})")
+        _trees(args, case.part("layout"))
+    if case is not None and _get(args, "expect") and args.expect not in case.pair:
         raise HarnessError(f"--expect: unknown tree '{args.expect}' (the trees case "
-                           f"{args.case} compares: {', '.join(case.PAIR)})")
+                           f"{args.case} compares: {', '.join(case.pair)})")
     _names(args)
     _faults(args)
     _files(args)

@@ -62,7 +62,7 @@ def ffdnn_case(pytestconfig):
 @pytest.fixture(scope="session")
 def ffdnn_expect(ffdnn_case):
     """The case's word on a run (runner.Expect): what ffdnn_run judges it against."""
-    return ffdnn_case.EXPECT
+    return ffdnn_case.expect
 
 
 @pytest.fixture(scope="session")
@@ -74,10 +74,10 @@ def ffdnn_plan(pytestconfig, ffdnn_backend, ffdnn_case):
     from harness.obtain.trees import Plan
     patches = pytestconfig.getoption("ffdnn_patch")
     if not patches:
-        return Plan(ffdnn_backend, ffdnn_case.LAYOUT)
-    on = pytestconfig.getoption("ffdnn_on") or ffdnn_case.PAIR[1]
+        return Plan(ffdnn_backend, ffdnn_case.part("layout"))
+    on = pytestconfig.getoption("ffdnn_on") or ffdnn_case.pair[1]
     try:
-        return PatchedPlan(ffdnn_backend, ffdnn_case.LAYOUT, on=on, patches=patches)
+        return PatchedPlan(ffdnn_backend, ffdnn_case.part("layout"), on=on, patches=patches)
     except HarnessError as e:
         raise pytest.UsageError(f"--ffdnn-patch: {e}") from None
 
@@ -131,7 +131,7 @@ def ffdnn_patched(pytestconfig, ffdnn_plan, ffdnn_case, ffdnn_tree):
     it goes on, which must be built); with no --ffdnn-patch, the --ffdnn-on tree itself."""
     from harness.errors import HarnessError
     if not pytestconfig.getoption("ffdnn_patch"):
-        return ffdnn_tree(pytestconfig.getoption("ffdnn_on") or ffdnn_case.PAIR[1])
+        return ffdnn_tree(pytestconfig.getoption("ffdnn_on") or ffdnn_case.pair[1])
     ffdnn_tree(ffdnn_plan.on)
     try:
         return ffdnn_plan.get(ffdnn_plan.patched)

@@ -12,7 +12,7 @@ from harness.pytest_plugin import need_tree  # noqa: F401  (tests name it from h
 # the trees and expectations of the default case, by name, as the command line gets them:
 # the shared fixtures import no case (tests/engine/ imports none; tests/<case>/ its own)
 CASE = caseload.load()
-EXPECT, LAYOUT = CASE.EXPECT, CASE.LAYOUT
+EXPECT, LAYOUT = CASE.expect, CASE.layout
 
 
 BACKENDS = os.environ.get("FFDNN_BACKENDS", "default")  # as the plugin's --ffdnn-backend
@@ -20,7 +20,7 @@ BACKENDS = os.environ.get("FFDNN_BACKENDS", "default")  # as the plugin's --ffdn
 
 def pytest_configure(config):
     """A backend's marker comes from its module in harness/obtain/backends/, a case's (its
-    trees, its commits) from its MARKERS, so adding either registers its markers
+    trees, its commits) from its markers, so adding either registers its markers
     (--strict-markers); the engine's own are in pyproject.toml. A forge's variables of
     the CI job that runs the suite are dropped: the commands the tests run must not
     annotate that job nor write its summary (tests/engine/test_forge.py sets them)."""
@@ -29,7 +29,7 @@ def pytest_configure(config):
     for b in REGISTRY.values():
         config.addinivalue_line("markers", f"{b.marker}: scenarios on the {b.label} backend")
     for name in caseload.names():
-        for marker, text in getattr(caseload.load(name), "MARKERS", {}).items():
+        for marker, text in caseload.load(name).markers.items():
             config.addinivalue_line("markers", f"{marker}: {text}")
 
 

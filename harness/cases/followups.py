@@ -10,13 +10,11 @@ patches of `series` and must find exactly the class changes DIFF gives (each row
 of the follow-ups README's tables), and nothing regressed.
 """
 
+from harness.case import Case
 from harness.cases import pr24760
 from harness import paths
 
-EXPECT = pr24760.EXPECT   # the runs are the PR's: its rows, its named hangs
 LAYOUT = pr24760.LAYOUT   # on the PR's trees
-PAIR = pr24760.PAIR
-ON = "after"
 SERIES = paths.PATCHES / "followups"
 
 # family on a backend/filter pair and route -> {(class on after, class on after + followups):
@@ -118,3 +116,7 @@ DIFF = {
                                                  ("HANG", "CLEAN"): 16,
                                                  ("CLEAN", "CLEAN"): 8},
 }
+
+# the runs are the PR's (its rows, its named hangs) on its trees; the patches go on after
+CASE = Case("followups", pr24760.PAIR, expect=pr24760.EXPECT, layout=LAYOUT, on="after",
+            series=SERIES, diff=DIFF)

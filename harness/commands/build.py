@@ -4,6 +4,7 @@ module, or a sanitizer variant of them."""
 import signal
 
 from harness.commands import common
+from harness.errors import ExitStatus
 
 
 def add_parser(sub) -> None:
@@ -20,8 +21,8 @@ def run(args) -> int:
     from harness.compile import ffi_build
     if args.sanitizer:  # a variant's backend set is the one its claim needs
         from harness.judge import sanitizer
-        plan = sanitizer.plan(args.sanitizer, common.case_of(args).LAYOUT, source_file=args.source,
-                              repo=args.git_dir)
+        plan = sanitizer.plan(args.sanitizer, common.case_of(args).part("layout"),
+                              source_file=args.source, repo=args.git_dir)
     else:
         plan = common.plan(args, names=(args.tree,) if args.tree else None)
     # each tree's cffi module compiles while the next tree builds (a variant runs only its
@@ -44,8 +45,8 @@ def run(args) -> int:
         print(f"{tree.name}: {tree.path} ({s['warning_count']} warning lines, "
               f"series {len(s['series'])} patches, built in {s['seconds']['total']} s)")
     from harness.judge import series
-    needs = getattr(common.case_of(args), "TABLE_NEEDS", {})
-    first = common.case_of(args).LAYOUT.names[0]  # the release itself: no patch of the series
+    needs = common.case_of(args).table_needs
+    first = common.case_of(args).part("layout").names[0]  # the release itself: no patch
     for line in series.notes([t for t in built if t.name.split("-")[0] != first], needs):
         print(f"- {line}")
-    return 0
+    return ExitStatus.OK

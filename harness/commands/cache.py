@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.errors import HarnessError
+from harness.errors import ExitStatus, HarnessError
 from harness.paths import cache_root, tmp_owner_alive
 
 DOWNLOADS = ("src", "backends", "apt", "packages", "models", "clips")
@@ -69,7 +69,7 @@ def _plans(stamps: dict):
                         s["source"].get("version")))
     for name in sorted(caseload.names(), key=lambda n: n != caseload.default()):
         case = caseload.load(name)
-        layout = getattr(case.module, "LAYOUT", None)
+        layout = case.layout
         for backends, sanitizer, version in sorted(combos, key=str):
             rel = releases.RELEASES.get(version)
             if layout is None or not backends or rel is None or not (
@@ -81,10 +81,10 @@ def _plans(stamps: dict):
                    f"FFmpeg {version})"
             try:
                 yield Plan(backends, layout, sanitizer=sanitizer, release=version), what
-                series = getattr(case.module, "SERIES", None)
-                if series is not None and not sanitizer and getattr(case.module, "ON", None):
+                series = case.series
+                if series is not None and not sanitizer and case.on:
                     patches = [str(series / n) for n in (series / "series").read_text().split()]
-                    yield PatchedPlan(backends, layout, on=case.ON, patches=patches,
+                    yield PatchedPlan(backends, layout, on=case.on, patches=patches,
                                       release=version), what
             except HarnessError:
                 continue
@@ -201,7 +201,7 @@ def cmd_list(args) -> int:
     stale = sum(sizes.get(str(e.path), 0) for e in es if not e.named)
     print(f"{human(total)} in {len(es)} entries; {human(stale)} named by nothing "
           "(python -m harness cache gc)")
-    return 0
+    return ExitStatus.OK
 
 
 def cmd_gc(args) -> int:
@@ -217,7 +217,7 @@ def cmd_gc(args) -> int:
                 e.path.unlink(missing_ok=True)
     print(f"{'would free' if args.dry_run else 'freed'} "
           f"{human(sum(sizes.values()))} in {len(gone)} entries", file=sys.stderr)
-    return 0
+    return ExitStatus.OK
 
 
 def cmd_verify(args) -> int:
@@ -249,7 +249,7 @@ def cmd_verify(args) -> int:
     if bad:
         raise HarnessError(f"{bad} cache entr{'y fails its' if bad == 1 else 'ies fail their'} "
                            "check (listed above)")
-    return 0
+    return ExitStatus.OK
 
 
 def add_parser(sub) -> None:

@@ -29,7 +29,7 @@ def run(args) -> int:
         raise HarnessError(f"no claims for commit {', '.join(map(str, unknown))} "
                            f"(known: {', '.join(map(str, known))})")
     case, commits = common.case_of(args), set(args.commit or ()) or None
-    pair = case.CLAIMS_PAIR
+    pair = case.part("claims_pair")
     resolved = {}
 
     def resolve(names) -> dict:  # a pair of the case's trees, built (or found) once
@@ -38,7 +38,7 @@ def run(args) -> int:
             resolved[tuple(names)] = {n: matrix.resolve_tree(n, plan) for n in names}
         return resolved[tuple(names)]
     # by name only, unless a source that runs reads them
-    trees = resolve(pair) if "CLAIMS_PAIR" in claims.pairs_read(case, commits) \
+    trees = resolve(pair) if "claims_pair" in claims.pairs_read(case, commits) \
         else dict.fromkeys(pair)
     ctx = claims.Context(case, trees, matrix.preload_library(), commits, resolve=resolve)
     rows = claims.rows(ctx)

@@ -14,23 +14,23 @@ def case_of(args):
 
 
 def builds(args) -> list:
-    """--build's trees, or the two the case compares (its PAIR)."""
-    return [b for b in (args.build or ",".join(case_of(args).PAIR)).split(",") if b]
+    """--build's trees, or the two the case compares (its pair)."""
+    return [b for b in (args.build or ",".join(case_of(args).pair)).split(",") if b]
 
 
 def plan(args, need=(), names=()):
-    """The trees' plan: the case's LAYOUT (harness/cases/), or the refs of --git-dir (named as the
-    case's PAIR). With no --backend and no FFDNN_BACKENDS, the built backend set that
-    covers `need` for the trees `names` (the case's PAIR when empty, all the layout's when
+    """The trees' plan: the case's layout (harness/cases/), or the refs of --git-dir (named as the
+    case's pair). With no --backend and no FFDNN_BACKENDS, the built backend set that
+    covers `need` for the trees `names` (the case's pair when empty, all the layout's when
     None; harness/obtain/builtsets.py)."""
     from harness.obtain.builtsets import backend_set
     from harness.obtain.trees import Plan
     case = case_of(args)
-    layout = case.LAYOUT
-    names = case.PAIR if names == () else names
+    layout = case.part("layout")
+    names = case.pair if names == () else names
     refs = {}
     if args.git_dir:
-        refs = dict(zip(case.PAIR, (args.from_ref, args.to_ref)))
+        refs = dict(zip(case.pair, (args.from_ref, args.to_ref)))
         names = tuple(refs)
     backend = backend_set(args.backend, set(need), names or layout.names, layout)
     return Plan(backend, layout, source_file=args.source, repo=args.git_dir, refs=refs,
@@ -41,7 +41,7 @@ def tree_names(args) -> tuple:
     """The tree names in --build that are trees of the case's layout (paths are not
     looked up by backend set)."""
     case = case_of(args)
-    return tuple(b for b in builds(args) if b in case.LAYOUT.names) or case.PAIR
+    return tuple(b for b in builds(args) if b in case.part("layout").names) or case.pair
 
 
 def write_reports(args, results, markdown: str, command: str, trees: list,

@@ -8,10 +8,7 @@ import contextlib
 import sys
 
 from harness import inputs
-from harness.errors import HarnessError
-
-FAIL = 1  # a branch the data file says no fault reaches was taken, or a census failed,
-          # or (with --fail-under) fewer branches taken than asked
+from harness.errors import ExitStatus, HarnessError
 
 
 def add_parser(sub) -> None:
@@ -70,7 +67,7 @@ def tree(args, case, name: str, patches: list):
     from harness.obtain.patched import PatchedPlan
     from harness.obtain.trees import Plan
     from harness.run import matrix
-    layout = case.LAYOUT
+    layout = case.part("layout")
     if name not in layout.names:
         raise HarnessError(f"--tree: unknown tree '{name}' (known: {', '.join(layout.names)})")
     backend = backend_set(args.backend, set(), (name,), layout)
@@ -84,11 +81,11 @@ def tree(args, case, name: str, patches: list):
 
 def change_of(args, case, name) -> tuple:
     """(the tree, the patches on it): those named, else the case's change when it is one
-    on a tree of its layout (its ON and SERIES: the follow-ups' case is after + the
+    on a tree of its layout (its `on` and `series`: the follow-ups' case is after + the
     follow-ups), else the second tree the case compares."""
-    if name or args.patch or getattr(case, "SERIES", None) is None:
-        return name or case.PAIR[1], list(args.patch)
-    return case.ON, [str(case.SERIES / n) for n in (case.SERIES / "series").read_text().split()]
+    if name or args.patch or case.series is None:
+        return name or case.pair[1], list(args.patch)
+    return case.on, [str(case.series / n) for n in (case.series / "series").read_text().split()]
 
 
 def publish(args, command: str, tree, status: int, text: str, data: dict) -> None:
@@ -140,11 +137,13 @@ def run(args) -> int:
         t = covered.instrumented(tree(args, case, *change_of(args, case, args.tree)))
         gs = groups(args, [t])
         print(f"coverage: {t.name}: {len(gs)} families x pairs x routes", flush=True)
-        r = branchcov.measure(t, gs, matrix.preload_library(), args.jobs, case.EXPECT,
+        r = branchcov.measure(t, gs, matrix.preload_library(), args.jobs, case.expect,
                               runner.progress, args.results or None, data)
     pct = r.totals()["percent_reachable"]
-    status = FAIL if branchreport.problem_lines(r) or (
-        args.fail_under is not None and pct < args.fail_under) else 0
+    # FAIL: a branch the data file says no fault reaches was taken, or a census failed, or
+    # (with --fail-under) fewer branches taken than asked
+    status = ExitStatus.FAIL if branchreport.problem_lines(r) or (
+        args.fail_under is not None and pct < args.fail_under) else ExitStatus.OK
     publish(args, "coverage", t, status, branchreport.markdown(r), branchreport.to_json(r))
     if args.html:
         write_file("--html", args.html, branchreport.page(r))

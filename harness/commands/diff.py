@@ -12,7 +12,7 @@ import contextlib
 import sys
 
 from harness import inputs
-from harness.errors import HarnessError
+from harness.errors import ExitStatus, HarnessError
 
 CONFIRM = 4  # as harness.judge.diff.CONFIRM, without importing the runner for --help
 
@@ -96,14 +96,14 @@ def families(texts) -> list:
 
 
 def _trees(args, case):
-    """The plan (the trees of the case's LAYOUT, or of --git-dir's refs, named as the
-    case's PAIR) and the two tree names, from the options; bad combinations are bad input."""
+    """The plan (the trees of the case's layout, or of --git-dir's refs, named as the
+    case's pair) and the two tree names, from the options; bad combinations are bad input."""
     from harness.obtain.builtsets import backend_set
     from harness.obtain.patched import PatchedPlan
     from harness.obtain.trees import Plan
     from harness.run import chains as graphs
     check_combinations(args)
-    layout, (first, second) = case.LAYOUT, case.PAIR
+    layout, (first, second) = case.part("layout"), case.pair
     need = set()
     for b in (args.backend_name.split(",") if args.backend_name else ()):
         filters = args.filter.split(",") if args.filter else graphs.FILTERS
@@ -163,7 +163,6 @@ def does_not_build(args, e: ChangeDoesNotBuild) -> int:
     the report and the JSON."""
     import json
 
-    from harness.judge import diff
     from harness.judge.envelope import envelope
     from harness.paths import write_file
     a, b = e.labels
@@ -174,11 +173,11 @@ def does_not_build(args, e: ChangeDoesNotBuild) -> int:
         write_file("--markdown", args.markdown, text)
     if args.json:
         write_file("--json", args.json, json.dumps(
-            {**envelope("diff", [e.from_tree], diff.FAIL), "word": "FAIL",
+            {**envelope("diff", [e.from_tree], ExitStatus.FAIL), "word": "FAIL",
              "build_error": {"tree": b, "first_error": e.error.first, "message": str(e.error)}},
             indent=1) + "\n")
     print(f"diff: {b} does not build: {e.error}", file=sys.stderr)
-    return diff.FAIL
+    return ExitStatus.FAIL
 
 
 def check_names(args) -> None:
@@ -213,20 +212,20 @@ def pairs(args, trees) -> list:
 
 
 def _from_case(args, case):
-    """A case that claims a diff (DIFF) gives its trees and patches where the command line
-    names none; then its DIFF is what the diff is judged against, and its groups are
+    """A case that claims a diff (its `diff`) gives its trees and patches where the command
+    line names none; then its diff is what the diff is judged against, and its groups are
     what runs (narrowed by --fault, --backend-name, --filter and --route)."""
-    claims = getattr(case, "DIFF", None)
+    claims = case.diff
     if claims is None or args.from_tree or args.to_tree or args.git_dir or args.patch:
         return None
-    series = case.SERIES / "series"
-    args.from_tree = case.ON
-    args.patch = [str(case.SERIES / n) for n in series.read_text().split()]
+    series = case.part("series") / "series"
+    args.from_tree = case.part("on")
+    args.patch = [str(case.series / n) for n in series.read_text().split()]
     return claims
 
 
 def case_groups(args, claims: dict, trees) -> list:
-    """The groups a case's DIFF names ("backend / filter / route / family"), those the
+    """The groups a case's diff names ("backend / filter / route / family"), those the
     options keep; a group whose pair the trees cannot run is left out (the verdict then
     says "not run")."""
     from harness.judge import diff
@@ -305,7 +304,7 @@ def run(args) -> int:
     same = same_refs(args)
     if same:
         print(f"diff: {same}")
-        return 0
+        return ExitStatus.OK
 
     with contextlib.redirect_stdout(sys.stderr):  # builds say what they do: progress
         try:
@@ -316,7 +315,7 @@ def run(args) -> int:
         if touched.same_source(two[0].tree, two[1].tree):
             print(f"diff: {two[0].label} and {two[1].label} have the same sources: "
                   "no change to diff", file=sys.__stdout__, flush=True)
-            return 0
+            return ExitStatus.OK
         change = touched.between(two[0].tree, two[1].tree)
         if claims is not None:
             claims = narrowed(args, claims)
@@ -326,7 +325,7 @@ def run(args) -> int:
         print(f"diff: {two[0].label} -> {two[1].label}: {len(groups)} families x pairs x "
               f"routes; the change touches {len(change.paths)} files, "
               f"{len(change.functions)} functions", flush=True)
-        d = diff.run(two, groups, matrix.preload_library(), args.jobs, case.EXPECT, runner.progress,
+        d = diff.run(two, groups, matrix.preload_library(), args.jobs, case.expect, runner.progress,
                      results=args.results or None, confirm=max(0, args.confirm),
                      touched=change, shard=shard, values=values, focus=args.focus)
     from harness.paths import write_file
@@ -338,9 +337,9 @@ def run(args) -> int:
         print(f"diff: shard {shard[0]}/{shard[1]}: {len(d.pairs)} sites, {d.runs} runs in "
               f"{d.seconds['total']:.1f} s; the verdict is the merge's: python -m harness "
               f"merge SHARD.json ...", file=sys.stderr)
-        return 0
+        return ExitStatus.OK
     wrong = diff.against(d, claims) if claims is not None else []
-    status = diff.FAIL if wrong else d.exit_status
+    status = ExitStatus.FAIL if wrong else d.exit_status
     common.publish_diff(args, d, diffreport.markdown(d), status,
                        args.case if claims is not None else None, wrong,
                        {"case": {"name": args.case, "wrong": wrong}} if claims is not None

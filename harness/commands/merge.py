@@ -19,6 +19,7 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     from harness.commands import common
+    from harness.errors import ExitStatus
     from harness.judge import diff, merge
     from harness import inputs
     from harness.judge import diffreport
@@ -30,7 +31,7 @@ def run(args) -> int:
     d = merge.merged(shards)
     name, claims = case_claims(shards)
     wrong = diff.against(d, claims) if claims is not None else []
-    status = diff.FAIL if wrong else d.exit_status
+    status = ExitStatus.FAIL if wrong else d.exit_status
     text = diffreport.markdown(d)
     walls = ", ".join(f"{k}/{len(d.shard_walls)} {w:.1f} s" for k, w in d.shard_walls)
     text += f"\nShards' walls: {walls}; the longest {max(w for _, w in d.shard_walls):.1f} s.\n"
@@ -43,7 +44,7 @@ def sweeps(args, shards: list) -> int:
     """A sweep's shards: the tables, problems and exit status of the whole sweep."""
     from harness import caseload
     from harness.commands import sweep as sweepcmd
-    from harness.errors import HarnessError
+    from harness.errors import ExitStatus, HarnessError
     from harness.judge import merge, sweep
     from harness.paths import write_file
     if args.html or args.junit:
@@ -52,7 +53,7 @@ def sweeps(args, shards: list) -> int:
     groups, found = merge.merged_sweeps(shards)
     first = shards[0][1]
     bad = sweepcmd.problems(caseload.load(first["case"]), groups, found)
-    status = 1 if bad else 0
+    status = ExitStatus.FAIL if bad else ExitStatus.OK
     text = "".join(f"- {line}\n" for line in first["skipped"])
     text += "\n".join(sweep.markdown(found[key], g["title"]) for key, g in groups.items())
     print(text)
@@ -64,11 +65,11 @@ def sweeps(args, shards: list) -> int:
 
 
 def case_claims(shards: list):
-    """The case whose DIFF the shards were run for (diff --case NAME with its claims), and
+    """The case whose diff the shards were run for (diff --case NAME with its claims), and
     those claims (narrowed as the shards ran them); (None, None) for a plain diff."""
     from harness import caseload
     case = shards[0][1].get("case")
     if not case:
         return None, None
-    claims = getattr(caseload.load(case["name"]), "DIFF", None) or {}
+    claims = caseload.load(case["name"]).diff or {}
     return case["name"], {k: v for k, v in claims.items() if k in case["claims"]}

@@ -7,7 +7,7 @@ import contextlib
 import sys
 
 from harness import inputs
-from harness.errors import HarnessError
+from harness.errors import ExitStatus, HarnessError
 
 
 def add_parser(sub) -> None:
@@ -109,7 +109,7 @@ def run(args) -> int:
     from harness.judge.mutants import OPERATORS
     from harness.run import matrix
     case = caseload.load(args.case)
-    if not (args.all or args.file or args.patch or getattr(case, "SERIES", None)):
+    if not (args.all or args.file or args.patch or case.series):
         raise HarnessError("which files to mutate: --patch (the files a change touches), "
                            "--file PATH or --all")
     operators = [o.strip() for o in (args.operator or ",".join(OPERATORS)).split(",") if o.strip()]
@@ -128,14 +128,14 @@ def run(args) -> int:
         gs = groups(args, [t])
         print(f"mutate: {t.name}: {', '.join(chosen)}; {len(gs)} families x pairs x routes, "
               "each census once", flush=True)
-        s = mutate.run(t, chosen, case.LAYOUT, gs, matrix.preload_library(), args.jobs,
-                       case.EXPECT, values, max(0, args.confirm), operators, data, args.keep,
+        s = mutate.run(t, chosen, case.part("layout"), gs, matrix.preload_library(), args.jobs,
+                       case.expect, values, max(0, args.confirm), operators, data, args.keep,
                        args.limit, args.function.split(",") if args.function else None,
                        progress=lambda line: print(line, file=sys.stderr, flush=True),
                        not_run=unrun)
     r = s.rate()
-    status = 1 if s.count()[mutate.ERROR] or (args.fail_under is not None
-                                              and r["score"] < args.fail_under) else 0
+    status = ExitStatus.FAIL if s.count()[mutate.ERROR] or (
+        args.fail_under is not None and r["score"] < args.fail_under) else ExitStatus.OK
     publish(args, "mutate", t, status, mutatereport.markdown(s),
             {"values": values, "confirm": args.confirm, "operators": operators,
              "groups": [g.key for g in gs], **mutatereport.to_json(s)})

@@ -2,6 +2,7 @@
 (harness/obtain/probe.py), or every pinned release side by side."""
 
 from harness.commands import common
+from harness.errors import ExitStatus
 
 
 def add_parser(sub) -> None:
@@ -23,7 +24,7 @@ def run(args) -> int:
     if args.releases:
         from harness.judge import releasetable
         print(releasetable.markdown(common.case_of(args)))
-        return 0
+        return ExitStatus.OK
     plan = common.plan(args)
     pairs = [(b, f) for b in chains.BACKENDS for f in chains.FILTERS]
     for name in common.builds(args):
@@ -31,4 +32,4 @@ def run(args) -> int:
         print(f"## {tree.name}: {tree.path}")
         for line in probe.facts(tree.src).describe(pairs):
             print(f"- {line}")
-    return 0
+    return ExitStatus.OK

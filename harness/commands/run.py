@@ -20,7 +20,7 @@ def add_parser(sub) -> None:
                         "own thread start for the last frame")
     p.add_argument("--fault", action="append",
                    help="pthread_create=ENAME, flush=AVERROR(ENAME) or none; repeatable "
-                        "(default: the case's FAULTS)")
+                        "(default: the case's faults)")
     p.add_argument("--model", help="model file (default: a generated identity model)")
     p.add_argument("--expect", default="", metavar="TREE",
                    help="judge every build against the expectations of this tree of the two "
@@ -42,13 +42,13 @@ def run(args) -> int:
     plan = common.plan(args, need, common.tree_names(args))
     trees = [matrix.resolve_tree(b, plan) for b in common.builds(args)]
     scs = matrix.scenarios(trees, args.backend_name, args.filter, args.fault or
-                           list(case.FAULTS), model=args.model, expect=args.expect,
+                           list(case.part("faults")), model=args.model, expect=args.expect,
                            injector=args.injector, timeout=args.timeout, route=args.route,
                            frames=args.frames)
     preload = matrix.preload_library()
 
     results = runner.run(scs, preload, jobs=args.jobs, progress=runner.progress,
-                         results=args.results or None, expect=case.EXPECT)
+                         results=args.results or None, expect=case.expect)
     title = f"{args.backend_name} / {args.filter}" + (" / frame route" if args.route == "frame" else "")
     if args.expect:
         title += f" (judged against the {args.expect} expectations)"

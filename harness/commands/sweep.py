@@ -6,7 +6,7 @@ import sys
 from harness import inputs
 from harness.commands import common
 from harness.compile.families import sweep_fault
-from harness.errors import HarnessError
+from harness.errors import ExitStatus, HarnessError
 from harness.paths import write_file
 
 
@@ -33,11 +33,11 @@ def add_parser(sub) -> None:
 
 
 def expected(case, backend: str, filt: str, family: str, route: str):
-    """What the case says of a sweep: its SWEEP_SITES (each call's class) or SWEEP (one
+    """What the case says of a sweep: its sweep_sites (each call's class) or sweep (one
     class for every site, None for a family with no site), `...` for nothing said. The
     frames route is keyed (backend, filter, family); another route adds its name."""
     key = (backend, filt, family) + (() if route == "frames" else (route,))
-    return getattr(case, "SWEEP_SITES", {}).get(key, case.SWEEP.get(key, (...,))[0])
+    return case.sweep_sites.get(key, case.part("sweep").get(key, (...,))[0])
 
 
 def problems(case, groups: dict, found: dict) -> list:
@@ -103,10 +103,10 @@ def run(args) -> int:
                            "title": f"{backend} / {filt} / {name} route: every site of "
                                     f"`{scs[0].fault.spec}` failed in turn"}
     found = sweep.sweep_many(scenarios, matrix.preload_library(), args.jobs, runner.progress,
-                             args.limit, results=args.results or None, expect=case.EXPECT,
+                             args.limit, results=args.results or None, expect=case.expect,
                              shard=shard)
     bad = problems(case, groups, found)
-    status = 1 if bad and not shard else 0  # a shard's verdict is the merge's
+    status = ExitStatus.FAIL if bad and not shard else ExitStatus.OK  # a shard's: the merge's
     for key, g in groups.items():
         print(sweep.markdown(found[key], g["title"]))
     publish(args.json, trees, status, case.name, shard,

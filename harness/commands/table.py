@@ -16,11 +16,11 @@ def run(args) -> int:
     from harness.judge import report, series
     case = common.case_of(args)
     plan = common.plan(args)  # no need: every table of every backend built
-    trees = [matrix.resolve_tree(b, plan) for b in case.PAIR]
+    trees = [matrix.resolve_tree(b, plan) for b in case.pair]
     have = trees[0].backends
-    groups, notes = [], series.notes(trees, getattr(case, "TABLE_NEEDS", {}))
-    for title, table in case.TABLES.items():
-        route, faults = table.route, list(table.faults or case.FAULTS)
+    groups, notes = [], series.notes(trees, case.table_needs)
+    for title, table in case.part("tables").items():
+        route, faults = table.route, list(table.faults or case.part("faults"))
         for backend, filt in table.pairs:
             key = f"{backend} / {filt}"
             why = graphs.not_on_trees(trees, backend, filt)
@@ -41,7 +41,7 @@ def run(args) -> int:
         for title, backend, filt, faults, timeout, route in groups:
             scs = matrix.scenarios(trees, backend, filt, faults, timeout=timeout, route=route)
             rs = runner.run(scs, preload, jobs=args.jobs, results=args.results or None,
-                            expect=case.EXPECT, pool=pool)
+                            expect=case.expect, pool=pool)
             results += rs
             tables.append(report.markdown(rs, title))
             print(tables[-1], flush=True)

@@ -2,6 +2,7 @@
 MD5s, a whole clip and trained models over real photographs."""
 
 from harness.commands import common
+from harness.errors import ExitStatus
 
 
 def add_parser(sub) -> None:
@@ -21,20 +22,19 @@ def run(args) -> int:
     u.run_rows(trees, identity, rows, u.clip(trees[0], u.SHORT_CLIP if args.short else u.CLIP))
     print()
     print(u.markdown(identity, rows, [t.name for t in trees]))
-    want = getattr(common.case_of(args), "IDENTITY_MD5", None)
+    want = common.case_of(args).identity_md5
     for row in identity if want else ():
         got = next(iter(row.runs.values())).md5
         same = "reproduces" if got == want else "differs from"
         print(f"- {row.backend}: identity MD5 {got} {same} case {args.case}'s {want}")
     bad = u.problems(identity, rows)
     from harness.judge import trained
-    tp = trained.plan(trees[0].backends, trees[0], args.short,
-                      getattr(common.case_of(args), "TRAINED_ROWS", ()))
+    tp = trained.plan(trees[0].backends, trees[0], args.short, common.case_of(args).trained_rows)
     trained.run(trees, tp)
     text, more = trained.report(tp, [t.name for t in trees], args.short,
-                                getattr(common.case_of(args), "TRAINED_CONVERSION", ""))
+                                common.case_of(args).trained_conversion)
     print()
     print(text)
     for p in bad + more:
         print(f"- {p}")
-    return 1 if bad or more else 0
+    return ExitStatus.FAIL if bad or more else ExitStatus.OK

@@ -16,7 +16,8 @@ from pathlib import Path
 from harness import reaper
 from harness.compile import injector_build as injectors
 from harness.compile._cffi_src import MODULES
-from harness.errors import BuildError, CacheError, HarnessError, StampError, first_error
+from harness.errors import (SIGNALLED, BuildError, CacheError, ExitStatus, HarnessError,
+                            StampError, first_error)
 from harness.obtain import probe
 from harness.paths import atomic_dir, cache_root, digest, file_sha256
 from harness.obtain.trees import Tree, check_stamp, read_stamp, rebuild
@@ -284,6 +285,6 @@ if __name__ == "__main__":  # start()'s process: NAME TREE_DIR VARIANT; an error
             build(Tree(name, path, read_stamp(path)), variant)
     except (HarnessError, OSError, ValueError) as e:
         print(e)
-        sys.exit(2)
+        sys.exit(ExitStatus.BAD_INPUT)
     except KeyboardInterrupt:
-        sys.exit(128 + (reaper.signalled() or signal.SIGINT))
+        sys.exit(SIGNALLED + (reaper.signalled() or signal.SIGINT))

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from harness.compile import interposers
 from harness.compile.families import FAMILIES, LINKED, PRELOADED
-from harness.errors import CacheError, first_error
+from harness.errors import CacheError, ExitStatus, first_error
 from harness.paths import atomic_dir, atomic_file, data_dir, file_sha256
 
 SRC_DIR = data_dir("injectors")
@@ -286,14 +286,14 @@ def main(argv: list) -> int:
     DIR, the one way they are built; their tests are `python -m pytest -m injectors`."""
     if len(argv) != 1:
         print("usage: python -m harness.compile.injector_build DIR", file=sys.stderr)
-        return 2
+        return ExitStatus.BAD_INPUT
     try:
         built = build(argv[0])
     except (InjectorBuildError, CacheError) as e:
         print(f"error: {e}", file=sys.stderr)
-        return 2
+        return ExitStatus.BAD_INPUT
     print(built.dir)
-    return 0
+    return ExitStatus.OK
 
 
 if __name__ == "__main__":

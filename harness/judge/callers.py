@@ -1,7 +1,7 @@
 """The PR's "Callers" paragraph from real runs: on every backend and filter built, the
 census of the pthread_create() calls FFmpeg's own code makes (harness/judge/sweep.py's clean
 run: a window that never fails, armed before the first frame), each call named by its
-stack; checked against a case's paragraph (its CALLERS)."""
+stack; checked against a case's paragraph (its callers)."""
 
 from dataclasses import dataclass, field
 

@@ -1,4 +1,4 @@
-"""Run one of a case's commit claims (its COMMIT_CLAIMS) on one tree and
+"""Run one of a case's commit claims (its commit_claims) on one tree and
 say what it did: frames out (md5, boxes), errors, log, HANG or CRASH.
 
 Two runners. "worker": buffer -> graph -> buffersink in a worker process (harness/run/worker.py,
@@ -12,14 +12,12 @@ import errno
 import re
 import signal
 
-import hashlib
-
 from harness import errnos
 from harness.run import faults, chains as graphs
 from harness.compile import ffi_build
 from harness.run.processes import QUIET
 from harness.run.runner import Expect, run_one
-from harness.run.scenario import Scenario
+from harness.run.scenario import ZERO_FRAME_MD5, Scenario
 from harness.run import program
 
 SETTLE = 10.0  # how long the worker waits for each frame before it moves on (worker.settle)
@@ -30,8 +28,6 @@ FFMPEG_INPUT = ["-f", "lavfi", "-i", "testsrc=s=64x64:r=25:d=0.08"]
 TASK_ERROR = re.compile(r"^\[vf#[^\]]*\] Task finished with error code: (-?\d+)", re.M)
 FRAME_MD5 = re.compile(r"^\d+,\s*-?\d+,\s*-?\d+,\s*\d+,\s*\d+,\s*([0-9a-f]{32})$", re.M)
 
-
-ZEROS_64X64_RGB24 = hashlib.md5(bytes(64 * 64 * 3)).hexdigest()  # a frame never written
 
 def description(claim, graph: str = "") -> str:
     if not (graph or claim.graph):  # the harness's own graph for the backend and filter
@@ -120,7 +116,7 @@ def diffs(obs: dict, want: dict, reference=None) -> list:
         out.append(f"frames: got {len(obs['frames'])}, expected {frames}")
     elif isinstance(frames, list) and obs["frames"] != frames:
         out.append(f"frames: got {obs['frames']}, expected {frames}")
-    zeros = sum(f == ZEROS_64X64_RGB24 for f in obs["frames"])
+    zeros = sum(f == ZERO_FRAME_MD5 for f in obs["frames"])
     if "zero_frames" in want and zeros != want["zero_frames"]:
         out.append(f"frames never written (all zero): got {zeros}, expected {want['zero_frames']}")
     if "boxes" in want and obs.get("boxes") != want["boxes"]:

@@ -1,7 +1,7 @@
-"""A case's claims: its commit claims on the two trees its claims compare (its CLAIMS_PAIR,
+"""A case's claims: its commit claims on the two trees its claims compare (its claims_pair,
 the tree without the commits and the tree with them), its sanitizer claims on their own
 variants of those, and the PR's Callers paragraph and warning claims on the two trees the
-case compares (its PAIR): one row per claim, as dicts with the keys of keys(), from every
+case compares (its pair): one row per claim, as dicts with the keys of keys(), from every
 source in SOURCES, printed as a Markdown table per pair of trees.
 
 A source is (the part of the case it reads, a callable Context -> iterable of row dicts);
@@ -13,8 +13,10 @@ as expected: a claim is declared not expressible in its row of the expected tabl
 from dataclasses import dataclass
 from types import SimpleNamespace
 
+from harness.errors import ExitStatus
 from harness.judge import claimrun
 from harness.run.outcome import functions
+from harness.run.scenario import ZERO_FRAME_MD5
 
 def keys(pair) -> tuple:
     """A row's keys: the claim, one outcome per tree of the pair, the verdict."""
@@ -35,7 +37,7 @@ def verdict(claim, diffs: dict, release: str = "") -> str:
 
 
 def commit_row(claim, trees: dict, preload: str, seen: dict = None) -> dict:
-    """Run one COMMIT_CLAIMS row on the two trees (name -> Tree, in the case's CLAIMS_PAIR
+    """Run one of the case's commit claims on the two trees (name -> Tree, in the case's claims_pair
     order; the claim's expectations are its fields of the same names); `seen` shares the
     runs of rows with the same graph on the same tree."""
     seen = {} if seen is None else seen
@@ -54,7 +56,7 @@ def commit_row(claim, trees: dict, preload: str, seen: dict = None) -> dict:
         obs = run()
         ref = run(claim.reference)["frames"] if claim.reference else None
         diffs[build] = claimrun.diffs(obs, getattr(claim, build), ref)
-        cells[build] = claimrun.summary(obs, claimrun.ZEROS_64X64_RGB24, ref, claim.reference)
+        cells[build] = claimrun.summary(obs, ZERO_FRAME_MD5, ref, claim.reference)
     release = next(iter(trees.values())).source.get("version", "")
     return _row(claim, cells, verdict(claim, diffs, release))
 
@@ -66,8 +68,8 @@ def _row(claim, cells: dict, verdict_text) -> dict:
 
 @dataclass
 class Context:
-    case: object         # the case module (harness/cases/): COMMIT_CLAIMS, SANITIZER_CLAIMS, LAYOUT
-    trees: dict          # the case's CLAIMS_PAIR, name -> Tree (the backends of the run's plan)
+    case: object         # the case (harness/case.py): its claims, its layout
+    trees: dict          # the case's claims_pair, name -> Tree (the backends of the run's plan)
     preload: str         # LD_PRELOAD for workers (harness.run.matrix.preload_library())
     commits: set = None  # only these commits (None: all)
     build: bool = False  # may a source build what it misses
@@ -81,30 +83,30 @@ class Context:
 
 def commit_claims(ctx: Context):
     seen = {}
-    for c in ctx.case.COMMIT_CLAIMS:
+    for c in ctx.case.commit_claims:
         if not ctx.commits or c.commit in ctx.commits:
             yield commit_row(c, ctx.trees, ctx.preload, seen)
 
 
 def sanitizer_claims(ctx: Context):
-    """The case's SANITIZER_CLAIMS under ASan and TSan (harness/judge/sanitizer.py); a
+    """The case's sanitizer claims under ASan and TSan (harness/judge/sanitizer.py); a
     variant that is not built gives a SKIP row naming the command that builds it."""
     from harness.judge import sanitizer
     from harness.errors import StampError
-    for c in ctx.case.SANITIZER_CLAIMS:
+    for c in ctx.case.sanitizer_claims:
         try:
-            yield from sanitizer.claim_rows([c], ctx.case.LAYOUT, build=ctx.build)
+            yield from sanitizer.claim_rows([c], ctx.case.part("layout"), build=ctx.build)
         except StampError as e:
             yield _row(c, dict.fromkeys(ctx.trees, "SKIP"), f"skipped: {e}")
 
 
 def callers_claim(ctx: Context):
-    """The case's CALLERS paragraph (harness/judge/callers.py) on the trees its PAIR
+    """The case's callers paragraph (harness/judge/callers.py) on the trees its pair
     compares: every pthread_create() call FFmpeg's own code makes on every backend and
     filter built, each named where it is made, against the paragraph."""
     from harness.judge import callers
-    want = ctx.case.CALLERS
-    trees = ctx.trees_of(ctx.case.PAIR)
+    want = ctx.case.part("callers")
+    trees = ctx.trees_of(ctx.case.pair)
     censuses = callers.run(list(trees.values()), ctx.preload)
     cells, diffs = {}, {}
     for name in trees:
@@ -121,11 +123,11 @@ def callers_claim(ctx: Context):
 
 
 def warning_claims(ctx: Context):
-    """The case's WARNING_CLAIMS against the warning lines its PAIR's builds recorded."""
+    """The case's warning claims against the warning lines its pair's builds recorded."""
     from harness.judge import warnclaims
-    trees = ctx.trees_of(ctx.case.PAIR)
+    trees = ctx.trees_of(ctx.case.pair)
     first, second = trees.values()
-    for c in ctx.case.WARNING_CLAIMS:
+    for c in ctx.case.warning_claims:
         found = warnclaims.check([c], first.stamp, second.stamp)[c.id]
         cells = {name: (f"{len(warnclaims.naming(t.stamp, c.file))} warning lines in "
                         f"{c.file}, {len(warnclaims.lines(t.stamp))} in all" if c.file
@@ -136,18 +138,18 @@ def warning_claims(ctx: Context):
 
 
 SOURCES = [  # (the part of the case, its rows, the pair of trees it reads: the case's
-             # attribute naming it; None: its own variants)
-    ("SANITIZER_CLAIMS", sanitizer_claims, None),
-    ("COMMIT_CLAIMS", commit_claims, "CLAIMS_PAIR"),
-    ("CALLERS", callers_claim, "PAIR"),
-    ("WARNING_CLAIMS", warning_claims, "PAIR"),
+             # field naming it; None: its own variants)
+    ("sanitizer_claims", sanitizer_claims, None),
+    ("commit_claims", commit_claims, "claims_pair"),
+    ("callers", callers_claim, "pair"),
+    ("warning_claims", warning_claims, "pair"),
 ]
 
 
 def covers(case, part: str) -> set:
     """The commits a part of the case has claims for (none when the case lacks it): a
     claim's `commit`, or the commit a paragraph (a dict) names."""
-    value = getattr(case, part, ())
+    value = getattr(case, part) or ()
     if isinstance(value, dict):
         return {value["commit"]} if "commit" in value else set()
     return {c.commit for c in value}
@@ -163,7 +165,7 @@ def asked(case, commits: set | None) -> list:
 
 
 def pairs_read(case, commits: set | None) -> list:
-    """The pairs of trees the sources that run for `commits` read, by the case's attribute
+    """The pairs of trees the sources that run for `commits` read, by the case's field
     (the sanitizer claims build their own variants: `claims --commit 1 --commit 2` reads
     none)."""
     return list(dict.fromkeys(attr for _, _, attr in asked(case, commits) if attr))
@@ -194,17 +196,14 @@ def as_expected(row: dict) -> bool:
             and not unmeasured(row))
 
 
-NOT_MEASURED = 4  # claims' exit status when every row measured is as expected but some
-                  # could not be measured on this toolchain
-
-
-def exit_status(rows_: list) -> int:
-    """0 every row as expected; 1 a row that does not reproduce, was skipped, or no row
-    at all; NOT_MEASURED when the only rows not as expected could not be measured."""
+def exit_status(rows_: list) -> ExitStatus:
+    """OK every row as expected; FAIL a row that does not reproduce, was skipped, or no
+    row at all; NOT_MEASURED when the only rows not as expected could not be measured on
+    this toolchain."""
     bad = [r for r in rows_ if not as_expected(r)]
     if not rows_ or any(not unmeasured(r) for r in bad):
-        return 1
-    return NOT_MEASURED if bad else 0
+        return ExitStatus.FAIL
+    return ExitStatus.NOT_MEASURED if bad else ExitStatus.OK
 
 
 def trees_of(row: dict) -> list:

@@ -21,6 +21,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 
 from harness.compile import families as registry
+from harness.errors import ExitStatus
 from harness.judge import coverage as lines_run, profiles, sweep
 from harness.judge.sweep import Class, Site
 from harness.judge.touched import UNKNOWN, Touched
@@ -34,11 +35,6 @@ BAD = frozenset({Class.LOST, Class.DROPPED, Class.ALTERED, Class.HANG, Class.CRA
 # that ends so in both trees is blind to the change
 BLINDING = frozenset({Class.HANG, Class.CRASH})
 
-# The diff's exit statuses (2 is bad input, as for every command)
-PASS = 0    # no regression, and some site the change's code runs in was judged
-FAIL = 1    # a regression, or a site or census that could not run (ERROR)
-BLIND = 3   # no regression, but no site the change's code runs in could show it: every
-            # such site hung or crashed in both trees, or no site ran through the change
 
 
 class Change(str, enum.Enum):
@@ -92,14 +88,14 @@ def judged(seen_a: list, seen_b: list) -> Change:
     return change(seen_a[0] if seen_a else None, seen_b[0] if seen_b else None)
 
 
-ANY = "ANY"  # a case's DIFF: a from-tree class it does not fix (read from memory the
+ANY = "ANY"  # a case's diff: a from-tree class it does not fix (read from memory the
              # failed call left unset: SURFACED, CLEAN or CRASH run by run)
 
 
 def against(d: "Diff", expected: dict) -> list:
-    """What differs from a case's DIFF ({group key: {(from class, to class): sites}}): one
+    """What differs from a case's diff ({group key: {(from class, to class): sites}}): one
     line each; [] when every group the case names changed exactly so. A from class ANY
-    counts the group's sites going to that class from any class the DIFF does not name."""
+    counts the group's sites going to that class from any class the diff does not name."""
     out = []
     for key, want in expected.items():
         got = {}
@@ -230,19 +226,19 @@ class Diff:
             n[1] += 1
         return [(r, f, b, n) for (r, f), (b, n) in out.items() if b]
 
-    def _exit_status(self) -> int:
+    def _exit_status(self) -> ExitStatus:
         """FAIL on any regression, or on anything that could not be judged (a census or
         a site that could not run); else BLIND when no site whose stack runs through the
         change was judged (or, when the change could not be read, no site at all); else
-        PASS."""
+        OK (the diff's PASS)."""
         c = self.count()
         if c[Change.REGRESSION] or c[Change.ERROR] or self.census_errors:
-            return FAIL
+            return ExitStatus.FAIL
         if self.coverage and self.coverage["changed"] and not self.coverage["executed"]:
-            return BLIND  # not one changed line of code ran under any fault
+            return ExitStatus.BLIND  # not one changed line of code ran under any fault
         t = self.tally()
         seen = t["touched"]["judged"] if self.touched.known else t["judged"]
-        return PASS if seen else BLIND
+        return ExitStatus.OK if seen else ExitStatus.BLIND
 
     exit_status = property(_exit_status)  # a plain function: mutated (Pair._blind)
 
@@ -301,18 +297,6 @@ def pair_plan(per_side: list, mapped=None) -> list:
         if index not in taken:
             rows[order.setdefault(place(where), place(where))].append([None, index])
     return [(p, n, idx) for p in order for n, idx in enumerate(rows[p])]
-
-
-def _pair(group: Group, per_side: list) -> list:
-    """Pair the sites (Site) of two sides by place and order there."""
-    by = [{s.index: s for s in sites} for sites in per_side]
-    out = []
-    for p, n, idx in pair_plan([[(s.index, s.where) for s in sites] for sites in per_side]):
-        pair = [by[i][x] if x is not None else None for i, x in enumerate(idx)]
-        out.append(Pair(group, p, n, pair,
-                        change(*(s.cls if s is not None else None for s in pair)),
-                        [[s.cls] if s is not None else [] for s in pair]))
-    return out
 
 
 def _function(group: Group, named: list) -> str:

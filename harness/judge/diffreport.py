@@ -4,12 +4,12 @@ verdict, every site that changed and the command that reruns it, and the JSON (w
 
 from collections import Counter
 
-from harness.judge import diff
+from harness.errors import ExitStatus
 from harness.judge.envelope import ENVELOPE, envelope
 from harness.judge.diff import Change, Diff, Pair, Side
 
 SCHEMA = ENVELOPE  # the diff's JSON is the command envelope (judge/envelope.py) around it
-WORDS = {diff.PASS: "PASS", diff.FAIL: "FAIL", diff.BLIND: "BLIND"}
+WORDS = {ExitStatus.OK: "PASS", ExitStatus.FAIL: "FAIL", ExitStatus.BLIND: "BLIND"}
 
 
 def lines_line(d: Diff) -> str:
@@ -63,18 +63,18 @@ def blind_lines(d: Diff) -> list:
     """Why a BLIND verdict is one, and the blind sites per route and family."""
     out = []
     c = d.coverage
-    if d.exit_status == diff.BLIND and c and c["changed"] and not c["executed"]:
+    if d.exit_status == ExitStatus.BLIND and c and c["changed"] and not c["executed"]:
         out.append(f"Not a pass: none of the {c['changed']} changed lines of code ran under "
                    "any fault, so what the change does was not seen "
-                   f"(exit {diff.BLIND}).")
-    elif d.exit_status == diff.BLIND:
+                   f"(exit {ExitStatus.BLIND:d}).")
+    elif d.exit_status == ExitStatus.BLIND:
         t = d.tally()["touched"]
         why = (f"every one of the {t['total']} sites whose stack runs through the change "
                "hung or crashed in both trees" if t["total"] else
                "no site's stack runs through the change" if d.touched.known else
                "no site was judged")
         out.append(f"Not a pass: {why}, so what the change does there was not seen "
-                   f"(exit {diff.BLIND}).")
+                   f"(exit {ExitStatus.BLIND:d}).")
     groups = d.blind_groups()
     if groups:
         out.append("Blind (HANG or CRASH in both trees): " + ", ".join(

@@ -21,6 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from harness.errors import ExitStatus
 from harness.judge import mutants as ops
 from harness.paths import cache_root, data_dir
 
@@ -148,10 +149,10 @@ def one(m: ops.Mutant, text: str, tree, layout, groups: list, preload: str, jobs
             f"{c.get('changed', '?')}" if c else "changed lines not measured"
     t = d.tally()["touched"]
     why = f"{t['judged']} judged, {t['blind']} blind of {t['total']} sites; {lines}"
-    if status == diff.FAIL and not regressions:
+    if status == ExitStatus.FAIL and not regressions:
         fate, why = ERROR, "; ".join(d.census_errors) or "a site could not run"
     else:
-        fate = {diff.FAIL: KILLED, diff.PASS: SURVIVED}.get(status, BLIND)
+        fate = {ExitStatus.FAIL: KILLED, ExitStatus.OK: SURVIVED}.get(status, BLIND)
     return Fate(m, fate, why, [g.key for g in groups], d.runs,
                 round(time.monotonic() - t0, 1), regressions)
 

@@ -23,13 +23,13 @@ PROBE_FILES = ("*/VERSION", "*/RELEASE", "*/configure", "*/libavfilter/*.h",
 
 
 def built_trees(version: str, case) -> tuple | None:
-    """The two trees the case compares (its PAIR) of the release from the cache, of the
+    """The two trees the case compares (its pair) of the release from the cache, of the
     largest backend set built with this checkout's recipe, or None."""
-    for combo in builtsets.candidates(case.PAIR):
+    for combo in builtsets.candidates(case.pair):
         try:
-            plan = Plan(",".join(combo), case.LAYOUT, release=version)
-            if all((plan.path(n) / "stamp.json").is_file() for n in case.PAIR):
-                return tuple(plan.get(n, build=False) for n in case.PAIR)
+            plan = Plan(",".join(combo), case.part("layout"), release=version)
+            if all((plan.path(n) / "stamp.json").is_file() for n in case.pair):
+                return tuple(plan.get(n, build=False) for n in case.pair)
         except HarnessError:
             continue
     return None
@@ -72,24 +72,24 @@ def column(rel, case) -> dict:
         skipped = series.numbers(n for n, _ in stamps[-1].get("skipped", []))
         out["series (git am -3)"] = "; ".join(
             f"{name} = {', '.join(map(str, series.numbers(s['series'])))}"
-            for name, s in zip(case.PAIR, stamps)) + (
+            for name, s in zip(case.pair, stamps)) + (
             f"; left out: {', '.join(map(str, skipped))}" if skipped else "")
         out["built with"] = ", ".join(b["name"] for b in stamps[-1]["backends"])
-        notes = series.notes(list(trees), getattr(case, "TABLE_NEEDS", {}))
+        notes = series.notes(list(trees), case.table_needs)
         out["the case's tables"] = ("can be shown" if not notes or "can be shown" in notes[-1]
                                     else notes[-1])
     else:
         out["series (git am -3)"] = (f"not tried: no tree built (`python -m harness build "
                                      f"--release {rel.version}`)")
-    for title, table in case.TABLES.items():
+    for title, table in case.part("tables").items():
         for backend, filt in table.pairs:
             why = facts.why_not(backend, filt)
             out[f"{title.split(':')[0]}: {backend} / {filt}"] = (
                 f"not expressible: {why}" if why else "expressible")
     taken = None
     if trees:  # the commits in the tree the claims compare against the release itself
-        by_name = dict(zip(case.PAIR, (t.stamp for t in trees)))
-        with_commits = by_name.get(getattr(case, "CLAIMS_PAIR", ("", ""))[1])
+        by_name = dict(zip(case.pair, (t.stamp for t in trees)))
+        with_commits = by_name.get((case.claims_pair or ("", ""))[1])
         taken = set(series.numbers(with_commits["series"])) if with_commits else None
     for claim in claims_of(case):
         out[f"claim {claim.commit}: `{claim.id}`"] = claim_cell(claim, facts, taken)
@@ -98,7 +98,7 @@ def column(rel, case) -> dict:
 
 def claims_of(case) -> list:
     """The case's commit claims, sanitizer claims first, in commit order."""
-    return sorted([*getattr(case, "SANITIZER_CLAIMS", ()), *getattr(case, "COMMIT_CLAIMS", ())],
+    return sorted([*case.sanitizer_claims, *case.commit_claims],
                   key=lambda c: c.commit)
 
 

@@ -3,7 +3,7 @@ sanitizer trees, the one without the fix against the one with it.
 
 Each claim runs the tree's own `ffmpeg` program (no sanitizer runtime in Python) with
 the report written to a temporary directory, parses the reports (harness/judge/sanreport.py)
-and judges them against a case's SANITIZER_CLAIMS (harness/judge/sanverdict.py).
+and judges them against a case's sanitizer_claims (harness/judge/sanverdict.py).
 `claim_rows()` is what a claims table shows.
 """
 
@@ -31,7 +31,7 @@ OPTIONS = {  # the runtime's options; log_path is added per run
 
 
 def plan(sanitizer: str, layout, source_file=None, repo=None) -> Plan:
-    """The variant's trees: the sanitizer trees of `layout` (a case's LAYOUT), with the
+    """The variant's trees: the sanitizer trees of `layout` (a case's layout), with the
     backend set the layout gives that sanitizer."""
     known = dict(layout.sanitizer_backends)
     if sanitizer not in known:
@@ -94,7 +94,7 @@ def trees(sanitizer: str, layout, build: bool = False) -> dict:
 
 
 def claim_rows(claims, layout, build: bool = False, timeout: float = 300.0) -> list:
-    """Run each claim (a case's SANITIZER_CLAIMS) on the two sanitizer trees of the case's
+    """Run each claim (a case's sanitizer_claims) on the two sanitizer trees of the case's
     `layout` (without the fix, with it); one row each, keys: commit, id, claim, the two
     trees' outcomes, verdict."""
     from harness.judge.sanverdict import judge

@@ -1,6 +1,6 @@
 """What a pair of trees built from a release can show: the patches each took (`git am
 -3`) and left out, and whether the case's tables can be shown on them (the case says
-which commits its tables need: its TABLE_NEEDS)."""
+which commits its tables need: its table_needs)."""
 
 import re
 

@@ -182,8 +182,8 @@ def first_value(fault, function: str, tree_path):
 def problems(found: dict, want=...) -> list:
     """What makes a sweep fail: a census that did not run clean, a site that CRASHed or
     could not run (ERROR), and, given what the case expects (`want`), a site of another
-    class: one class for every site (the case's SWEEP), None for a family with no site
-    at all, or a tuple with each call's class in order (the case's SWEEP_SITES, which
+    class: one class for every site (the case's sweep), None for a family with no site
+    at all, or a tuple with each call's class in order (the case's sweep_sites, which
     also fixes the number of sites). One line per problem."""
     out = []
     for build, f in found.items():

@@ -7,8 +7,9 @@ wheel (written by the case: its models), classifying each box of a detector as f
 are fetched pinned; a row whose package cannot be fetched is skipped with a reason
 naming it, never run on something else.
 
-A case's TRAINED_ROWS are the data: each row's chain, the generated or trained models it
-uses, the backends and packages it needs, and what its counts must be over the clip.
+A case's trained_rows are the data (harness/case.py's TrainedRow): each row's chain, the
+generated or trained models it uses, the backends and packages it needs, and what its
+counts must be over the clip.
 """
 
 from dataclasses import dataclass, field
@@ -16,18 +17,6 @@ from dataclasses import dataclass, field
 from harness.run import chains
 from harness.judge import unchanged as u
 from harness.obtain import footage, packages
-
-@dataclass(frozen=True)
-class TrainedRow:
-    label: str
-    what: str
-    chain: str            # filled from `models`
-    models: dict          # field -> model name (models.GENERATORS)
-    needs: frozenset      # backends
-    packages: tuple       # pinned packages beyond the footage's
-    boxes_per_frame: int  # expected over the whole clip; None: any, at least one in all
-    labels_per_box: int
-    faces_at_least: int   # boxes ONet labels "face" (the pan crosses faces)
 
 
 @dataclass
@@ -38,7 +27,7 @@ class Plan:
 
 
 def plan(backends: set, tree, short: bool = False, rows=()) -> Plan:
-    """The rows (a case's TRAINED_ROWS) this build can run; the clip, or every row
+    """The rows (a case's trained_rows) this build can run; the clip, or every row
     skipped with the reason."""
     p = Plan()
     try:

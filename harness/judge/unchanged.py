@@ -1,7 +1,7 @@
 """Unchanged output: the ffmpeg program of each build, before against after.
 
 Row 1 is the identity check (`-f md5 -` of testsrc through an identity model, against
-the MD5 a case states: its IDENTITY_MD5); the whole-clip rows hash `showinfo`'s lines
+the MD5 a case states: its identity_md5); the whole-clip rows hash `showinfo`'s lines
 (frame checksums, boxes, labels) over a generated clip.
 """
 

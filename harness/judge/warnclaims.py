@@ -1,4 +1,4 @@
-"""A case's warning claims (its WARNING_CLAIMS: rows with `id`,
+"""A case's warning claims (its warning_claims: rows with `id`,
 `file`, `same`) against two trees' stamps: the warning lines each build recorded, by
 object (harness/obtain/trees.py)."""
 

@@ -1,6 +1,6 @@
 """Which trees a plan builds: each a name, the tree it starts from, and the patches of a
 series it applies. The engine (harness/obtain/trees.py) builds whatever layout it is
-given; a case (harness/cases/) declares its own (its LAYOUT), and two refs of a clone of your
+given; a case (harness/cases/) declares its own (its layout), and two refs of a clone of your
 own make a chain of their own (`Layout.chain`)."""
 
 from dataclasses import dataclass

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.obtain import wheels
-from harness.errors import BackendError
+from harness.errors import BackendError, ExitStatus
 from harness.paths import digest
 
 DIR_VARIABLE, INDEX_VARIABLE = "FFDNN_LIBTORCH", "FFDNN_TORCH_INDEX"
@@ -249,9 +249,9 @@ def main() -> int:
         r = route(VERSION, cache_root() / "backends")
     except BackendError as e:
         print(f"error: {e}", file=sys.stderr)
-        return 2
+        return ExitStatus.BAD_INPUT
     print(f"{r.kind} {r.detail}")
-    return 0
+    return ExitStatus.OK
 
 
 if __name__ == "__main__":

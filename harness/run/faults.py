@@ -124,5 +124,3 @@ def _parse(text: str) -> Fault:
     return Fault(s.kind, plan.errno, plan.skip, plan.count, s.caller or CALLER, symbol,
                  plan.delay, plan.value)
 
-
-# The four rows of the PR's tables, in its order.

@@ -23,7 +23,7 @@ import sys
 import traceback
 
 from harness.run import worker
-from harness.errors import HarnessError
+from harness.errors import ExitStatus, HarnessError
 
 
 def threads() -> int:
@@ -32,7 +32,7 @@ def threads() -> int:
 
 def child(req: dict, keep: list) -> None:
     """In the forked child: never returns."""
-    status = 70
+    status = ExitStatus.INTERNAL_ERROR  # unless the worker says otherwise
     try:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the server's own handler is not ours
         os.setsid()
@@ -69,16 +69,16 @@ def serve(build: str, tree: str, variant: str) -> int:
         worker.module(build, tree, variant)
     except HarnessError as e:
         send({"error": str(e)})
-        return 0
+        return ExitStatus.OK
     send({"ready": True, "threads": threads()})
     children = {}  # pidfd -> (n, pid)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(ExitStatus.OK))
     try:
         loop(proto, send, children)
     finally:
         for _, pid in children.values():
             kill(pid)
-    return 0
+    return ExitStatus.OK
 
 
 def kill(pid: int) -> None:

@@ -14,9 +14,9 @@ from harness.obtain.trees import Plan, Tree, check_stamp, read_stamp
 
 @dataclass(frozen=True)
 class Table:
-    """One of a case's tables (its TABLES: title -> Table): the (backend, filter) pairs it
+    """One of a case's tables (its tables: title -> Table): the (backend, filter) pairs it
     runs, on which route (harness/run/scenario.py), with which faults (None: the case's
-    FAULTS) and a cap on --timeout (None: none)."""
+    faults) and a cap on --timeout (None: none)."""
 
     pairs: tuple
     route: str = "flush"

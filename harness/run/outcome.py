@@ -5,6 +5,7 @@ import errno
 from dataclasses import dataclass
 
 from harness import errnos
+from harness.errors import ExitStatus
 
 EAGAIN = -errno.EAGAIN
 
@@ -34,8 +35,9 @@ class Expectation:
     outcome: str = "PASS"
     frames: int = None     # frames out (None: not checked)
     flushes: int = None    # flush calls at EOF (the stand-in's, or the backend's own)
-    eligible: int = None   # pthread_create() calls from FFmpeg's code after arming
+    eligible: int = None   # calls of the faulted function from FFmpeg's code after arming
     failed_at: tuple = ()  # the failed call's innermost functions, from its stack
+    call: str = ""         # the faulted function as the case's words name it: "f()"
 
 
 OK = (Outcome.PASS, Outcome.MEASURED, Outcome.SKIP)  # not marked as a failure in a report
@@ -43,12 +45,13 @@ GREEN = (Outcome.PASS,)  # what lets a command exit 0: every run judged, and as 
 MEASURE_ONLY = OK        # --measure: the user asked for a measurement, nothing to judge
 
 
-def exit_status(results, measure: bool = False) -> int:
-    """0 when every run passed its expectation (with `measure`, or had none to meet);
-    1 when one differs, could not be judged (ERROR, CRASH, an unexpected HANG), or,
+def exit_status(results, measure: bool = False) -> ExitStatus:
+    """OK when every run passed its expectation (with `measure`, or had none to meet);
+    FAIL when one differs, could not be judged (ERROR, CRASH, an unexpected HANG), or,
     without `measure`, had no expectation (MEASURED) or did not run (SKIP)."""
     ok = MEASURE_ONLY if measure else GREEN
-    return 0 if results and all(r.outcome in ok for r in results) else 1
+    return (ExitStatus.OK if results and all(r.outcome in ok for r in results)
+            else ExitStatus.FAIL)
 
 
 def unjudged(results) -> list:
@@ -90,18 +93,19 @@ def judge(result: dict, expectation, hung: bool = False,
         diffs.append(f"log lacks {expectation.log_has.strip()!r}")
     if expectation.log_lacks and expectation.log_lacks in log:
         diffs.append(f"log has {expectation.log_lacks.strip()!r}")
+    call = f"{expectation.call} " if expectation.call else ""
     failures = result.get("counters", {}).get("failures")
     if failures != expectation.failures:
-        diffs.append(f"pthread_create() failures injected: got {failures}, "
+        diffs.append(f"{call}failures injected: got {failures}, "
                      f"expected {expectation.failures}")
     eligible = result.get("counters", {}).get("eligible")
     if expectation.eligible is not None and eligible != expectation.eligible:
-        diffs.append(f"pthread_create() calls from FFmpeg's code after arming: got "
+        diffs.append(f"{call}calls from FFmpeg's code after arming: got "
                      f"{eligible}, expected {expectation.eligible}")
     if expectation.failed_at:
         where = failed_where(result)
         if functions(where)[:len(expectation.failed_at)] != list(expectation.failed_at):
-            diffs.append(f"the failed pthread_create() call: got {where or 'no stack'}, "
+            diffs.append(f"the failed {call}call: got {where or 'no stack'}, "
                          f"expected {' < '.join(expectation.failed_at)}")
     return (Outcome.FAIL if diffs else Outcome.PASS), diffs
 

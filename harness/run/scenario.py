@@ -1,5 +1,6 @@
 """One scenario: which build, backend, filter and fault; its id and its graph."""
 
+import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 
@@ -8,6 +9,8 @@ from harness.run.faults import Fault
 
 WIDTH = HEIGHT = 64
 FRAMES = 2
+# the md5 of a frame never written: WIDTH x HEIGHT rgb24, all zero
+ZERO_FRAME_MD5 = hashlib.md5(bytes(WIDTH * HEIGHT * 3)).hexdigest()
 
 
 @dataclass(frozen=True)

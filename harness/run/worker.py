@@ -21,7 +21,7 @@ from harness.compile import families
 from harness.run import chains as graphs, routes, sites
 from harness import errnos
 from harness.compile import ffi_build
-from harness.errors import HarnessError
+from harness.errors import ExitStatus, HarnessError
 from harness.run.filtergraph import Graph
 from harness.run.scenario import HEIGHT, WIDTH, Scenario
 from harness.run.spec import FOREVER
@@ -331,9 +331,9 @@ def execute(scenario: str, out: str) -> int:
         sc = Scenario.from_json(scenario)
         run_it = entry(sc.entry)
         result = (run_it(sc, checkpoint, stuck) if run_it is run else run_it(sc, checkpoint))
-        status = 0
-    except HarnessError as e:
-        result, status = {"error": str(e)}, 3
+        status = ExitStatus.OK
+    except HarnessError as e:  # the scenario could not run: its ERROR, said in the result
+        result, status = {"error": str(e)}, e.exit_status
     out.write_text(json.dumps(result, indent=1))
     return status
 

@@ -15,6 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from harness.errors import ExitStatus
 from harness.judge import diff, diffreport, schemas
 from harness.judge.diff import Change
 from harness.judge.sweep import Class
@@ -131,17 +132,27 @@ def site(where, cls, index=0):
                            result=result)
 
 
+def paired(a: list, b: list) -> list:
+    """The sites of two sides as diff.run() pairs them (pair_plan on their calls): (place,
+    nth, the two sites, their change)."""
+    by = [{s.index: s for s in sites} for sites in (a, b)]
+    out = []
+    for p, n, idx in diff.pair_plan([[(s.index, s.where) for s in sites] for sites in (a, b)]):
+        two = [by[i][x] if x is not None else None for i, x in enumerate(idx)]
+        out.append((p, n, two, diff.change(*(s.cls if s else None for s in two))))
+    return out
+
+
 @pytest.mark.unit
 def test_sites_pair_by_place_not_line():
     """Moved code keeps its pairs; the n-th call at a place pairs with the n-th; a call
     made at a new place is in one tree only, judged against the classes that do no harm
     (its error lost: a regression)."""
-    g = diff.Group("onnx", "dnn_processing", "malloc=1*return(ENOMEM)", "malloc")
     a = [site("f (x.c:10) < g (x.c:20)", "SURFACED", 0), site("h (y.c:5)", "HANG", 1),
          site("f (x.c:10) < g (x.c:20)", "CLEAN", 2)]
     b = [site("h (y.c:7)", "SURFACED", 0), site("f (x.c:12) < g (x.c:22)", "SURFACED", 1),
          site("f (x.c:12) < g (x.c:22)", "ALTERED", 2), site("new (z.c:1)", "LOST", 3)]
-    got = [(p.place, p.nth, p.change) for p in diff._pair(g, [a, b])]
+    got = [(p, n, c) for p, n, _, c in paired(a, b)]
     assert got == [("f (x.c) < g (x.c)", 0, Change.SAME),
                    ("f (x.c) < g (x.c)", 1, Change.REGRESSION),
                    ("h (y.c)", 0, Change.FIX), ("new (z.c)", 0, Change.REGRESSION)]
@@ -171,7 +182,6 @@ def test_a_site_keeps_its_identity_when_inlining_changes():
     pair by their innermost frame once their places differ (measured: one new allocation
     in dnn_execute_model_onnx() made its callee show up in the stacks of the to-tree;
     follow-up 0007's th_start_inference_async() under the LibTorch forward)."""
-    g = diff.Group("onnx", "dnn_processing", "malloc=1*return(ENOMEM)", "malloc")
     a = [site("extract_lltask_from_task (dnn_backend_onnx.c:102) < ff_dnn_execute_model "
               "(dnn_filter_common.c:203)", "SURFACED", 0),
          site("fill_model_input_onnx (dnn_backend_onnx.c:380)", "SURFACED", 1)]
@@ -181,8 +191,7 @@ def test_a_site_keeps_its_identity_when_inlining_changes():
          site("new_call (dnn_backend_onnx.c:1070) < ff_dnn_execute_model "
               "(dnn_filter_common.c:203)", "CRASH", 1),
          site("fill_model_input_onnx (dnn_backend_onnx.c:382)", "SURFACED", 2)]
-    got = [(p.place.split(" < ")[0], [s and s.index for s in p.sites], p.change)
-           for p in diff._pair(g, [a, b])]
+    got = [(p.split(" < ")[0], [s and s.index for s in two], c) for p, _, two, c in paired(a, b)]
     assert got == [("extract_lltask_from_task (dnn_backend_onnx.c)", [0, 0], Change.REGRESSION),
                    ("fill_model_input_onnx (dnn_backend_onnx.c)", [1, 2], Change.SAME),
                    ("new_call (dnn_backend_onnx.c)", [None, 1], Change.REGRESSION)]
@@ -279,9 +288,9 @@ def test_a_change_that_does_not_build_fails(tree, tmp_path):
     out = tmp_path / "d.json"
     r = harness("--from", "after", "--patch", str(patch), *ONE_FAMILY, "--json", str(out))
     no_traceback(r)
-    assert r.returncode == diff.FAIL, r.stdout + r.stderr[-1500:]
+    assert r.returncode == ExitStatus.FAIL, r.stdout + r.stderr[-1500:]
     d = json.loads(out.read_text())
-    assert d["word"] == "FAIL" and d["exit_status"] == diff.FAIL
+    assert d["word"] == "FAIL" and d["exit_status"] == ExitStatus.FAIL
     assert "dnn_backend_onnx.c" in d["build_error"]["first_error"]
     assert "error:" in d["build_error"]["first_error"]
     assert "does not build, so no site of it could run" in r.stdout
@@ -301,7 +310,7 @@ def test_focus_runs_only_the_sites_through_the_change(regression, tmp_path):
                 "wrap:ff_proc_from_dnn_to_frame,pthread_create", "--values", "one",
                 "--confirm", "1", "--focus", "--json", str(out))
     no_traceback(r)
-    assert r.returncode == diff.FAIL, r.stdout + r.stderr[-1500:]
+    assert r.returncode == ExitStatus.FAIL, r.stdout + r.stderr[-1500:]
     d = json.loads(out.read_text())
     # the 4 post-processing sites run through the change; the flush route's thread start
     # (dnn_backend_common.c, vf_dnn_processing.c) does not: found, not run
@@ -470,20 +479,20 @@ def _diff(classes, touched=("function",) * 8, known=True, paths=("x.c",)):
 # as issue 24 says: a change whose touched sites are all blind is not a PASS, with a
 # status of its own (distinct from 1, a regression, and 2, bad input).
 VERDICTS = [
-    ([("HANG", "HANG")] * 4, ("function",) * 4, True, diff.BLIND),
+    ([("HANG", "HANG")] * 4, ("function",) * 4, True, ExitStatus.BLIND),
     ([("HANG", "HANG"), ("CRASH", "HANG"), ("CRASH", "CRASH")], ("function",) * 3, True,
-     diff.BLIND),
-    ([("HANG", "HANG"), ("HANG", "CRASH")], ("function",) * 2, True, diff.FAIL),  # new crash
-    ([("HANG", "HANG"), ("SURFACED", "SURFACED")], ("function", ""), True, diff.BLIND),
-    ([("HANG", "HANG"), ("SURFACED", "SURFACED")], ("function", "file"), True, diff.PASS),
-    ([("HANG", "HANG"), ("SURFACED", "LOST")], ("function", "function"), True, diff.FAIL),
-    ([("SURFACED", "SURFACED")], ("",), True, diff.BLIND),  # nothing runs through it
-    ([("SURFACED", "SURFACED")], ("",), False, diff.PASS),  # unknown: any judged site
-    ([("HANG", "HANG")], ("",), False, diff.BLIND),
-    ([("HANG", "SURFACED")], ("function",), True, diff.PASS),  # a fix is seen
-    ([(None, "SURFACED"), ("HANG", None)], ("function",) * 2, True, diff.PASS),  # judged
-    ([(None, "HANG"), ("HANG", None)], ("function",) * 2, True, diff.FAIL),  # a new call hangs
-    ([("SURFACED", "ERROR")], ("function",), True, diff.FAIL),
+     ExitStatus.BLIND),
+    ([("HANG", "HANG"), ("HANG", "CRASH")], ("function",) * 2, True, ExitStatus.FAIL),  # new crash
+    ([("HANG", "HANG"), ("SURFACED", "SURFACED")], ("function", ""), True, ExitStatus.BLIND),
+    ([("HANG", "HANG"), ("SURFACED", "SURFACED")], ("function", "file"), True, ExitStatus.OK),
+    ([("HANG", "HANG"), ("SURFACED", "LOST")], ("function", "function"), True, ExitStatus.FAIL),
+    ([("SURFACED", "SURFACED")], ("",), True, ExitStatus.BLIND),  # nothing runs through it
+    ([("SURFACED", "SURFACED")], ("",), False, ExitStatus.OK),  # unknown: any judged site
+    ([("HANG", "HANG")], ("",), False, ExitStatus.BLIND),
+    ([("HANG", "SURFACED")], ("function",), True, ExitStatus.OK),  # a fix is seen
+    ([(None, "SURFACED"), ("HANG", None)], ("function",) * 2, True, ExitStatus.OK),  # judged
+    ([(None, "HANG"), ("HANG", None)], ("function",) * 2, True, ExitStatus.FAIL),  # a new call hangs
+    ([("SURFACED", "ERROR")], ("function",), True, ExitStatus.FAIL),
 ]
 
 
@@ -497,7 +506,7 @@ def test_blind_verdict(classes, touched, known, want):
     blind = sum(set(c for c in pair if c) <= {"HANG", "CRASH"} for pair in classes)
     assert (t["blind"], t["total"]) == (blind, len(classes))
     word = diffreport.verdict_line(d).split("**")[1]
-    assert word == {diff.PASS: "PASS", diff.FAIL: "FAIL", diff.BLIND: "BLIND"}[want]
+    assert word == {ExitStatus.OK: "PASS", ExitStatus.FAIL: "FAIL", ExitStatus.BLIND: "BLIND"}[want]
 
 
 @pytest.mark.unit

@@ -10,7 +10,7 @@ import pytest
 pytestmark = pytest.mark.unit
 
 ROOT = Path(__file__).resolve().parents[2]
-TOPS = ("harness", "tests", "injectors", "builds", "bench", "ci", "docs")
+TOPS = ("harness", "tests", "injectors", "builds", "models", "bench", "ci", "docs")
 PATH = re.compile(r"(?<![\w/.~$-])((?:%s)/[\w./+-]*[\w/])" % "|".join(TOPS))
 # made by the build, not tracked: named by the docs as where things go; where an installed
 # wheel carries the data directories (harness/paths.py); and FFmpeg's own tests/api (its
@@ -19,9 +19,9 @@ GENERATED = ("injectors/build", "harness/_data", "tests/api")
 DOCS = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")),
         *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "harness" / "cases").rglob("*.md")),
         "ci/README.md", "injectors/README.md", "builds/patches/README.md",
-        "builds/patches/followups/README.md"]
+        "builds/patches/followups/README.md", "models/README.md"]
 CODE = sorted(str(p.relative_to(ROOT)) for top in ("harness", "tests",
-                                                   "bench", "injectors")
+                                                   "bench", "injectors", "models")
               for p in (ROOT / top).rglob("*") if p.suffix in (".py", ".c", ".h", ".cpp")
               and "__pycache__" not in p.parts and p.name != "test_docs.py")
 

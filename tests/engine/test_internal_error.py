@@ -1,13 +1,13 @@
 """An exception the harness does not expect (a bug) ends a command with one line naming it
-and where, and exit status 70 (harness/cli.py INTERNAL_ERROR: not 1, a regression, nor 2,
-bad input); its traceback only under `--debug`."""
+and where, and exit status 70 (ExitStatus.INTERNAL_ERROR, harness/errors.py: not 1, a
+regression, nor 2, bad input); its traceback only under `--debug`."""
 
 import subprocess
 import sys
 
 import pytest
 
-from harness import cli
+from harness.errors import ExitStatus
 from harness.paths import PROJECT
 
 pytestmark = pytest.mark.unit
@@ -35,7 +35,7 @@ def harness_with_a_bug(*args):
 
 def test_one_line_and_its_own_status():
     r = harness_with_a_bug("merge", "shard.json")
-    assert r.returncode == cli.INTERNAL_ERROR == 70 and r.stdout == ""
+    assert r.returncode == ExitStatus.INTERNAL_ERROR == 70 and r.stdout == ""
     (line,) = r.stderr.splitlines()
     assert line.startswith("error: internal error: KeyError: 'shard' in judge/merge.py:")
     assert "(check)" in line and "--debug" in line and "Traceback" not in r.stderr
@@ -52,4 +52,4 @@ def test_bad_input_stays_2_and_a_signal_its_own():
     r = subprocess.run([sys.executable, "-m", "harness", "merge", "/nonexistent.json"],
                        cwd=PROJECT, capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.startswith("error: /nonexistent.json: ")
-    assert cli.INTERNAL_ERROR not in (0, 1, 2, 3, 4) and cli.INTERNAL_ERROR < 128
+    assert ExitStatus.INTERNAL_ERROR not in (0, 1, 2, 3, 4) and ExitStatus.INTERNAL_ERROR < 128

@@ -7,7 +7,7 @@ the builds link, the way 9.0.2's backends run them.
 - OpenVINO: ONNX Runtime checks the numerics of the ONNX files; the OpenVINO C API
   (FFDNN_OV_LIB, else the openvino 2026.4.1 backend in the cache), when there, runs
   them through the same pre/post-processing set-up as init_model_ov().
-- Torch: LibTorch itself (harness/obtain/models/torch_model.cpp against the torch backend);
+- Torch: LibTorch itself (models/torch_model.cpp against the torch backend);
   skipped when no LibTorch is installed.
 """
 
@@ -26,7 +26,7 @@ import pytest
 
 from harness.obtain import models
 from harness.obtain import backends
-from harness.paths import cache_root
+from harness.paths import cache_root, data_dir
 from harness.obtain.models import ov_models, protobuf as pb, tf_models
 
 pytestmark = pytest.mark.unit
@@ -74,12 +74,12 @@ def test_generators_known():
 
 
 def test_backend_models_are_named_by_the_entry():
-    """A backend's entry names its models and the module of harness/obtain/models/ that writes them: no
+    """A backend's entry names its models and the module of models/ that writes them: no
     other table to edit when a backend is added."""
     for b in backends.BACKENDS.values():
         for name in (b.identity, b.non_identity):
             g = models.GENERATORS[name]
-            assert g.module_file == Path(models.__file__).with_name(f"{b.generator}.py")
+            assert g.module_file == data_dir("models") / f"{b.generator}.py"  # models/
             func = g.__name__.rsplit(".", 1)[1]
             assert re.search(rf"^def {func}\(", g.module_file.read_text(), re.M), g.__name__
 

@@ -67,6 +67,8 @@ def test_the_wheel_carries_what_the_commands_read(wheel):
     assert len(want) > 40
     assert [p for p in want if in_the_wheel(p) not in names] == []
     assert [p for p in tracked("harness/*.py") if p not in names] == []
+    models = tracked("models")  # the generators: Python, but data the registry imports
+    assert len(models) > 5 and [p for p in models if in_the_wheel(p) not in names] == []
     meta = next(n for n in names if n.endswith(".dist-info/METADATA"))
     text = zipfile.ZipFile(wheel).read(meta).decode()
     assert "License-Expression: LGPL-2.1-or-later" in text
@@ -91,6 +93,9 @@ def test_installed_it_finds_its_data_there(installed, tmp_path):
     files = json.loads(r.stdout)
     assert all(f.startswith(str(installed)) for f in files), files
     assert [os.path.basename(f) for f in files[1:]] == [*DATA_DIRS, "patches"]
+    r = _python(installed, tmp_path, "-c", "from harness.obtain import models; "
+                "print(models.GENERATORS['onnx-identity'].module_file)")
+    assert r.returncode == 0 and r.stdout.startswith(str(installed)), r.stdout + r.stderr[-2000:]
 
 
 @pytest.mark.after

@@ -9,12 +9,15 @@ import dataclasses
 
 import pytest
 
+from harness.errors import ExitStatus
 from harness.judge import diff
-from harness.judge.diff import BLIND, FAIL, PASS, Change
+from harness.judge.diff import Change
 from harness.judge.sweep import Class
 from tests import recorded
 
 pytestmark = pytest.mark.unit
+
+PASS, FAIL, BLIND = ExitStatus.OK, ExitStatus.FAIL, ExitStatus.BLIND  # the diff's words
 
 FORWARD, BACK = "diff-before-after", "diff-after-before"
 ONNX_FLUSH = "onnx / dnn_processing / flush / pthread_create"

@@ -16,7 +16,7 @@ import pytest
 
 from harness.obtain import backends
 from harness import cli
-from harness.errors import HarnessError
+from harness.errors import ExitStatus, HarnessError
 
 yaml = pytest.importorskip("yaml")
 
@@ -35,10 +35,10 @@ ACTIONS = {
                             "https://code.forgejo.org/forgejo/download-artifact": "v4"},
 }
 # what changes a cache entry: the harness (trees' recipe, backends, cffi modules), the
-# injectors, the model generators (harness/obtain/models/), the patches and build scripts,
+# injectors, the model generators (models/), the patches and build scripts,
 # the Python deps; harness/ holds the cases too, so a case's change is a new key (never a
 # stale entry)
-CACHE_INPUTS = ("builds", "harness", "injectors", "pyproject.toml", "Makefile")
+CACHE_INPUTS = ("builds", "harness", "injectors", "models", "pyproject.toml", "Makefile")
 EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 PLACEHOLDER = "PLACEHOLDER"
 # each forge's context name (Forgejo's `forge`, of which `github` is an alias)
@@ -732,14 +732,13 @@ def test_fresh_debian_script_parses_and_its_python_imports():
 def test_sanitizer_job_fails_an_unmeasured_claim(workflow):
     """The sanitizer job runs `claims` for commits 1 and 2 and does not pass when the
     toolchain stopped them before they could be measured (claims' exit 4, said)."""
-    from harness.judge import claims
     job = load(workflow)["jobs"]["sanitizers"]
     calls = [(step, ns) for step, ns in harness_calls(job) if ns.command == "claims"]
     assert calls, "the sanitizer job runs no claims"
     step, ns = calls[0]
     assert sorted(ns.commit) == [1, 2] and ns.json
     run = step["run"]
-    assert f'"$status" -eq {claims.NOT_MEASURED}' in run and "::error::" in run
+    assert f'"$status" -eq {ExitStatus.NOT_MEASURED:d}' in run and "::error::" in run
     assert run.rstrip().endswith('exit "$status"'), "the step ends with claims' own status"
     assert "|| true" not in run and "continue-on-error" not in step
 

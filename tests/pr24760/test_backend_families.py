@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from harness.cases import followups
-from harness.judge import diff
+from harness.errors import ExitStatus
 from harness.paths import PROJECT
 from tests import mistakes
 
@@ -104,7 +104,7 @@ def test_a_backend_status_mistake_is_caught(fixed, tmp_path, name):
               "--route", "frames", "--confirm", "1"]
     out = tmp_path / "d.json"
     r = harness(*common, "--fault", family, "--json", str(out))
-    assert r.returncode == diff.FAIL, r.stdout + r.stderr[-2000:]
+    assert r.returncode == ExitStatus.FAIL, r.stdout + r.stderr[-2000:]
     d = json.loads(out.read_text())
     bad = [s for s in d["sites"] if s["change"] == "regression"]
     assert bad and all(s["family"] == family for s in bad)
@@ -115,4 +115,4 @@ def test_a_backend_status_mistake_is_caught(fixed, tmp_path, name):
     # the backend family taken out: the other families do not see the mistake (their sites
     # through the change, --focus: the others cannot show it)
     r = harness(*common, "--fault", OTHERS, "--values", "one", "--focus")
-    assert r.returncode != diff.FAIL, r.stdout[-3000:] + r.stderr[-2000:]
+    assert r.returncode != ExitStatus.FAIL, r.stdout[-3000:] + r.stderr[-2000:]

@@ -9,6 +9,7 @@ import pytest
 
 from harness.cases import followups, pr24760
 from harness import caseload, cli
+from harness.case import Case
 from harness.errors import HarnessError
 from harness.judge import diff
 from harness.obtain.layout import Layout, TreeSpec
@@ -20,9 +21,10 @@ from tests.conftest import need_tree
 @pytest.mark.unit
 def test_cases_by_name():
     assert caseload.names() == ["followups", "pr24760"]
-    assert caseload.load("pr24760").TABLES is pr24760.TABLES
+    assert caseload.load("pr24760") is pr24760.CASE
+    assert caseload.load("pr24760").tables is pr24760.TABLES
     with pytest.raises(HarnessError, match="case 'followups' has no TABLES"):
-        caseload.load("followups").TABLES
+        caseload.load("followups").part("tables")
 
 
 @pytest.mark.unit
@@ -157,13 +159,13 @@ def test_a_layout_is_whole():
 
 @pytest.mark.unit
 def test_a_case_without_trees_is_one_error_line(monkeypatch, capsys):
-    """A command that builds asks the case for its LAYOUT; a case without one is bad
+    """A command that builds asks the case for its layout; a case without one is bad
     input: one `error:` line, exit 2."""
     import types
     case = types.ModuleType("harness.cases.nolayout")
-    case.FAULTS = ("none",)
+    case.CASE = Case("nolayout", ("a", "b"), faults=("none",))
     monkeypatch.setitem(sys.modules, "harness.cases.nolayout", case)
     monkeypatch.setattr(caseload, "names", lambda: ["followups", "nolayout", "pr24760"])
     assert cli.main(["build", "--case", "nolayout", "--backend", "default"]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert err == ["error: case 'nolayout' has no LAYOUT for this command (it has: FAULTS)"]
+    assert err == ["error: case 'nolayout' has no LAYOUT for this command (it has: FAULTS, PAIR)"]

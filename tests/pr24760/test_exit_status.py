@@ -78,12 +78,13 @@ def test_table_rows_without_expectation_are_not_green(tree, monkeypatch, capsys)
     """`table` on one pair of the case's tables: 0 with the PR's rows; a fault the case has
     no row for (a window that skips a call) makes it 1, unless --measure."""
     tree("before"), tree("after")
-    monkeypatch.setattr(expected, "TABLES", {"Table 1": Table((("onnx", "dnn_processing"),))})
+    case = dataclasses.replace(expected.CASE, tables={"Table 1": Table((("onnx", "dnn_processing"),))})
+    monkeypatch.setattr(expected, "CASE", case)
     argv = ["table", "--results", ""]
     assert cli.main(argv) == 0
     assert "8 runs: 8 PASS" in capsys.readouterr().out
-    monkeypatch.setattr(expected, "FAULTS", ("pthread_create=EINVAL",
-                                             "pthread_create=1*off->1*return(EINVAL)"))
+    monkeypatch.setattr(expected, "CASE", dataclasses.replace(
+        case, faults=("pthread_create=EINVAL", "pthread_create=1*off->1*return(EINVAL)")))
     assert cli.main(argv) == 1
     captured = capsys.readouterr()
     assert "4 runs: 2 PASS, 2 MEASURED" in captured.out
@@ -99,12 +100,13 @@ def test_claims_skipped_row_is_not_green(tree, monkeypatch, capsys):
     one whose backend is not built (skipped) make it 1, the row named on stderr."""
     tree("base"), tree("before")
     row = next(c for c in expected.COMMIT_CLAIMS if c.id == "commit7-processing-flush-einval")
-    monkeypatch.setattr(expected, "COMMIT_CLAIMS", (row,))
+    monkeypatch.setattr(expected, "CASE", dataclasses.replace(expected.CASE, commit_claims=(row,)))
     argv = ["claims", "--commit", "7"]
     assert cli.main(argv) == 0
     assert "| reproduces |" in capsys.readouterr().out
     skipped = dataclasses.replace(row, id="commit7-needs-coreml", needs=("onnx", "coreml"))
-    monkeypatch.setattr(expected, "COMMIT_CLAIMS", (row, skipped))
+    monkeypatch.setattr(expected, "CASE",
+                        dataclasses.replace(expected.CASE, commit_claims=(row, skipped)))
     assert cli.main(argv) == 1
     err = capsys.readouterr().err
     assert "- not judged for commit7-needs-coreml: skipped: the trees were built without " \

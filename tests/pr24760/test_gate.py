@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from harness.judge import diff
+from harness.errors import ExitStatus
 from harness.obtain.trees import GIT_ID
 from harness.paths import PROJECT
 from harness.run import chains as graphs
@@ -31,8 +31,8 @@ REVERT = {
 # result at EOF, so base's -1 (AVERROR(EPERM), "base returns -1 (AVERROR(EPERM)) at EOF,
 # before returns 11") becomes the positive errno the graph drops; #24760 makes it AVERROR.
 CHAIN = {
-    ("base", "before"): ("SURFACED", "LOST", "regression", diff.FAIL),
-    ("before", "after"): ("LOST", "SURFACED", "fix", diff.PASS),
+    ("base", "before"): ("SURFACED", "LOST", "regression", ExitStatus.FAIL),
+    ("before", "after"): ("LOST", "SURFACED", "fix", ExitStatus.OK),
 }
 
 
@@ -73,9 +73,9 @@ def test_revert_of_24760_is_caught(tree, revert_patch, tmp_path):
     out = tmp_path / "d.json"
     r = harness("--from", "after", "--patch", revert_patch, "--fault", "pthread_create",
                 "--confirm", "1", "--json", str(out))
-    assert r.returncode == diff.FAIL, r.stdout + r.stderr[-2000:]
+    assert r.returncode == ExitStatus.FAIL, r.stdout + r.stderr[-2000:]
     d = json.loads(out.read_text())
-    assert d["exit_status"] == diff.FAIL and d["word"] == "FAIL"
+    assert d["exit_status"] == ExitStatus.FAIL and d["word"] == "FAIL"
     assert d["touched"]["functions"] == ["ff_dnn_start_inference_async (dnn_backend_common.c)"]
     flush = [s for s in d["sites"] if s["route"] == "flush"]
     assert sorted({(s["backend"], s["filter"]) for s in flush}) == pairs(after)
@@ -157,9 +157,9 @@ def test_all_touched_sites_blind(tree, tmp_path):
     r = harness("--from", "after", "--patch", str(patch), "--backend-name", "tf",
                 "--filter", "dnn_processing", "--route", "frames", "--fault", "pthread_create",
                 "--confirm", "1", "--json", str(out))
-    assert r.returncode == diff.BLIND, r.stdout + r.stderr[-2000:]
+    assert r.returncode == ExitStatus.BLIND, r.stdout + r.stderr[-2000:]
     d = json.loads(out.read_text())
-    assert d["word"] == "BLIND" and d["exit_status"] == diff.BLIND
+    assert d["word"] == "BLIND" and d["exit_status"] == ExitStatus.BLIND
     assert d["touched"]["functions"] == ["execute_model_tf (dnn_backend_tf.c)"]
     # its 4 thread starts, each failed with the 3 values of pthread_create()'s profile
     assert d["counts"]["touched"] == {"judged": 0, "blind": 12, "not_judged": 0, "total": 12}
@@ -212,7 +212,7 @@ def test_revert_on_followups_caught_on_libtorch_frames(tree, tmp_path):
     r = harness("--git-dir", str(repo), "--from-ref", "HEAD~1", "--to-ref", "HEAD",
                 "--backend", BACKENDS, "--backend-name", "torch,tf", "--filter", "dnn_processing",
                 "--fault", "pthread_create", "--confirm", "1", "--json", str(out))
-    assert r.returncode == diff.FAIL, r.stdout + r.stderr[-2000:]
+    assert r.returncode == ExitStatus.FAIL, r.stdout + r.stderr[-2000:]
     d = json.loads(out.read_text())
     got = {}
     for s in d["sites"]:

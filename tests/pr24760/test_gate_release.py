@@ -11,7 +11,8 @@ import sys
 import pytest
 
 from harness.cases.pr24760 import LAYOUT, TABLE_NEEDS
-from harness.judge import diff, series
+from harness.errors import ExitStatus
+from harness.judge import series
 from harness.obtain import releases
 from harness.obtain.trees import GIT_ID, Plan
 from harness.paths import PROJECT
@@ -58,9 +59,9 @@ def _pairs(tree) -> list:
 # the trees diffed on the flush route (after + patch: #24760 reverted), the exit status, and
 # the one (class on the first, class on the second, change) every site must show
 GATE = {
-    "before-after-fixes": (("--from", "before", "--to", "after"), diff.PASS,
+    "before-after-fixes": (("--from", "before", "--to", "after"), ExitStatus.OK,
                            ("LOST", "SURFACED", "fix")),
-    "revert-is-caught": (("--from", "after", "--patch", None), diff.FAIL,
+    "revert-is-caught": (("--from", "after", "--patch", None), ExitStatus.FAIL,
                          ("SURFACED", "LOST", "regression")),
 }
 

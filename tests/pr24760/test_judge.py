@@ -9,6 +9,7 @@ import pytest
 
 from harness.cases import pr24760 as expected
 from harness import errnos
+from harness.errors import ExitStatus
 from harness.judge import claims, sweep
 from harness.run import faults
 from harness.run.outcome import Outcome, exit_status, judge
@@ -183,7 +184,7 @@ MEASURED_ROWS = [
 def test_claims_exit_status(verdicts, status):
     rows = [{"id": f"r{i}", "verdict": v} for i, v in enumerate(verdicts)]
     assert claims.exit_status(rows) == status
-    assert claims.NOT_MEASURED == 4
+    assert ExitStatus.NOT_MEASURED == 4
 
 
 def test_commit7_rows_cover_its_three_filters_and_any_code():

@@ -60,7 +60,7 @@ def test_claims_expressible_on_the_release(tree):
     from harness.cases import pr24760
     from harness.judge import releasetable as rt
     facts = probe.facts(tree("after").src)
-    by_id = {c.id: c for c in rt.claims_of(pr24760)}
+    by_id = {c.id: c for c in rt.claims_of(pr24760.CASE)}
     assert len(by_id) == len(pr24760.COMMIT_CLAIMS) + len(pr24760.SANITIZER_CLAIMS)
     everything = set(range(1, 10))
     assert rt.claim_cell(by_id["commit7-detect-flush-einval"], facts, everything) == "expressible"

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from harness.cases import pr24760
-from harness.judge import diff
+from harness.errors import ExitStatus
 from harness.paths import PROJECT
 from tests import mistakes
 
@@ -64,7 +64,7 @@ def test_every_value_of_the_profile_is_failed(tree, tmp_path, name):
               "--backend-name", "onnx", "--confirm", "1"]
     out = tmp_path / "d.json"
     r = harness(*common, "--json", str(out))
-    assert r.returncode == diff.FAIL, r.stdout + r.stderr[-2000:]
+    assert r.returncode == ExitStatus.FAIL, r.stdout + r.stderr[-2000:]
     d = json.loads(out.read_text())
     got = {s["value"]: (s["from"]["class"], s["to"]["class"]) for s in d["sites"]}
     assert got == want
@@ -76,5 +76,5 @@ def test_every_value_of_the_profile_is_failed(tree, tmp_path, name):
             assert f"--fault {family}={value}" in line  # and reproduces it
     # the profile taken out: the first value only, the mistake passes unseen
     r = harness(*common, "--values", "one")
-    assert r.returncode == diff.PASS, r.stdout + r.stderr[-2000:]
+    assert r.returncode == ExitStatus.OK, r.stdout + r.stderr[-2000:]
     assert "**PASS**: judged 1 / blind 0 / total 1 sites" in r.stdout

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from harness.cases import pr24760
-from harness.judge import diff
+from harness.errors import ExitStatus
 from harness.paths import PROJECT
 from tests import mistakes
 
@@ -31,7 +31,7 @@ CHANGES = {
     "null-check-removed": (
         "libavfilter/dnn/dnn_backend_onnx.c", ONNX_CALLBACK_DIMS,
         "    dims = av_malloc(num_dims * sizeof(int64_t));\n",
-        ["--fault", "malloc", "--values", "one"], diff.FAIL,
+        ["--fault", "malloc", "--values", "one"], ExitStatus.FAIL,
         lambda d: {("HANG", "CRASH")} <= {(s["from"]["class"], s["to"]["class"])
                                           for s in d["sites"] if s["change"] == "regression"}),
     # a new allocation whose result is used unchecked: a call only the to-tree makes,
@@ -40,7 +40,7 @@ CHANGES = {
         "libavfilter/dnn/dnn_backend_onnx.c", ONNX_CALLBACK_DIMS,
         ONNX_CALLBACK_DIMS + "    {\n        int64_t *copy = av_malloc(4 * sizeof(*copy));\n"
                              "        copy[0] = num_dims;\n        av_free(copy);\n    }\n",
-        ["--fault", "malloc", "--values", "one"], diff.FAIL,
+        ["--fault", "malloc", "--values", "one"], ExitStatus.FAIL,
         lambda d: any(s["change"] == "regression" and s["from"] is None
                       and s["to"]["class"] == "CRASH" for s in d["sites"])),
     # the message of an error branch no fault reaches (a null async module): every site
@@ -50,7 +50,7 @@ CHANGES = {
         '        av_log(ctx, AV_LOG_ERROR, "async_module is null when starting async '
         'inference.\\n");\n',
         '        av_log(ctx, AV_LOG_ERROR, "No async module to start the inference on.\\n");\n',
-        ["--fault", "pthread_create", "--route", "flush"], diff.BLIND,
+        ["--fault", "pthread_create", "--route", "flush"], ExitStatus.BLIND,
         lambda d: d["coverage"]["changed"] == 1 and d["coverage"]["executed"] == 0
         and d["counts"]["touched"]["judged"] > 0),
 }
@@ -84,6 +84,6 @@ def test_the_gate_sees_what_it_saw(tree, tmp_path, name):
     assert c is not None and c["changed"] >= 1
     assert f"changed lines executed under a fault: {c['executed']} of {c['changed']}" \
         in r.stdout
-    if status == diff.BLIND:
+    if status == ExitStatus.BLIND:
         assert "none of the 1 changed lines of code ran under any fault" in r.stdout
         assert "libavfilter/dnn/dnn_backend_common.c:" in r.stdout  # named, not run

@@ -17,10 +17,10 @@ from harness.obtain.backends import BACKENDS
 from harness.obtain.layout import Layout, TreeSpec
 from harness.run.faults import Fault
 from harness.run.matrix import Table
+from harness.case import Case, TrainedRow
 from harness.run.outcome import Expectation
-from harness.judge.claimrun import ZEROS_64X64_RGB24
-from harness.judge.trained import TrainedRow
 from harness.run.runner import Expect
+from harness.run.scenario import ZERO_FRAME_MD5
 
 from harness.obtain import models
 
@@ -39,21 +39,6 @@ _TORCHWEIGHTS = models.WRITERS + (paths.PROJECT / "harness/cases/pr24760/torchwe
 models.register("mtcnn-onet", f"{__name__}.mtcnn", "onet", _TORCHWEIGHTS)
 models.register("mtcnn-onet-labels", f"{__name__}.mtcnn", "onet_labels")
 models.register("mtcnn-pnet-detect", f"{__name__}.mtcnn", "pnet_detect", _TORCHWEIGHTS)
-
-# The case's pytest markers (tests/conftest.py registers them): its trees and its commits.
-MARKERS = {
-    "base": "scenarios on the base tree (FFmpeg 9.0.2)",
-    "before": "scenarios on the before tree (#24702 head)",
-    "after": "scenarios on the after tree (#24760)",
-    "commit1": "#24702 commit 1 (ASan: single-pointer arrays passed to sws_scale)",
-    "commit2": "#24702 commit 2 (TSan: task completion synchronized with the result reader)",
-    "commit3": "#24702 commit 3 (post-processing failures through async results)",
-    "commit4": "#24702 commit 4 (derain and sr return the post-processing error)",
-    "commit5": "#24702 commit 5 (AVERROR codes from analytics post-processing)",
-    "commit6": "#24702 commit 6 (analytics tasks whose post-processing failed complete)",
-    "commit7": "#24702 commit 7 (the ff_dnn_flush() error returned at EOF)",
-    "commit8": "#24702 commit 8 (OpenVINO tasks whose output read fails)",
-}
 
 LOG_BEFORE = "Unable to start async inference.\n"
 LOG_AFTER = "Unable to start async inference: "
@@ -197,7 +182,8 @@ def lookup(build: str, fault: Fault, backend: str = "onnx", filt: str = "dnn_pro
             boxes = BOXES.get(filt, (None,))[0]
             return Expectation(c.id, c.cites, c.activate(fault), c.activate_field,
                                tuple(c.sink(fault)), has, lacks, c.failures, boxes, c.outcome,
-                               frames - c.lost, 1, c.eligible, c.failed_at)
+                               frames - c.lost, 1, c.eligible, c.failed_at,
+                               call="pthread_create()")
     return None
 
 
@@ -441,7 +427,7 @@ COMMIT_CLAIMS = (
         "normal successful frame",
         # a uint8 output: ff_proc_from_dnn_to_frame() returns AVERROR(ENOSYS) (scale 0)
         ("tf",), f"format=rgb24,dnn_processing={TF_U8}", {"model": "claims-tf-u8-out"},
-        base={"frames": [ZEROS_64X64_RGB24] * 2, "errors": []},
+        base={"frames": [ZERO_FRAME_MD5] * 2, "errors": []},
         before={"frames": [], "errors": [ENOSYS] * 2}, filter="dnn_processing"),
     CommitClaim(
         "commit4-derain-real-error", 4,
@@ -449,7 +435,7 @@ COMMIT_CLAIMS = (
         "Pass a status pointer, log the failure and return the real error, as "
         "vf_dnn_processing already does.",
         ("tf",), f"format=rgb24,derain={TF_U8}", {"model": "claims-tf-u8-out"},
-        base={"frames": [ZEROS_64X64_RGB24] * 2, "errors": [], "no_log": POST_PROC_FAILED},
+        base={"frames": [ZERO_FRAME_MD5] * 2, "errors": [], "no_log": POST_PROC_FAILED},
         before={"frames": [], "errors": [ENOSYS],
                 "log": f"{POST_PROC_FAILED}: Function not implemented"}, runner="ffmpeg"),
     CommitClaim(
@@ -735,11 +721,6 @@ PNET = "MTCNN PNet (trained; facenet-pytorch 2.6.0 `facenet_pytorch/data/pnet.pt
 DETECT = "format=rgb24,dnn_detect=dnn_backend=openvino:model={det}:input=x"
 CLASSIFY = ",dnn_classify=dnn_backend=openvino:model={onet}:input=x:labels={labels}:confidence=0"
 
-# how the trained rows' models are made from facenet-pytorch's weights (said in the report)
-TRAINED_CONVERSION = ("read without torch (harness/cases/pr24760/torchweights.py) and written as ONNX "
-                      "(harness/cases/pr24760/mtcnn.py): ONet's face probability; PNet over a 6-level "
-                      "pyramid with box regression and non-maximum suppression in the graph")
-
 TRAINED_ROWS = (
     TrainedRow("(no DNN filter)", "— (photographs)", "", {}, frozenset(), (), 0, 0, 0),
     TrainedRow("`dnn_detect`", "OpenVINO `ov-detect` (constant box, not trained)",
@@ -756,3 +737,31 @@ TRAINED_ROWS = (
                {"det": "mtcnn-pnet-detect", "onet": "mtcnn-onet", "labels": "mtcnn-onet-labels"},
                frozenset({"openvino"}), ("facenet-pytorch",), None, 1, 1),
 )
+
+
+# The case, as the engine reads it (harness/case.py): each part above, for the commands
+# that judge it.
+CASE = Case(
+    "pr24760", PAIR, expect=EXPECT, layout=LAYOUT, faults=FAULTS, tables=TABLES,
+    table_needs=TABLE_NEEDS, sweep=SWEEP, claims_pair=CLAIMS_PAIR, commit_claims=COMMIT_CLAIMS,
+    sanitizer_claims=SANITIZER_CLAIMS, warning_claims=WARNING_CLAIMS, callers=CALLERS,
+    identity_md5=IDENTITY_MD5, trained_rows=TRAINED_ROWS,
+    # how the trained rows' models are made from facenet-pytorch's weights (said in the report)
+    trained_conversion=("read without torch (harness/cases/pr24760/torchweights.py) and "
+                        "written as ONNX (harness/cases/pr24760/mtcnn.py): ONet's face "
+                        "probability; PNet over a 6-level pyramid with box regression and "
+                        "non-maximum suppression in the graph"),
+    # its pytest markers (tests/conftest.py registers them): its trees and its commits
+    markers={
+        "base": "scenarios on the base tree (FFmpeg 9.0.2)",
+        "before": "scenarios on the before tree (#24702 head)",
+        "after": "scenarios on the after tree (#24760)",
+        "commit1": "#24702 commit 1 (ASan: single-pointer arrays passed to sws_scale)",
+        "commit2": "#24702 commit 2 (TSan: task completion synchronized with the result reader)",
+        "commit3": "#24702 commit 3 (post-processing failures through async results)",
+        "commit4": "#24702 commit 4 (derain and sr return the post-processing error)",
+        "commit5": "#24702 commit 5 (AVERROR codes from analytics post-processing)",
+        "commit6": "#24702 commit 6 (analytics tasks whose post-processing failed complete)",
+        "commit7": "#24702 commit 7 (the ff_dnn_flush() error returned at EOF)",
+        "commit8": "#24702 commit 8 (OpenVINO tasks whose output read fails)",
+    })

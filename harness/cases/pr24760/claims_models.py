@@ -121,7 +121,7 @@ TOO_MANY_BOXES = 6_000_000
 
 
 def tf_det_too_many():
-    """tf-det (harness/obtain/models/tf_models.py) with num_detections = 6e6 and detection_scores a
+    """tf-det (models/tf_models.py) with num_detections = 6e6 and detection_scores a
     Fill of 0.9 over [1, 1, 1, 6e6] (24 MB, computed by TF, not stored): every proposal
     passes the threshold, so dnn_detect_post_proc_tf() asks for side data of 6e6 boxes,
     whose allocation fails. classes and boxes stay one entry: 9.0.2 reads them only

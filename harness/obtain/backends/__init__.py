@@ -48,7 +48,7 @@ def _modules() -> tuple:
 # One module a backend (harness/obtain/backends/<name>.py, its BACKEND): how it is fetched,
 # its configure library, how FFmpeg and the filters name it, its graphs and generated
 # models, the system libraries its link needs, its marker and CI shard. Adding a backend
-# is adding its module (and the module of harness/obtain/models/ that writes its models).
+# is adding its module (and the module of models/ that writes its models).
 BACKENDS = {b.name: b for b in (importlib.import_module(f"{__name__}.{m}").BACKEND
                                 for m in _modules())}
 BACKEND_SETS = {"default": ("onnx",), "all": tuple(BACKENDS)}

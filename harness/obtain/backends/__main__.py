@@ -9,7 +9,7 @@ and the CI workflows read of the registry, with no virtualenv (the standard libr
 import json
 import sys
 
-from harness.errors import HarnessError
+from harness.errors import ExitStatus, HarnessError
 from harness.obtain import backends
 
 
@@ -27,8 +27,8 @@ def main(argv: list) -> int:
             raise HarnessError(f"unknown question '{what}' (names, libs SET, shards)")
     except HarnessError as e:
         print(f"error: {e}", file=sys.stderr)
-        return 2
-    return 0
+        return ExitStatus.BAD_INPUT
+    return ExitStatus.OK
 
 
 if __name__ == "__main__":

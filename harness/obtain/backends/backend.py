@@ -10,7 +10,7 @@ from typing import Callable
 @dataclass(frozen=True, kw_only=True)
 class Graph:
     """A filter's graph on a backend: the description between buffer and buffersink, with
-    {field}s filled from `models` (generated models, harness/obtain/models/)."""
+    {field}s filled from `models` (generated models, by name: harness/obtain/models/)."""
 
     description: str
     models: dict
@@ -33,9 +33,9 @@ class Backend:
     option: str        # the DNN filters' dnn_backend= value
     marker: str        # the pytest marker of its tests (registered by tests/conftest.py)
     processing: str = ""  # dnn_processing's options after model= for its generated models
-    identity: str         # its generated identity model (harness/obtain/models/)
+    identity: str         # its generated identity model (models/)
     non_identity: str     # and a model that changes every pixel
-    generator: str        # the module of harness/obtain/models/ that writes its models: `onnx-conv` is
+    generator: str        # the module of models/ that writes its models: `onnx-conv` is
                           # its conv(), `ov-detect` ov_models.detect()
     graphs: dict = field(default_factory=dict)  # filter -> Graph, beside dnn_processing
     libs: tuple = ()      # (library, Debian package) its link needs from the system:

@@ -1,8 +1,10 @@
-"""Generators for the small test models, written on demand and cached by content hash.
+"""The small test models by name, written on demand and cached by content hash.
 
-Nothing is downloaded: each model is built here from a fixed description (and a
-fixed seed where it has weights), so its bytes are reproducible; the cache names a
-file by the hash of its recipe (the generator's source).
+Nothing is downloaded: each model is built from a fixed description (and a fixed seed
+where it has weights) by a generator of the project's models/ (a data directory, as
+injectors/ is: in a checkout at its top level, in a wheel inside the package;
+harness/paths.py's data_dir()), imported as a module of this package, so its bytes are
+reproducible; the cache names a file by the hash of its recipe (the generator's source).
 """
 
 import hashlib
@@ -10,7 +12,11 @@ import importlib
 import importlib.util
 from pathlib import Path
 
-from harness.paths import atomic_file
+from harness.paths import atomic_file, data_dir
+
+# the generators (models/README.md: each one's provenance) are this package's modules
+SOURCES = data_dir("models")
+__path__.append(str(SOURCES))
 
 
 def _lazy(module: str, func: str, deps: tuple = ()):
@@ -28,8 +34,7 @@ def _lazy(module: str, func: str, deps: tuple = ()):
 
 # what the models of ONNX Runtime, OpenVINO and TensorFlow are written with: a model
 # built on them (a case's) depends on them too
-HERE = Path(__file__).parent
-WRITERS = (HERE / "protobuf.py", HERE / "tf_models.py", HERE / "ov_models.py")
+WRITERS = (SOURCES / "protobuf.py", SOURCES / "tf_models.py", SOURCES / "ov_models.py")
 
 
 def register(name: str, module: str, func: str, deps: tuple = WRITERS) -> None:
@@ -44,12 +49,12 @@ def register(name: str, module: str, func: str, deps: tuple = WRITERS) -> None:
 def _backend_models() -> dict:
     """Each backend's models, from its module (harness/obtain/backends/<name>.py): its
     identity and non-identity models and every model its graphs name, each written by the
-    module of harness/obtain/models/ that the backend whose models share its prefix names, by the function
-    named after the model (`ov-scale` -> ov_models.scale(), `tf-det` -> tf_models.det()).
-    ONNX for ONNX Runtime; TensorFlow frozen GraphDefs encoded by hand (harness/obtain/models/protobuf.py),
-    NHWC; ONNX for OpenVINO with static 64x64 shapes (9.0.2 needs them); TorchScript
-    written by LibTorch itself (harness/obtain/models/torch_model.cpp, built against the torch backend; no
-    torch Python package)."""
+    module of models/ that the backend whose models share its prefix names, by the
+    function named after the model (`ov-scale` -> ov_models.scale(), `tf-det` ->
+    tf_models.det()). ONNX for ONNX Runtime; TensorFlow frozen GraphDefs encoded by hand
+    (models/protobuf.py), NHWC; ONNX for OpenVINO with static 64x64 shapes (9.0.2 needs
+    them); TorchScript written by LibTorch itself (models/torch_model.cpp, built against
+    the torch backend; no torch Python package)."""
     from harness.obtain.backends import BACKENDS
     module = {b.identity.split("-", 1)[0]: b.generator for b in BACKENDS.values()}
     names = {n for b in BACKENDS.values()

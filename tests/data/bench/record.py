@@ -89,7 +89,7 @@ def run() -> None:
         (HERE / "run.json").write_text(
             json.dumps(_blank(json.loads(out.read_text())), indent=1) + "\n")
         (HERE / "run-stdout.txt").write_text(r.stdout)
-    tree = Plan(ENV["FFDNN_BACKENDS"], caseload.load().LAYOUT).get("after", build=False)
+    tree = Plan(ENV["FFDNN_BACKENDS"], caseload.load().layout).get("after", build=False)
     (sc,) = matrix.scenarios([tree], "onnx", "dnn_processing", ["pthread_create=EAGAIN"])
     model = re.search(r":model=([^:]+)", sc.description)[1]
     r = subprocess.run([PY, ROOT / "bench/floor_py.py", tree.path, model, "11"], cwd=ROOT,

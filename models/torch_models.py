@@ -10,7 +10,7 @@ What the backend expects:
 - `input=` and `output=` are ignored (a warning); dnn_processing only.
 
 The models are written by LibTorch itself, the very library the trees link: the small
-program harness/obtain/models/torch_model.cpp, compiled once against the torch backend
+program models/torch_model.cpp, compiled once against the torch backend
 (harness/obtain/backends/torch.py, a CPU LibTorch by harness/obtain/libtorch.py's rule) and kept in the
 cache. No torch Python package is needed: on the public index the Linux torch wheel is a
 CUDA build, and a second torch in .venv would be one more multi-GB download.
@@ -42,7 +42,7 @@ def recipe() -> str:
 
 
 def helper() -> Path:
-    """harness/obtain/models/torch_model.cpp compiled against the torch backend, once per recipe."""
+    """models/torch_model.cpp compiled against the torch backend, once per recipe."""
     from harness.errors import BackendError
     from harness.paths import atomic_dir, cache_root
     b = _backend()
@@ -52,7 +52,7 @@ def helper() -> Path:
         return exe
     cxx = shutil.which("c++") or shutil.which("g++")
     if not cxx:
-        raise BackendError("no C++ compiler for harness/obtain/models/torch_model.cpp (apt-get install g++)")
+        raise BackendError("no C++ compiler for models/torch_model.cpp (apt-get install g++)")
     print(f"models: compiling torch_model.cpp against {b.root.name} (about a minute)",
           file=sys.stderr, flush=True)
     with atomic_dir(final) as tmp:
@@ -61,7 +61,7 @@ def helper() -> Path:
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             errors = [l for l in r.stderr.splitlines() if "error" in l] or r.stderr.splitlines()
-            raise BackendError(f"harness/obtain/models/torch_model.cpp does not build against "
+            raise BackendError(f"models/torch_model.cpp does not build against "
                                f"{b.root.name}: {(errors or ['no output'])[0]}")
     return exe
 

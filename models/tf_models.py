@@ -1,6 +1,6 @@
 """TensorFlow frozen GraphDef (.pb) models, written without TensorFlow.
 
-The protobuf is encoded by hand (harness/obtain/models/protobuf.py) from the field numbers of
+The protobuf is encoded by hand (models/protobuf.py) from the field numbers of
 tensorflow/core/framework/{graph,node_def,attr_value,tensor,tensor_shape,versions}.proto:
 
     GraphDef         node = 1 (repeated NodeDef), versions = 4 (VersionDef)

@@ -56,11 +56,6 @@ def packed_floats(field: int, values) -> bytes:
     return bytes_field(field, b"".join(struct.pack("<f", float(v)) for v in values))
 
 
-def packed_ints(field: int, values) -> bytes:
-    """repeated int32/int64, packed."""
-    return bytes_field(field, b"".join(varint(int(v)) for v in values))
-
-
 def map_entry(field: int, map_key: str, value: bytes) -> bytes:
     """One entry of a map<string, Message>: a message with key = 1, value = 2."""
     return message(field, str_field(1, map_key), bytes_field(2, value))
