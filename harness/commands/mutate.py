@@ -32,9 +32,10 @@ def add_parser(sub) -> None:
     p.add_argument("--function", metavar="LIST", help="only the mutants of these functions")
     p.add_argument("--limit", type=inputs.limit, metavar="N",
                    help="the first N mutants of each file")
-    p.add_argument("--values", default="one", metavar="MODE",
+    p.add_argument("--values", default="changed", metavar="MODE",
                    help="which values of each site's fault profile its diff fails it with "
-                        "(as diff's --values; default one)")
+                        "(as diff's --values; default changed: every value at "
+                        "the sites through the mutant, as the gate's own diff)")
     p.add_argument("--confirm", type=inputs.confirm, default=2, metavar="N",
                    help="runs more of both sides of a site whose class changed (default 2)")
     p.add_argument("--lines", metavar="JSON",

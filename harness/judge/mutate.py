@@ -141,7 +141,7 @@ def one(m: ops.Mutant, text: str, tree, layout, groups: list, preload: str, jobs
         if not keep:
             remove(mutant)
     status = d.exit_status
-    regressions = [f"{p.group.key}: {p.where}: "
+    regressions = [f"{p.group.key}: {p.where}" + (f" ({p.value})" if p.value else "") + ": "
                    + " -> ".join(s.cls.value if s else "none" for s in p.sites)
                    for p in d.pairs if p.change is diff.Change.REGRESSION]
     c = d.coverage or {}

@@ -117,3 +117,29 @@ def test_mutate_skips_a_mutant_whose_line_no_fault_ran(covered, tmp_path):
     assert m["line"] in d["lines"][ONNX]["not_run"] and check["line"] < m["line"]
     assert (m["fate"], m["seconds"]) == ("blind", 0), m
     assert "no fault of the tree's sweep ran its line" in m["why"]
+
+
+@pytest.mark.onnx
+@pytest.mark.dnn_processing
+def test_mutate_fails_every_value_as_the_gate_does(tree, tmp_path):
+    """#24760's own bug as a mutant: AVERROR() dropped from the failed thread start's
+    return. Its EAGAIN is mapped apart (AVERROR_EXTERNAL), so the first value of
+    pthread_create()'s profile cannot see it; by default mutate fails every value at the
+    sites through the mutant, as the gate's diff does, and EINVAL and EPERM kill it
+    (SURFACED -> LOST). With --values one it survives."""
+    tree("after")
+    one = ("mutate", "--from", "after", "--file", "libavfilter/dnn/dnn_backend_common.c",
+           "--function", "ff_dnn_start_inference_async", "--operator", "averror-dropped",
+           "--backend-name", "onnx", "--filter", "dnn_processing", "--route", "flush",
+           "--fault", "pthread_create", "--results", "")
+    fates = {}
+    for values in ((), ("--values", "one")):
+        r = harness(*one, *values, "--json", tmp_path / "m.json")
+        ok(r)
+        (m,) = [m for m in json.loads((tmp_path / "m.json").read_text())["mutants"]
+                if m["before"] == "AVERROR(ret)"]
+        fates[values] = m
+    assert fates[()]["fate"] == "killed", fates[()]
+    assert sorted("EINVAL" in x or "EPERM" in x for x in fates[()]["regressions"]) == [True, True]
+    assert all("SURFACED -> LOST" in x for x in fates[()]["regressions"])
+    assert fates[("--values", "one")]["fate"] == "survived", fates[("--values", "one")]
