@@ -266,6 +266,24 @@ def configure_knows(configure: str, library: str) -> bool:
         or f"--enable-{library} " in configure
 
 
+def configure_headers(configure: str, library: str) -> tuple:
+    """The headers a configure script's `enabled <library> && ...` statement checks for
+    (any one of them will do: 9.0's OpenVINO takes openvino/c/openvino.h or the older
+    c_api/ie_c_api.h), in order; () when it has no such statement."""
+    lines = configure.splitlines()
+    start = next((i for i, l in enumerate(lines)
+                  if re.match(r"\s*enabled\s+" + re.escape(library) + r"\s+&&", l)), None)
+    if start is None:
+        return ()
+    text, depth = "", 0
+    for line in lines[start:]:
+        text += line + "\n"
+        depth += line.count("{") - line.count("}")
+        if depth <= 0 and not re.search(r"(\|\||&&|\\)\s*$", line):
+            break
+    return tuple(dict.fromkeys(re.findall(r"(?<![\w./-])([\w./-]+\.h)\b", text)))
+
+
 def joined(words) -> str:
     words = list(words)
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]

@@ -40,6 +40,12 @@ class Pinned:
 
 
 PINNED = {
+    # TensorFlow only: 5.1.9's configure requires OpenVINO's C API of before 2024
+    # (`require libopenvino c_api/ie_c_api.h`), which OpenVINO 2026.4.1 no longer ships;
+    # its DNNModule has no .type (the stand-in tells the backend by its flush) and its
+    # filters declare their own dnn_backend option
+    "5.1.9": Pinned("tf", (7,), (1, 2, 3, 4, 5, 6, 8), "AVFilter",
+                    ("DNN_NATIVE", "DNN_TF", "DNN_OV")),
     # LibTorch is left out: 7.1.5's dnn_backend_torch.cpp:438 calls
     # at::detail::getXPUHooks().initXPU(), which LibTorch 2.13's XPUHooksInterface no
     # longer has (`make` stops there: "has no member named 'initXPU'")
@@ -129,7 +135,11 @@ def test_what_the_probe_finds(trees, version, kind):
         ((1, 0) if pin.home == "FFFilter" else (0, 1))
     assert lib.HAS_DNN_ONNX == ("DNN_ONNX" in pin.types)
     assert hasattr(lib, "DNN_ONNX") == ("DNN_ONNX" in pin.types)
-    assert lib.HAS_DNN_TH == 1 and lib.DNN_TH == 4
+    assert lib.HAS_DNN_TH == ("DNN_TH" in pin.types)
+    assert getattr(lib, "DNN_TH", 4) == 4
+    assert lib.HAS_DNNMODULE_TYPE == facts.flags["FFDNN_HAS_DNNMODULE_TYPE"]
+    tf = facts.backends["tf"]
+    assert (tf.type, bool(tf.flush)) == ("DNN_TF", not lib.HAS_DNNMODULE_TYPE)
 
 
 @OPT_IN

@@ -119,6 +119,41 @@ const AVFilter ff_vf_dnn_detect = {
     assert probe.option_masks("const AVFilter ff_vf_x = { .name = \"x\", };", numbers) == {}
 
 
+CONFIGURE_HEADERS = r"""
+enabled libopenvino       && { { check_pkg_config libopenvino openvino openvino/c/openvino.h ov_core_create && enable openvino2; } ||
+                               { check_pkg_config libopenvino openvino c_api/ie_c_api.h ie_c_api_version ||
+                                 require libopenvino c_api/ie_c_api.h ie_c_api_version -linference_engine_c_api; } }
+enabled libtensorflow     && require libtensorflow tensorflow/c/c_api.h TF_Version -ltensorflow
+enabled libopenvino2      && require libopenvino2 other.h f
+"""
+
+
+@pytest.mark.parametrize("configure, library, headers", [
+    (CONFIGURE_HEADERS, "libopenvino", ("openvino/c/openvino.h", "c_api/ie_c_api.h")),
+    (CONFIGURE_HEADERS, "libtensorflow", ("tensorflow/c/c_api.h",)),
+    # 5.1's, one line
+    ("enabled libopenvino       && require libopenvino c_api/ie_c_api.h ie_c_api_version "
+     "-linference_engine_c_api\n", "libopenvino", ("c_api/ie_c_api.h",)),
+    (CONFIGURE_HEADERS, "libtorch", ()),
+], ids=["alternatives-over-lines", "one", "5.1-openvino", "none"])
+def test_configure_headers(configure, library, headers):
+    assert probe.configure_headers(configure, library) == headers
+
+
+def test_an_installed_backend_has_the_headers_of_its_cflags_and_pkg_config(tmp_path):
+    from harness.obtain.backends import Installed
+    (tmp_path / "a/c").mkdir(parents=True)
+    (tmp_path / "a/c/one.h").write_text("")
+    (tmp_path / "pc/b/openvino/c").mkdir(parents=True)
+    (tmp_path / "pc/b/openvino/c/openvino.h").write_text("")
+    (tmp_path / "pc/x.pc").write_text("prefix=${pcfiledir}\nName: x\nDescription: x\n"
+                                      "Version: 1\nCflags: -I${prefix}/b\n")
+    inst = Installed("x", tmp_path, {}, cflags=[f"-I{tmp_path / 'a'}"],
+                     pkg_config_path=str(tmp_path / "pc"))
+    assert inst.has_header("c/one.h") and inst.has_header("openvino/c/openvino.h")
+    assert not inst.has_header("c_api/ie_c_api.h")
+
+
 def test_config_values():
     got = probe.config_values("#define CONFIG_LIBTORCH 1\n#define CONFIG_LIBONNXRUNTIME 0\n"
                               "#define HAVE_PTHREAD_CANCEL 1\n#define ARCH_X86 1\n")
@@ -522,6 +557,11 @@ def test_releases_are_pinned():
     assert (r71.size, r71.sha256[:12]) == (11050340, "de668509caf9")
     assert r71.debian_spec == "ffmpeg=7:7.1.5-0+deb13u1"
     assert r71.debian_name == "ffmpeg_7.1.5.orig.tar.xz"
+    r51 = releases.get("5.1.9")
+    assert (r51.size, r51.sha256[:12]) == (10034840, "d9b593bb2ba9")
+    assert (r51.debian_spec, r51.debian_suite) == ("ffmpeg=7:5.1.9-0+deb12u1", "bookworm")
+    assert (r71.debian_suite, r.debian_suite) == ("sid", "sid")
+    assert releases.versions()[:2] == ["5.1.9", "7.1.5"]
     assert releases.strict(releases.get(None)) and not releases.strict(r)
     with pytest.raises(releases.SourceError, match="unknown FFmpeg release '7.0'"):
         releases.get("7.0")
@@ -584,7 +624,7 @@ def test_an_unknown_release_is_one_error_line(capsys):
     from harness import cli
     assert cli.main(["probe", "--release", "7.1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["error: unknown FFmpeg release '7.1' (supported: 7.1.5, 8.1.2, 9.0.2; each is "
+    assert err == ["error: unknown FFmpeg release '7.1' (supported: 5.1.9, 7.1.5, 8.1.2, 9.0.2; each is "
                    "pinned by sha256 in harness/obtain/releases.py)"]
 
 
