@@ -29,6 +29,10 @@ NEEDS = {
     "FFDNN_HAS_GET_RESULT_STATUS": (
         "libavfilter/dnn_filter_common.h", r"\bff_dnn_get_result\s*\([^)]*\bstatus\b",
         "ff_dnn_get_result()'s status argument (libavfilter/dnn_filter_common.h)"),
+    "FFDNN_HAS_DNNMODULE_FLUSH": (
+        "libavfilter/dnn_interface.h", r"\bstruct\s+DNNModule\s*\{[^}]*\(\s*\*\s*flush\s*\)",
+        "flush in DNNModule (libavfilter/dnn_interface.h), which the stand-in flush replaces "
+        "(a backend with nothing pending at EOF)"),
     "FFDNN_HAS_DNNCONTEXT_CLASS": (
         "libavfilter/dnn_interface.h", r"\bstruct\s+DnnContext\s*\{\s*const\s+AVClass\s*\*",
         "an AVClass first in DnnContext (libavfilter/dnn_interface.h), which the stand-in "
@@ -60,7 +64,7 @@ GRAPH_CALLS = {
 # What a scenario cannot do without (the other flags only change behaviour): each entry
 # is met by any one of its flags.
 REQUIRED = (tuple(ACTIVATE_HOMES), ("FFDNN_HAS_START_INFERENCE_ASYNC",),
-            ("FFDNN_HAS_GRAPH_SETUP",))
+            ("FFDNN_HAS_DNNMODULE_FLUSH",), ("FFDNN_HAS_GRAPH_SETUP",))
 # DNNBackendType values the bindings name, each backend's own (its module's dnn_type);
 # each is a HAS flag of its own.
 BACKEND_TYPES = tuple(b.dnn_type for b in BACKENDS.values())
@@ -423,17 +427,18 @@ class Facts:
             text = (f"libavfilter/dnn has no {b.label} backend (its Makefile builds nothing "
                     f"for {b.config})")
             return [("{v}'s " + text, "its " + text)]
-        if not b.type:
+        out = []
+        # and whatever else the tree lacks (4.3: no activate(), no threads, no flush)
+        if not b.type and self.flags["FFDNN_HAS_DNNMODULE_FLUSH"]:
             text = (f"{b.label} backend's DNNModule ({b.source}) sets no .type and "
                     "ff_get_dnn_module() (libavfilter/dnn/dnn_interface.c) gives it no flush "
                     "of the backend's own, by either of which the stand-in flush tells the "
                     "filter's backend")
-            return [("{v}'s " + text, "its " + text)]
+            out.append(("{v}'s " + text, "its " + text))
         f = self.filters.get(filt)
         if f is None:
-            return [("{v} has no DNN filter " + filt, "it has no DNN filter " + filt)]
-        out = []
-        if b.type not in f.accepts:
+            return out + [("{v} has no DNN filter " + filt, "it has no DNN filter " + filt)]
+        if b.type and b.type not in f.accepts:
             text = (f"{filt} accepts only {joined(self.label_of(t) for t in f.accepts)} "
                     f"({f.file}: {f.mask})")
             out.append(("{v}'s " + text, text))

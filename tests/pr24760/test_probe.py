@@ -45,6 +45,9 @@ def test_enum_values(text, values):
 
 
 ENUM_519 = "typedef enum {DNN_NATIVE, DNN_TF, DNN_OV} DNNBackendType;\n"
+# 7.0 on: the backends' own modules, with their .type
+MODULE_7 = ("struct DNNModule {\n    const AVClass clazz;\n    DNNBackendType type;\n"
+            "    int (*flush)(const DNNModel *model);\n};\n")
 
 
 @pytest.mark.parametrize("text, numbers", [
@@ -295,7 +298,7 @@ def _tree(root: Path, onnx: bool, fffilter: bool = True, avfilter: str = AVFILTE
     files = {**graph, "libavfilter/avfilter.h": avfilter + graph.get("libavfilter/avfilter.h", ""),
         "VERSION": "9.0.2\n" if onnx else "8.1.2\n",
         "config.h": "#define CONFIG_LIBTENSORFLOW 1\n#define CONFIG_LIBTORCH 0\n",
-        "libavfilter/dnn_interface.h": ENUM_902 if onnx else ENUM_812,
+        "libavfilter/dnn_interface.h": (ENUM_902 if onnx else ENUM_812) + MODULE_7,
         "libavfilter/dnn/Makefile": "DNN-OBJS-$(CONFIG_LIBTENSORFLOW) += dnn/dnn_backend_tf.o\n"
                                     "DNN-OBJS-$(CONFIG_LIBTORCH) += dnn/dnn_backend_torch.o\n"
                                     "DNN-OBJS-$(CONFIG_LIBOPENVINO) += dnn/dnn_backend_openvino.o\n"
@@ -497,8 +500,7 @@ def test_a_backend_module_without_type_is_told_by_its_flush(tmp_path):
 
 def test_a_tree_with_module_type_passes_no_flush(tmp_path):
     f = probe.facts(_tree(tmp_path, onnx=True))
-    (tmp_path / "libavfilter/dnn_interface.h").write_text(
-        ENUM_902 + "struct DNNModule {\n    const AVClass clazz;\n    DNNBackendType type;\n};\n")
+    (tmp_path / "libavfilter/dnn_interface.h").write_text(ENUM_902 + MODULE_7)
     (tmp_path / "libavfilter/dnn/dnn_interface.c").write_text(INTERFACE_519)
     probe.facts.cache_clear()
     f = probe.facts(tmp_path)
@@ -516,6 +518,25 @@ def test_a_backend_module_without_type_or_flush(tmp_path):
     assert ("no .type in the TensorFlow backend's DNNModule (dnn_backend_tf.c) and no flush "
             "of its in ff_get_dnn_module() (libavfilter/dnn/dnn_interface.c)") in f.absent()
     assert f.module_flushes == {}
+
+
+def test_a_module_with_no_flush_says_so_and_what_else_is_missing(tmp_path):
+    """4.3: no flush in DNNModule, no ff_dnn_start_inference_async(), no activate()."""
+    root = _tree_519(tmp_path)
+    (root / "libavfilter/dnn_interface.h").write_text(
+        ENUM_519 + "typedef struct DNNModule{\n    void (*free_model)(DNNModel **model);\n"
+        "} DNNModule;\n")
+    (root / "libavfilter/dnn/dnn_backend_common.h").write_text("")
+    text = (root / "libavfilter/vf_dnn_detect.c").read_text()
+    (root / "libavfilter/vf_dnn_detect.c").write_text(text.replace(".activate = a,", ""))
+    probe.facts.cache_clear()
+    f = probe.facts(root)
+    assert f.why_not("tf", "dnn_detect") == (
+        "8.1.2's dnn_detect has no activate() to record and it has no "
+        "ff_dnn_start_inference_async(void *, DNNAsyncExecModule *) "
+        "(libavfilter/dnn/dnn_backend_common.h), which the stand-in flush calls and it has "
+        "no flush in DNNModule (libavfilter/dnn_interface.h), which the stand-in flush "
+        "replaces (a backend with nothing pending at EOF)")
 
 
 def test_graph_calls_are_the_ones_the_module_binds():
