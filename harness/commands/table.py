@@ -30,7 +30,10 @@ def run(args) -> int:
                 notes.append(f"{title}: {key}: the harness has no graph for it yet "
                              "(harness/run/chains.py)")
             elif not graphs.needs(backend, filt) <= have:
-                notes.append(f"{title}: {key}: not built (backends: {', '.join(sorted(have))})")
+                why = "; ".join(f"without {n}: {plan.left_out[n]}" for n in
+                                sorted(graphs.needs(backend, filt) - have) if n in plan.left_out)
+                notes.append(f"{title}: {key}: not built (backends: {', '.join(sorted(have))}"
+                             f"{'; ' + why if why else ''})")
             else:
                 timeout = min(args.timeout, table.timeout or args.timeout)
                 groups.append((f"{title}: {key}", backend, filt, faults, timeout, route))

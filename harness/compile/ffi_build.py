@@ -87,14 +87,16 @@ def _shared_flags(mak: dict) -> list:
 
 
 def _has_flags(src: Path) -> list:
-    """FFDNN_HAS_* for the compiler: what the probe found in the tree's own headers. A
+    """FFDNN_HAS_* for the compiler: what the probe found in the tree's own headers (and
+    FFDNN_FLUSH_<type>, each backend's flush, where its DNNModule has no .type). A
     tree that does not declare every call the module binds to set up a graph cannot have
     a module: that is said in one line, not in the compiler's words."""
     facts = probe.facts(src)
     if not facts.flags["FFDNN_HAS_GRAPH_SETUP"]:
         raise BuildError(f"FFmpeg {facts.version} has no "
                          f"{facts.missing('FFDNN_HAS_GRAPH_SETUP')} (harness/compile/_cffi_src/)")
-    return [(flag, str(value)) for flag, value in sorted(facts.flags.items())]
+    return [(flag, str(value)) for flag, value in sorted(facts.flags.items())] + \
+        [(f"FFDNN_FLUSH_{t}", flush) for t, flush in sorted(facts.module_flushes.items())]
 
 
 def _compile(ffi, tmp: Path, name: str) -> None:

@@ -55,7 +55,7 @@ def column(rel, case) -> dict:
     """One release's cells, by row name."""
     trees = built_trees(rel.version, case)
     facts = probe.facts(trees[1].src if trees else extracted(rel))
-    origin = (f"Debian `{rel.debian_spec.split('=', 1)[1]}` orig tarball, "
+    origin = (f"Debian {rel.debian_suite}'s `{rel.debian_spec.split('=', 1)[1]}` orig tarball, "
               f"{rel.size:,} bytes, sha256 `{rel.sha256[:12]}…`")
     home = facts.activate_home
     have = [b for b in facts.backends.values() if b.source and b.type]

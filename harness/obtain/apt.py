@@ -1,4 +1,5 @@
-"""A private apt state for Debian source and sid packages, never touching the system's.
+"""A private apt state for Debian source and sid packages (and a stable suite's source
+packages, in a state of their own), never touching the system's.
 
 The mirror is read from the machine's own apt configuration, so no host name is
 written here.
@@ -94,11 +95,19 @@ def debian_mirror(etc: Path = APT_ETC, os_release: Path = OS_RELEASE) -> str:
     return mirror
 
 
-class PrivateApt:
-    """apt-get with its own sources, lists and cache under `root`."""
+# the suites a private state reads by default: source packages of sid and experimental,
+# binary packages of sid
+SID = ("sid", "experimental")
 
-    def __init__(self, root: Path):
+
+class PrivateApt:
+    """apt-get with its own sources, lists and cache under `root`, reading `suites`'
+    source packages (and, with `binary`, the first one's binary packages)."""
+
+    def __init__(self, root: Path, suites: tuple = SID, binary: bool = True):
         self.root = root
+        self.suites = suites
+        self.binary = binary
         self._updated = False
 
     def _options(self) -> list[str]:
@@ -114,16 +123,19 @@ class PrivateApt:
         return subprocess.run(["apt-get", *self._options(), *args], cwd=cwd,
                               capture_output=True, text=True)
 
+    def sources_list(self, mirror: str) -> str:
+        return ("".join(f"deb-src {mirror} {suite} main\n" for suite in self.suites)
+                + (f"deb {mirror} {self.suites[0]} main\n" if self.binary else ""))
+
     def update(self) -> None:
         if self._updated:
             return
         mirror = debian_mirror()
         for sub in ("lists/partial", "cache/archives/partial"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
-        (self.root / "sources.list").write_text(
-            f"deb-src {mirror} sid main\ndeb-src {mirror} experimental main\n"
-            f"deb {mirror} sid main\n")
-        print("fetch: apt-get update (private state, Debian sid)", file=sys.stderr, flush=True)
+        (self.root / "sources.list").write_text(self.sources_list(mirror))
+        print(f"fetch: apt-get update (private state, Debian {self.suites[0]})",
+              file=sys.stderr, flush=True)
         r = self._run(["update"], self.root)
         if r.returncode != 0:
             raise SourceError(f"apt-get update failed: {first_error(r.stderr)}")
@@ -146,6 +158,14 @@ class PrivateApt:
 _instances: dict = {}
 
 
-def private(root: Path) -> PrivateApt:
+def private(root: Path, suites: tuple = SID, binary: bool = True) -> PrivateApt:
     """One PrivateApt per state directory, so a process runs `apt-get update` once."""
-    return _instances.setdefault(root, PrivateApt(root))
+    return _instances.setdefault(root, PrivateApt(root, suites, binary))
+
+
+def state_for(cache: Path, suite: str) -> PrivateApt:
+    """The private state that reads a Debian suite's source packages: sid's (and
+    experimental's) under `cache`/apt, another suite's (bookworm) under `cache`/apt-<suite>."""
+    if suite in SID:
+        return private(cache / "apt")
+    return private(cache / f"apt-{suite}", (suite,), binary=False)

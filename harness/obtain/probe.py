@@ -29,6 +29,18 @@ NEEDS = {
     "FFDNN_HAS_GET_RESULT_STATUS": (
         "libavfilter/dnn_filter_common.h", r"\bff_dnn_get_result\s*\([^)]*\bstatus\b",
         "ff_dnn_get_result()'s status argument (libavfilter/dnn_filter_common.h)"),
+    "FFDNN_HAS_DNNMODULE_FLUSH": (
+        "libavfilter/dnn_interface.h", r"\bstruct\s+DNNModule\s*\{[^}]*\(\s*\*\s*flush\s*\)",
+        "flush in DNNModule (libavfilter/dnn_interface.h), which the stand-in flush replaces "
+        "(a backend with nothing pending at EOF)"),
+    "FFDNN_HAS_DNNCONTEXT_CLASS": (
+        "libavfilter/dnn_interface.h", r"\bstruct\s+DnnContext\s*\{\s*const\s+AVClass\s*\*",
+        "an AVClass first in DnnContext (libavfilter/dnn_interface.h), which the stand-in "
+        "flush logs with (without it, with the filter's context)"),
+    "FFDNN_HAS_DNNMODULE_TYPE": (
+        "libavfilter/dnn_interface.h", r"\bstruct\s+DNNModule\s*\{[^}]*\bDNNBackendType\s+type\s*;",
+        "DNNModule.type (libavfilter/dnn_interface.h), by which the stand-in flush tells "
+        "a module's backend (without it, by the flush ff_get_dnn_module() gives the module)"),
 }
 # Where a filter's activate() callback can live, the first found wins: flag -> (the
 # struct that has it as a member, its header). The recorder copies that struct
@@ -52,7 +64,7 @@ GRAPH_CALLS = {
 # What a scenario cannot do without (the other flags only change behaviour): each entry
 # is met by any one of its flags.
 REQUIRED = (tuple(ACTIVATE_HOMES), ("FFDNN_HAS_START_INFERENCE_ASYNC",),
-            ("FFDNN_HAS_GRAPH_SETUP",))
+            ("FFDNN_HAS_DNNMODULE_FLUSH",), ("FFDNN_HAS_GRAPH_SETUP",))
 # DNNBackendType values the bindings name, each backend's own (its module's dnn_type);
 # each is a HAS flag of its own.
 BACKEND_TYPES = tuple(b.dnn_type for b in BACKENDS.values())
@@ -74,6 +86,22 @@ def enum_values(header: str, typename: str) -> tuple:
     return tuple(re.findall(r"\b([A-Za-z_]\w*)\s*(?:=[^,]*)?(?:,|$)", m["body"].strip()))
 
 
+def enum_numbers(header: str, typename: str) -> dict:
+    """{constant: its value} of `typedef enum { ... } typename;`: implicit, `= 2` or
+    `= 1 << 1`; a value written otherwise is left out (and those after it)."""
+    m = re.search(r"typedef\s+enum\s*\w*\s*\{(?P<body>[^}]*)\}\s*" + re.escape(typename)
+                  + r"\s*;", _strip_comments(header))
+    out, nxt = {}, 0
+    for name, value in re.findall(r"\b([A-Za-z_]\w*)\s*(?:=([^,]*))?(?:,|$)",
+                                  m["body"].strip() if m else ""):
+        v = re.fullmatch(r"\s*(\d+)\s*(?:<<\s*(\d+)\s*)?", value) if value else None
+        if value and not v:
+            break
+        nxt = (int(v[1]) << int(v[2] or 0)) if v else nxt
+        out[name], nxt = nxt, nxt + 1
+    return out
+
+
 def config_values(config_h: str) -> dict:
     """`#define CONFIG_X 1` and `#define HAVE_X 0` lines -> {name: bool}."""
     return {m[1]: m[2] != "0"
@@ -92,6 +120,28 @@ def module_type(source: str) -> str | None:
     return m[1] if m else None
 
 
+def interface_flushes(interface: str) -> dict:
+    """libavfilter/dnn/dnn_interface.c, where ff_get_dnn_module() fills a DNNModule
+    itself (before the backends exported theirs): `case DNN_TF: ... dnn_module->flush =
+    &ff_dnn_flush_tf;` -> {"DNN_TF": "ff_dnn_flush_tf"}, the flush of each backend."""
+    text = _strip_comments(interface)
+    cases = list(re.finditer(r"\bcase\s+(DNN_\w+)\s*:", text))
+    out = {}
+    for i, m in enumerate(cases):
+        end = cases[i + 1].start() if i + 1 < len(cases) else len(text)
+        body = text[m.end():end].split("default:", 1)[0]
+        flush = re.search(r"->\s*flush\s*=\s*&?\s*(\w+)\s*;", body)
+        if flush:
+            out[m[1]] = flush[1]
+    return out
+
+
+def defines(source: str, function: str) -> bool:
+    """Whether the source defines the function (a body, not a call or a prototype)."""
+    return re.search(r"^[A-Za-z_][\w \t\*]*\b" + re.escape(function) + r"\s*\([^;{]*\)\s*\{",
+                     _strip_comments(source), re.M) is not None
+
+
 def filter_masks(source: str) -> dict:
     """`AVFILTER_DNN_DEFINE_CLASS(name, DNN_TF | DNN_OV)` -> {name: ("DNN_TF | DNN_OV",
     ("DNN_TF", "DNN_OV"))}: the backends the filter's class accepts, as written."""
@@ -101,6 +151,23 @@ def filter_masks(source: str) -> dict:
         mask = " ".join(m[2].split())
         out[m[1]] = (mask, tuple(re.findall(r"\bDNN_\w+", mask)))
     return out
+
+
+def option_masks(source: str, numbers: dict) -> dict:
+    """A filter that declares its own `dnn_backend` option (before
+    AVFILTER_DNN_DEFINE_CLASS): `{ "tensorflow", ..., AV_OPT_TYPE_CONST, { .i64 = 1 },
+    ..., "backend" }` -> {name: ("dnn_backend=tensorflow|openvino", ("DNN_TF", "DNN_OV"))},
+    each constant's value named by DNNBackendType (`numbers`: enum_numbers())."""
+    text = _strip_comments(source)
+    name = re.search(r"\bAVFilter\s+ff_vf_\w+\s*=\s*\{[^;]*?\.name\s*=\s*\"(\w+)\"", text)
+    if not name or not re.search(r'\{\s*"dnn_backend"\s*,', text):
+        return {}
+    consts = re.findall(r'\{\s*"(\w+)"\s*,\s*"[^"]*"\s*,\s*0\s*,\s*AV_OPT_TYPE_CONST\s*,\s*'
+                        r'\{\s*\.i64\s*=\s*(\w+)\s*\}[^{}]*"backend"\s*\}', text)
+    by_number = {str(v): k for k, v in numbers.items()}
+    types = tuple(dict.fromkeys(by_number.get(v, v) for _, v in consts
+                                if by_number.get(v, v).startswith("DNN_")))
+    return {name[1]: ("dnn_backend=" + "|".join(n for n, _ in consts), types)}
 
 
 def filter_function_type(source: str) -> str | None:
@@ -203,6 +270,24 @@ def configure_knows(configure: str, library: str) -> bool:
         or f"--enable-{library} " in configure
 
 
+def configure_headers(configure: str, library: str) -> tuple:
+    """The headers a configure script's `enabled <library> && ...` statement checks for
+    (any one of them will do: 9.0's OpenVINO takes openvino/c/openvino.h or the older
+    c_api/ie_c_api.h), in order; () when it has no such statement."""
+    lines = configure.splitlines()
+    start = next((i for i, l in enumerate(lines)
+                  if re.match(r"\s*enabled\s+" + re.escape(library) + r"\s+&&", l)), None)
+    if start is None:
+        return ()
+    text, depth = "", 0
+    for line in lines[start:]:
+        text += line + "\n"
+        depth += line.count("{") - line.count("}")
+        if depth <= 0 and not re.search(r"(\|\||&&|\\)\s*$", line):
+            break
+    return tuple(dict.fromkeys(re.findall(r"(?<![\w./-])([\w./-]+\.h)\b", text)))
+
+
 def joined(words) -> str:
     words = list(words)
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
@@ -224,6 +309,8 @@ class Backend:
     synchronous: bool
     async_threads: bool  # its async tasks run on threads ff_dnn_start_inference_async() starts
     sync_unsupported: frozenset = frozenset()  # function types it refuses with async 0
+    flush: str = ""      # the flush ff_get_dnn_module() gives its module (dnn_interface.c),
+                         # by which its type is known on a tree whose DNNModule has no .type
 
 
 @dataclass(frozen=True)
@@ -263,6 +350,16 @@ class Facts:
         where = joined(f"{c}() ({h})" for h, cs in GRAPH_CALLS.items() for c in cs if c in calls)
         return f"{where}, which the graph set-up calls"
 
+    @property
+    def module_flushes(self) -> dict:
+        """On a tree whose DNNModule has no .type: {DNN_TF: "ff_dnn_flush_tf"} for each
+        backend configure enabled, whose flush tells the stand-in its module's backend
+        (FFDNN_FLUSH_<type> to the compiler); {} where the module has its .type."""
+        if self.flags["FFDNN_HAS_DNNMODULE_TYPE"]:
+            return {}
+        return {b.type: b.flush for b in self.backends.values()
+                if b.enabled and b.source and b.type and b.flush}
+
     def label_of(self, dnn_type: str) -> str:
         return next((b.label for b in self.backends.values() if b.type == dnn_type), dnn_type)
 
@@ -272,7 +369,8 @@ class Facts:
                for t in BACKEND_TYPES if t not in self.backend_types]
         out += [f"no {b.label} backend: libavfilter/dnn/Makefile builds nothing for {b.config}"
                 for b in self.backends.values() if not b.source]
-        out += [f"no .type in the {b.label} backend's DNNModule ({b.source})"
+        out += [f"no .type in the {b.label} backend's DNNModule ({b.source}) and no flush "
+                "of its in ff_get_dnn_module() (libavfilter/dnn/dnn_interface.c)"
                 for b in self.backends.values() if b.source and not b.type]
         out += [f"no {self.missing(f)}" for f in NEEDS if not self.flags[f]]
         out += [f"no {self.missing(any_of[0])}" for any_of in REQUIRED
@@ -291,7 +389,9 @@ class Facts:
         for b in self.backends.values():
             if not b.source:
                 continue
-            out.append(f"backend {b.name} ({b.type}, {b.source}): "
+            by = (f" by its flush {b.flush}, ff_get_dnn_module()'s"
+                  if b.flush and not self.flags["FFDNN_HAS_DNNMODULE_TYPE"] else "")
+            out.append(f"backend {b.name} ({b.type}{by}, {b.source}): "
                        f"{'enabled' if b.enabled else 'not enabled'} by configure; "
                        f"{'synchronous' if b.synchronous else 'asynchronous'} tasks"
                        f"{' (on threads ff_dnn_start_inference_async() starts)' if b.async_threads else ''}; "
@@ -327,15 +427,18 @@ class Facts:
             text = (f"libavfilter/dnn has no {b.label} backend (its Makefile builds nothing "
                     f"for {b.config})")
             return [("{v}'s " + text, "its " + text)]
-        if not b.type:
-            text = (f"{b.label} backend's DNNModule ({b.source}) sets no .type, which the "
-                    "stand-in flush checks against the filter's backend")
-            return [("{v}'s " + text, "its " + text)]
+        out = []
+        # and whatever else the tree lacks (4.3: no activate(), no threads, no flush)
+        if not b.type and self.flags["FFDNN_HAS_DNNMODULE_FLUSH"]:
+            text = (f"{b.label} backend's DNNModule ({b.source}) sets no .type and "
+                    "ff_get_dnn_module() (libavfilter/dnn/dnn_interface.c) gives it no flush "
+                    "of the backend's own, by either of which the stand-in flush tells the "
+                    "filter's backend")
+            out.append(("{v}'s " + text, "its " + text))
         f = self.filters.get(filt)
         if f is None:
-            return [("{v} has no DNN filter " + filt, "it has no DNN filter " + filt)]
-        out = []
-        if b.type not in f.accepts:
+            return out + [("{v} has no DNN filter " + filt, "it has no DNN filter " + filt)]
+        if b.type and b.type not in f.accepts:
             text = (f"{filt} accepts only {joined(self.label_of(t) for t in f.accepts)} "
                     f"({f.file}: {f.mask})")
             out.append(("{v}'s " + text, text))
@@ -416,6 +519,7 @@ def facts(src: Path) -> Facts:
     config = config_values(_read(src / "config.h"))
     objects = backend_objects(_read(dnn / "Makefile"))
     types = enum_values(_read(lavfi / "dnn_interface.h"), "DNNBackendType")
+    flushes = interface_flushes(_read(dnn / "dnn_interface.c"))
     backends = {}
     for name, spec in BACKENDS.items():
         cfg = "CONFIG_" + spec.library.upper()
@@ -423,16 +527,22 @@ def facts(src: Path) -> Facts:
         file = next((p for p in (dnn / f"{stem}.c", dnn / f"{stem}.cpp") if p.is_file()),
                     None) if stem else None
         text = _read(file) if file else ""
+        # its type: its DNNModule's .type, else the type whose flush its source defines
+        own = {f: t for t, f in flushes.items() if text and defines(text, f)}
+        flush = next(iter(own), "")
         backends[name] = Backend(name, spec.label, cfg, file.name if file else "",
-                                 module_type(text) or "", config.get(cfg, False),
-                                 function_types(text), synchronous(text),
-                                 async_threads(text), sync_unsupported(text))
+                                 module_type(text) or own.get(flush, ""),
+                                 config.get(cfg, False), function_types(text),
+                                 synchronous(text), async_threads(text),
+                                 sync_unsupported(text), flush)
     filters = {}
+    numbers = enum_numbers(_read(lavfi / "dnn_interface.h"), "DNNBackendType")
     for path in sorted(lavfi.glob("*.c")):
         text = _read(path)
-        if "AVFILTER_DNN_DEFINE_CLASS" not in text:
+        if "AVFILTER_DNN_DEFINE_CLASS" not in text and "dnn_backend" not in text:
             continue
-        for name, (mask, accepts) in filter_masks(text).items():
+        masks = filter_masks(text) or option_masks(text, numbers)
+        for name, (mask, accepts) in masks.items():
             filters[name] = DnnFilter(name, path.name, mask, accepts,
                                       filter_function_type(text) or "", has_activate(text))
     flags = {flag: int(all(re.search(p, _strip_comments(_read(src / header)), re.S)

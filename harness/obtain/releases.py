@@ -14,6 +14,10 @@ SERIES_BASE = FFMPEG.version
 
 RELEASES = {
     FFMPEG.version: FFMPEG,
+    # Debian 7:5.1.9-0+deb12u1 (bookworm, Debian 12); the orig tarball's sha256 measured
+    # here, and the same in the .dsc
+    "5.1.9": release("5.1.9", "d9b593bb2ba93d4b50f74177e0cdcd41747e708596367deed0c30348a71dd176",
+                     10034840, "0+deb12u1", "bookworm"),
     # Debian 7:7.1.5-0+deb13u1 (trixie, Debian 13, and sid); the orig tarball's sha256
     # measured here, and the same in the .dsc
     "7.1.5": release("7.1.5", "de668509caf9e35e3cd162473441fdb29538c6d96ed080292b3cf9e6fc5d558f",

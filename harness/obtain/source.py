@@ -25,16 +25,18 @@ class Release:
     upstream_url: str
     debian_spec: str
     debian_name: str
+    debian_suite: str = "sid"
 
 
-def release(version: str, sha256: str, size: int, debian_revision) -> Release:
+def release(version: str, sha256: str, size: int, debian_revision,
+            debian_suite: str = "sid") -> Release:
     """A release pinned by its tarball's sha256 and size, found upstream or as the orig
     tarball of Debian's `ffmpeg` source package of that revision (`4`, or a stable
-    update's `0+deb13u1`)."""
+    update's `0+deb13u1`) in that suite (sid, or a stable release's: `bookworm`)."""
     return Release(version, sha256, size,
                    upstream_url=f"https://ffmpeg.org/releases/ffmpeg-{version}.tar.xz",
                    debian_spec=f"ffmpeg=7:{version}-{debian_revision}",
-                   debian_name=f"ffmpeg_{version}.orig.tar.xz")
+                   debian_name=f"ffmpeg_{version}.orig.tar.xz", debian_suite=debian_suite)
 
 
 FFMPEG = release("9.0.2", "8c3850283eb25fa026482078a04051e0be17347b09ef81a0849bec15a96e002e",
@@ -72,7 +74,7 @@ def _from_upstream(release: Release, work: Path) -> Path | None:
 def _from_debian(release: Release, work: Path) -> Path | None:
     if not shutil.which("apt-get"):
         return None
-    apt.private(cache_root() / "apt").source(release.debian_spec, work)
+    apt.state_for(cache_root(), release.debian_suite).source(release.debian_spec, work)
     out = work / release.debian_name
     return out if out.is_file() else None
 

@@ -451,6 +451,7 @@ class Plan:
             raise HarnessError("the layout builds no tree under a sanitizer")
         self._installed = None
         self._backend_names = None
+        self.left_out = {}  # backend -> why this source's trees are built without it
         self._keys = {}
 
     def _configure_script(self) -> str:
@@ -472,15 +473,26 @@ class Plan:
     @property
     def backend_names(self) -> tuple:
         """The backends asked for that this source's configure can enable: `all` on a
-        release without ONNX Runtime's backend builds the others."""
+        release without ONNX Runtime's backend builds the others, and one whose configure
+        checks for headers the harness's pinned backend does not ship (5.1's OpenVINO C
+        API of before 2024) is left out; why each was left out is in `left_out`."""
         if self._backend_names is None:
-            script = self._configure_script()
-            keep = tuple(n for n in self.requested
-                         if probe.configure_knows(script, backends_mod.BACKENDS[n].library))
-            for n in sorted(set(self.requested) - set(keep)):
+            script, left_out = self._configure_script(), {}
+            for n in self.requested:
                 lib = backends_mod.BACKENDS[n].library
-                print(f"[{self.describe()}] configure has no --enable-{lib}: built without "
-                      f"{n}", file=sys.stderr, flush=True)
+                headers = probe.configure_headers(script, lib)
+                if not probe.configure_knows(script, lib):
+                    left_out[n] = f"its configure has no --enable-{lib}"
+                elif headers and not any(map(backends_mod.install(n).has_header, headers)):
+                    spec = backends_mod.BACKENDS[n]
+                    left_out[n] = (f"its configure checks --enable-{lib} for "
+                                   f"{' or '.join(headers)}, which {spec.package} "
+                                   f"{spec.version} does not ship")
+            keep = tuple(n for n in self.requested if n not in left_out)
+            for n, why in left_out.items():
+                print(f"[{self.describe()}] {why}: built without {n}", file=sys.stderr,
+                      flush=True)
+            self.left_out = left_out
             if not keep:
                 raise BuildError(f"{self.describe()}: its configure enables none of the "
                                  f"backends asked for ({', '.join(self.requested)})")

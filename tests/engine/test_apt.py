@@ -76,3 +76,15 @@ def test_this_machine_has_a_mirror():
     if apt.os_id() not in ("", "debian") and not apt.os.environ.get(apt.MIRROR_VARIABLE):
         pytest.skip(f"not a Debian machine ({apt.os_id()})")
     assert "://" in apt.debian_mirror()
+
+
+def test_a_stable_suite_has_a_state_of_its_own(tmp_path):
+    """sid's state (and experimental's, sid's binary packages) stays where it was; a stable
+    suite's source packages (bookworm's 5.1.9) are read in apt-<suite>, sources only."""
+    m = "http://mirror.example/debian"
+    sid, stable = apt.state_for(tmp_path, "sid"), apt.state_for(tmp_path, "bookworm")
+    assert sid.root == tmp_path / "apt" and stable.root == tmp_path / "apt-bookworm"
+    assert sid.sources_list(m) == (f"deb-src {m} sid main\ndeb-src {m} experimental main\n"
+                                   f"deb {m} sid main\n")
+    assert stable.sources_list(m) == f"deb-src {m} bookworm main\n"
+    assert apt.state_for(tmp_path, "bookworm") is stable

@@ -21,7 +21,10 @@ from tests.pr24760.test_other_release import PINNED
 
 pytestmark = [pytest.mark.other_release]
 
-OTHER = [v for v in PINNED if v != releases.SERIES_BASE]
+# a release whose flush route the gate cannot judge yet fails, strictly, with the reason
+OTHER = [pytest.param(v, marks=pytest.mark.xfail(reason=PINNED[v].gate_blind, strict=True)
+                      if PINNED[v].gate_blind else ())
+         for v in PINNED if v != releases.SERIES_BASE]
 
 
 def harness(*args):

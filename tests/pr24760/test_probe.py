@@ -44,6 +44,119 @@ def test_enum_values(text, values):
     assert probe.enum_values(text, "DNNBackendType") == values
 
 
+ENUM_519 = "typedef enum {DNN_NATIVE, DNN_TF, DNN_OV} DNNBackendType;\n"
+# 7.0 on: the backends' own modules, with their .type
+MODULE_7 = ("struct DNNModule {\n    const AVClass clazz;\n    DNNBackendType type;\n"
+            "    int (*flush)(const DNNModel *model);\n};\n")
+
+
+@pytest.mark.parametrize("text, numbers", [
+    (ENUM_902, {"DNN_TF": 1, "DNN_OV": 2, "DNN_TH": 4, "DNN_ONNX": 8}),
+    (ENUM_519, {"DNN_NATIVE": 0, "DNN_TF": 1, "DNN_OV": 2}),
+    ("typedef enum { A = 3, B, C = f(1), D } DNNBackendType;", {"A": 3, "B": 4}),
+])
+def test_enum_numbers(text, numbers):
+    assert probe.enum_numbers(text, "DNNBackendType") == numbers
+
+
+# 5.1's ff_get_dnn_module() fills a DNNModule of its own, with no .type
+INTERFACE_519 = """
+DNNModule *ff_get_dnn_module(DNNBackendType backend_type)
+{
+    switch(backend_type){
+    case DNN_NATIVE:
+        dnn_module->flush = &ff_dnn_flush_native;
+        break;
+    case DNN_TF:
+    #if (CONFIG_LIBTENSORFLOW == 1)
+        dnn_module->load_model = &ff_dnn_load_model_tf;
+        dnn_module->flush = &ff_dnn_flush_tf;
+    #else
+        av_freep(&dnn_module);
+    #endif
+        break;
+    case DNN_OV:
+        // dnn_module->flush = &ff_dnn_flush_commented;
+        break;
+    default:
+        dnn_module->flush = &nothing;
+    }
+}
+"""
+
+
+def test_interface_flushes():
+    assert probe.interface_flushes(INTERFACE_519) == {"DNN_NATIVE": "ff_dnn_flush_native",
+                                                      "DNN_TF": "ff_dnn_flush_tf"}
+    # 7.0 on: ff_get_dnn_module() returns the backends' own modules
+    assert probe.interface_flushes("case DNN_TF: return &ff_dnn_backend_tf;\n") == {}
+
+
+def test_defines():
+    text = "int ff_dnn_flush_tf(const DNNModel *model)\n{\n    return 0;\n}\n"
+    assert probe.defines(text, "ff_dnn_flush_tf")
+    assert not probe.defines("int ff_dnn_flush_tf(const DNNModel *model);\n", "ff_dnn_flush_tf")
+    assert not probe.defines("    return ff_dnn_flush_tf(model);\n", "ff_dnn_flush_tf")
+
+
+def test_option_masks_of_a_filter_with_its_own_backend_option():
+    """Before AVFILTER_DNN_DEFINE_CLASS (5.1): the filter's `dnn_backend` constants, named
+    by DNNBackendType's values."""
+    text = """
+static const AVOption dnn_detect_options[] = {
+    { "dnn_backend", "DNN backend", OFFSET(backend_type), AV_OPT_TYPE_INT, { .i64 = 2 }, INT_MIN, INT_MAX, FLAGS, "backend" },
+#if (CONFIG_LIBTENSORFLOW == 1)
+    { "tensorflow",  "tensorflow backend flag", 0, AV_OPT_TYPE_CONST, { .i64 = 1 }, 0, 0, FLAGS, "backend" },
+#endif
+    { "openvino",    "openvino backend flag",   0, AV_OPT_TYPE_CONST, { .i64 = 2 }, 0, 0, FLAGS, "backend" },
+    { "fast", "a constant of another unit", 0, AV_OPT_TYPE_CONST, { .i64 = 1 }, 0, 0, FLAGS, "mode" },
+    { NULL }
+};
+const AVFilter ff_vf_dnn_detect = {
+    .name          = "dnn_detect",
+};
+"""
+    numbers = probe.enum_numbers(ENUM_519, "DNNBackendType")
+    assert probe.option_masks(text, numbers) == {
+        "dnn_detect": ("dnn_backend=tensorflow|openvino", ("DNN_TF", "DNN_OV"))}
+    assert probe.option_masks("const AVFilter ff_vf_x = { .name = \"x\", };", numbers) == {}
+
+
+CONFIGURE_HEADERS = r"""
+enabled libopenvino       && { { check_pkg_config libopenvino openvino openvino/c/openvino.h ov_core_create && enable openvino2; } ||
+                               { check_pkg_config libopenvino openvino c_api/ie_c_api.h ie_c_api_version ||
+                                 require libopenvino c_api/ie_c_api.h ie_c_api_version -linference_engine_c_api; } }
+enabled libtensorflow     && require libtensorflow tensorflow/c/c_api.h TF_Version -ltensorflow
+enabled libopenvino2      && require libopenvino2 other.h f
+"""
+
+
+@pytest.mark.parametrize("configure, library, headers", [
+    (CONFIGURE_HEADERS, "libopenvino", ("openvino/c/openvino.h", "c_api/ie_c_api.h")),
+    (CONFIGURE_HEADERS, "libtensorflow", ("tensorflow/c/c_api.h",)),
+    # 5.1's, one line
+    ("enabled libopenvino       && require libopenvino c_api/ie_c_api.h ie_c_api_version "
+     "-linference_engine_c_api\n", "libopenvino", ("c_api/ie_c_api.h",)),
+    (CONFIGURE_HEADERS, "libtorch", ()),
+], ids=["alternatives-over-lines", "one", "5.1-openvino", "none"])
+def test_configure_headers(configure, library, headers):
+    assert probe.configure_headers(configure, library) == headers
+
+
+def test_an_installed_backend_has_the_headers_of_its_cflags_and_pkg_config(tmp_path):
+    from harness.obtain.backends import Installed
+    (tmp_path / "a/c").mkdir(parents=True)
+    (tmp_path / "a/c/one.h").write_text("")
+    (tmp_path / "pc/b/openvino/c").mkdir(parents=True)
+    (tmp_path / "pc/b/openvino/c/openvino.h").write_text("")
+    (tmp_path / "pc/x.pc").write_text("prefix=${pcfiledir}\nName: x\nDescription: x\n"
+                                      "Version: 1\nCflags: -I${prefix}/b\n")
+    inst = Installed("x", tmp_path, {}, cflags=[f"-I{tmp_path / 'a'}"],
+                     pkg_config_path=str(tmp_path / "pc"))
+    assert inst.has_header("c/one.h") and inst.has_header("openvino/c/openvino.h")
+    assert not inst.has_header("c_api/ie_c_api.h")
+
+
 def test_config_values():
     got = probe.config_values("#define CONFIG_LIBTORCH 1\n#define CONFIG_LIBONNXRUNTIME 0\n"
                               "#define HAVE_PTHREAD_CANCEL 1\n#define ARCH_X86 1\n")
@@ -185,7 +298,7 @@ def _tree(root: Path, onnx: bool, fffilter: bool = True, avfilter: str = AVFILTE
     files = {**graph, "libavfilter/avfilter.h": avfilter + graph.get("libavfilter/avfilter.h", ""),
         "VERSION": "9.0.2\n" if onnx else "8.1.2\n",
         "config.h": "#define CONFIG_LIBTENSORFLOW 1\n#define CONFIG_LIBTORCH 0\n",
-        "libavfilter/dnn_interface.h": ENUM_902 if onnx else ENUM_812,
+        "libavfilter/dnn_interface.h": (ENUM_902 if onnx else ENUM_812) + MODULE_7,
         "libavfilter/dnn/Makefile": "DNN-OBJS-$(CONFIG_LIBTENSORFLOW) += dnn/dnn_backend_tf.o\n"
                                     "DNN-OBJS-$(CONFIG_LIBTORCH) += dnn/dnn_backend_torch.o\n"
                                     "DNN-OBJS-$(CONFIG_LIBOPENVINO) += dnn/dnn_backend_openvino.o\n"
@@ -347,18 +460,83 @@ def test_classify_needs_async_where_it_is_not_the_default(tmp_path, interface, r
         assert why is None
 
 
-def test_a_backend_module_without_type(tmp_path):
-    """5.1's DNNModule has no .type: the backend is there, but the stand-in cannot check it."""
-    root = _tree(tmp_path, onnx=False)
-    (root / "libavfilter/dnn/dnn_backend_tf.c").write_text(
-        "switch (m->func_type) { case DFT_PROCESS_FRAME: case DFT_ANALYTICS_DETECT: }\n"
-        "DNNModule ff_dnn_backend_tf = { .load_model = dnn_load_model_tf, };\n")
+def _tree_519(root: Path, flush_in_interface: bool = True) -> Path:
+    """8.1.2's synthetic tree laid out as 5.1 lays it: a DNNModule with no .type, filled
+    by ff_get_dnn_module(), and filters with their own dnn_backend option."""
+    root = _tree(root, onnx=False)
+    files = {
+        "libavfilter/dnn_interface.h": ENUM_519 + "typedef struct DNNModule{\n"
+            "    int (*flush)(const DNNModel *model);\n} DNNModule;\n",
+        "libavfilter/dnn/dnn_interface.c": INTERFACE_519 if flush_in_interface else "",
+        "libavfilter/dnn/dnn_backend_tf.c":
+            "switch (m->func_type) { case DFT_PROCESS_FRAME: case DFT_ANALYTICS_DETECT: }\n"
+            "int ff_dnn_flush_tf(const DNNModel *model)\n{\n    return 0;\n}\n",
+        "libavfilter/vf_dnn_detect.c":
+            "ret = ff_dnn_init(&ctx->dnnctx, DFT_ANALYTICS_DETECT, context);\n"
+            '{ "dnn_backend", "DNN backend", OFFSET(backend_type), AV_OPT_TYPE_INT, '
+            '{ .i64 = 2 }, INT_MIN, INT_MAX, FLAGS, "backend" },\n'
+            '{ "tensorflow", "tensorflow backend flag", 0, AV_OPT_TYPE_CONST, { .i64 = 1 }, '
+            '0, 0, FLAGS, "backend" },\n'
+            'const AVFilter ff_vf_dnn_detect = {\n    .name = "dnn_detect",\n'
+            '    .activate = a,\n};\n',
+    }
+    for name, text in files.items():
+        (root / name).write_text(text)
+    probe.facts.cache_clear()
+    return root
+
+
+def test_a_backend_module_without_type_is_told_by_its_flush(tmp_path):
+    """5.1's DNNModule has no .type: the stand-in tells the backend by the flush
+    ff_get_dnn_module() gives the module, which the backend's own source defines."""
+    f = probe.facts(_tree_519(tmp_path))
+    assert f.flags["FFDNN_HAS_DNNMODULE_TYPE"] == 0
+    assert f.backends["tf"].type == "DNN_TF" and f.backends["tf"].flush == "ff_dnn_flush_tf"
+    assert f.module_flushes == {"DNN_TF": "ff_dnn_flush_tf"}
+    assert f.filters["dnn_detect"].accepts == ("DNN_TF",)
+    assert f.why_not("tf", "dnn_detect") is None
+    assert ("FFDNN_FLUSH_DNN_TF", "ff_dnn_flush_tf") in ffi_build._has_flags(tmp_path)
+
+
+def test_a_tree_with_module_type_passes_no_flush(tmp_path):
+    f = probe.facts(_tree(tmp_path, onnx=True))
+    (tmp_path / "libavfilter/dnn_interface.h").write_text(ENUM_902 + MODULE_7)
+    (tmp_path / "libavfilter/dnn/dnn_interface.c").write_text(INTERFACE_519)
+    probe.facts.cache_clear()
+    f = probe.facts(tmp_path)
+    assert f.flags["FFDNN_HAS_DNNMODULE_TYPE"] == 1 and f.module_flushes == {}
+    assert not [m for m, _ in ffi_build._has_flags(tmp_path) if m.startswith("FFDNN_FLUSH_")]
+
+
+def test_a_backend_module_without_type_or_flush(tmp_path):
+    """No .type and no flush in ff_get_dnn_module(): the stand-in cannot tell the backend."""
+    f = probe.facts(_tree_519(tmp_path, flush_in_interface=False))
+    assert f.why_not("tf", "dnn_detect") == (
+        "8.1.2's TensorFlow backend's DNNModule (dnn_backend_tf.c) sets no .type and "
+        "ff_get_dnn_module() (libavfilter/dnn/dnn_interface.c) gives it no flush of the "
+        "backend's own, by either of which the stand-in flush tells the filter's backend")
+    assert ("no .type in the TensorFlow backend's DNNModule (dnn_backend_tf.c) and no flush "
+            "of its in ff_get_dnn_module() (libavfilter/dnn/dnn_interface.c)") in f.absent()
+    assert f.module_flushes == {}
+
+
+def test_a_module_with_no_flush_says_so_and_what_else_is_missing(tmp_path):
+    """4.3: no flush in DNNModule, no ff_dnn_start_inference_async(), no activate()."""
+    root = _tree_519(tmp_path)
+    (root / "libavfilter/dnn_interface.h").write_text(
+        ENUM_519 + "typedef struct DNNModule{\n    void (*free_model)(DNNModel **model);\n"
+        "} DNNModule;\n")
+    (root / "libavfilter/dnn/dnn_backend_common.h").write_text("")
+    text = (root / "libavfilter/vf_dnn_detect.c").read_text()
+    (root / "libavfilter/vf_dnn_detect.c").write_text(text.replace(".activate = a,", ""))
     probe.facts.cache_clear()
     f = probe.facts(root)
     assert f.why_not("tf", "dnn_detect") == (
-        "8.1.2's TensorFlow backend's DNNModule (dnn_backend_tf.c) sets no .type, which the "
-        "stand-in flush checks against the filter's backend")
-    assert "no .type in the TensorFlow backend's DNNModule (dnn_backend_tf.c)" in f.absent()
+        "8.1.2's dnn_detect has no activate() to record and it has no "
+        "ff_dnn_start_inference_async(void *, DNNAsyncExecModule *) "
+        "(libavfilter/dnn/dnn_backend_common.h), which the stand-in flush calls and it has "
+        "no flush in DNNModule (libavfilter/dnn_interface.h), which the stand-in flush "
+        "replaces (a backend with nothing pending at EOF)")
 
 
 def test_graph_calls_are_the_ones_the_module_binds():
@@ -400,6 +578,11 @@ def test_releases_are_pinned():
     assert (r71.size, r71.sha256[:12]) == (11050340, "de668509caf9")
     assert r71.debian_spec == "ffmpeg=7:7.1.5-0+deb13u1"
     assert r71.debian_name == "ffmpeg_7.1.5.orig.tar.xz"
+    r51 = releases.get("5.1.9")
+    assert (r51.size, r51.sha256[:12]) == (10034840, "d9b593bb2ba9")
+    assert (r51.debian_spec, r51.debian_suite) == ("ffmpeg=7:5.1.9-0+deb12u1", "bookworm")
+    assert (r71.debian_suite, r.debian_suite) == ("sid", "sid")
+    assert releases.versions()[:2] == ["5.1.9", "7.1.5"]
     assert releases.strict(releases.get(None)) and not releases.strict(r)
     with pytest.raises(releases.SourceError, match="unknown FFmpeg release '7.0'"):
         releases.get("7.0")
@@ -462,7 +645,7 @@ def test_an_unknown_release_is_one_error_line(capsys):
     from harness import cli
     assert cli.main(["probe", "--release", "7.1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["error: unknown FFmpeg release '7.1' (supported: 7.1.5, 8.1.2, 9.0.2; each is "
+    assert err == ["error: unknown FFmpeg release '7.1' (supported: 5.1.9, 7.1.5, 8.1.2, 9.0.2; each is "
                    "pinned by sha256 in harness/obtain/releases.py)"]
 
 

@@ -7,12 +7,16 @@
 #ifndef FFDNN_HAS_START_INFERENCE_ASYNC
 #define FFDNN_HAS_START_INFERENCE_ASYNC 0
 #endif
+#ifndef FFDNN_HAS_DNNCONTEXT_CLASS
+#define FFDNN_HAS_DNNCONTEXT_CLASS 0
+#endif
 static const int HAS_START_INFERENCE_ASYNC = FFDNN_HAS_START_INFERENCE_ASYNC;
 
 static struct {
     DNNModule *module;
     const DNNModule *orig;
     DnnContext *dnnctx;
+    void *log_ctx;  /* what ff_dnn_start_inference_async() logs with: an AVClass first */
 #if FFDNN_HAS_START_INFERENCE_ASYNC
     DNNAsyncExecModule async;
 #endif
@@ -38,7 +42,7 @@ static int standin_flush(const DNNModel *model)
     switch (standin.mode) {
     case FFDNN_FLUSH_ASYNC:
 #if FFDNN_HAS_START_INFERENCE_ASYNC
-        ret = ff_dnn_start_inference_async(standin.dnnctx, &standin.async);
+        ret = ff_dnn_start_inference_async(standin.log_ctx, &standin.async);
         standin.started |= ret == 0;
         return ret;
 #else
@@ -57,7 +61,10 @@ int ffdnn_standin_flush(AVFilterContext *ctx, int mode, int value)
 
     if (!dnnctx || !dnnctx->dnn_module || !dnnctx->model)
         return AVERROR(EINVAL);
-    if (dnnctx->dnn_module->type != dnnctx->backend_type)
+    /* the module is the filter's backend's (dnn.py: its .type, or its flush where the
+     * tree's DNNModule has no .type); where the filter owns its module (5.1's
+     * ff_dnn_uninit() frees it), it frees this copy and the original is not freed */
+    if (ffdnn_module_backend(dnnctx->dnn_module) != dnnctx->backend_type)
         return AVERROR_BUG;
     if (standin.orig)
         return AVERROR(EBUSY);
@@ -67,6 +74,11 @@ int ffdnn_standin_flush(AVFilterContext *ctx, int mode, int value)
     standin.orig   = dnnctx->dnn_module;
     standin.module->flush = standin_flush;
     standin.dnnctx = dnnctx;
+#if FFDNN_HAS_DNNCONTEXT_CLASS
+    standin.log_ctx = dnnctx;
+#else
+    standin.log_ctx = ctx;  /* 5.1's DnnContext starts with no AVClass: the filter's */
+#endif
     standin.mode   = mode;
     standin.value  = value;
 #if FFDNN_HAS_START_INFERENCE_ASYNC

@@ -11,12 +11,18 @@ Makefile, builds/deps.sh and the CI workflows read of it.
 
 import importlib
 import json
+import os
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.errors import BackendError
 from harness.paths import atomic_dir, cache_root
+
+
+# where the compiler looks after the -I it is given
+SYSTEM_INCLUDE = [Path("/usr/local/include"), Path("/usr/include")]
 
 
 @dataclass(frozen=True)
@@ -36,6 +42,19 @@ class Installed:
 
     def stamp(self) -> dict:
         return {"name": self.name, "versions": self.versions}
+
+    def include_dirs(self) -> list:
+        """Where the compiler finds its headers: the -I of its cflags and of its
+        pkg-config files (each `.pc` of pkg_config_path), then the system's."""
+        flags = list(self.cflags)
+        for pc in sorted(Path(self.pkg_config_path).glob("*.pc")) if self.pkg_config_path else ():
+            r = subprocess.run(["pkg-config", "--cflags-only-I", pc.stem], capture_output=True,
+                               text=True, env={**os.environ, "PKG_CONFIG_PATH": self.pkg_config_path})
+            flags += r.stdout.split()
+        return [Path(f[2:]) for f in flags if f.startswith("-I")] + SYSTEM_INCLUDE
+
+    def has_header(self, header: str) -> bool:
+        return any((d / header).is_file() for d in self.include_dirs())
 
 
 def _modules() -> tuple:
