@@ -67,30 +67,27 @@ if [ -n "$missing" ]; then
     echo "deps: apt-get install$missing"
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing
 fi
+# optional PACKAGE WHAT WITHOUT: Debian's PACKAGE, best effort, as root where apt has it:
+# WHAT it is for, WITHOUT what happens when it is missing (no build needs it)
+optional() {
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "deps: apt-get install $1 ($2)"
+        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1"; } ||
+            echo "deps: $1 did not install: $3"
+    else
+        echo "deps: no $1 (as root: apt-get install $1): $3"
+    fi
+}
 # llvm-symbolizer names each frame of a site's stack with its inlined functions, so a site
 # keeps its name when a change alters the compiler's inlining (harness/run/sites.py); GNU
-# addr2line names the outermost only. Debian's llvm has it: installed as root where apt
-# has it, best effort (without it the stacks are named with addr2line)
-if ! command -v llvm-symbolizer >/dev/null 2>&1; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        echo "deps: apt-get install llvm (llvm-symbolizer: sites named through inlining)"
-        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq llvm; } ||
-            echo "deps: llvm did not install: sites are named with addr2line (outermost function of an inlined frame)"
-    else
-        echo "deps: no llvm-symbolizer (as root: apt-get install llvm): sites are named with addr2line (outermost function of an inlined frame)"
-    fi
-fi
+# addr2line names the outermost only
+command -v llvm-symbolizer >/dev/null 2>&1 ||
+    optional llvm "llvm-symbolizer: sites named through inlining" \
+        "sites are named with addr2line (outermost function of an inlined frame)"
 # `make test`: the HTML page's test (tests/engine/test_diff.py) renders it in headless
-# chromium, Debian's package. Installed the same way, as root where apt has it; anywhere
-# else, or when its install fails, the test skips naming the package: no build needs it
+# chromium; without it the test skips naming the package
 if [ "${1:-}" = test ] && ! command -v chromium >/dev/null 2>&1 &&
    ! command -v chromium-browser >/dev/null 2>&1; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        echo "deps: apt-get install chromium (the HTML page's test)"
-        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } ||
-            echo "deps: chromium did not install: the HTML page's test will skip"
-    else
-        echo "deps: no chromium (as root: apt-get install chromium): the HTML page's test will skip"
-    fi
+    optional chromium "the HTML page's test" "the HTML page's test will skip"
 fi
 exit 0
