@@ -66,6 +66,23 @@ DIFF = {
     # frame out unchanged, altered or the process aborted, run by run: ANY)
     "onnx / dnn_processing / frames / onnxruntime": {("HANG", "SURFACED"): 68,
                                                      ("ANY", "SURFACED"): 8},
+    # 0002, 0003 and 0017 (the openvino family: each ov_* call of the backend fails with
+    # each ov_status_e of its profile): a failed input fill, callback or start "left the
+    # filter waiting forever" (0002, 0003); "dnn_flush_ov() ran the inference of the lltasks
+    # left in the queue synchronously ... never called the completion callback" after a
+    # failed input port query (HANG), and init_model_ov() "freed the model" a failed
+    # pre-processing build leaves and "logged a failed output port with output_names[i]"
+    # (CRASH) (0017) (measured 2026-12-06 with 0001-0017: 856 site-values, 400 fixes)
+    "openvino / dnn_processing / frames / openvino": {("HANG", "SURFACED"): 120,
+                                                      ("SURFACED", "SURFACED"): 120},
+    "openvino / dnn_detect / frames / openvino": {("SURFACED", "SURFACED"): 168,
+                                                  ("HANG", "SURFACED"): 120,
+                                                  ("CRASH", "SURFACED"): 16,
+                                                  ("DROPPED", "SURFACED"): 4},
+    "openvino / dnn_classify / frames / openvino": {("SURFACED", "SURFACED"): 168,
+                                                    ("HANG", "SURFACED"): 120,
+                                                    ("CRASH", "SURFACED"): 16,
+                                                    ("DROPPED", "SURFACED"): 4},
     # the PR's own route is #24760's and stays fixed: the stand-in flush's one start
     "tf / dnn_processing / flush / pthread_create": {("SURFACED", "SURFACED"): 3},
     "torch / dnn_processing / flush / pthread_create": {("SURFACED", "SURFACED"): 3},
