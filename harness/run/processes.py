@@ -75,6 +75,12 @@ def waiting(pid: int) -> bool:
     return any(state in ("R", "D") or comm == DELAY for comm, state in threads(pid) or ())
 
 
+def delaying(pid: int) -> bool:
+    """Whether a thread of the process sleeps a delay the injector was asked for (named
+    DELAY)."""
+    return any(comm == DELAY for comm, _ in threads(pid) or ())
+
+
 def ended(pid: int) -> bool:
     """Whether the process has exited: gone from /proc, or a zombie its parent has not
     waited for yet (every thread of it Z: a main thread that left its others running is
@@ -221,6 +227,7 @@ class Idle:
         self.since, self.cpu = time.monotonic(), self._cpu() if quiet < math.inf else {}
         self.look, self.looked, self.at_once = None, self.since, False
         self.beyond = 2 * quiet + 1.0  # the backstop judges by then, if nothing runs
+        self.delayed = False  # a thread of it was seen sleeping an injected delay
 
     def _cpu(self) -> dict:
         return {p: cpu_seconds(p) for p in family(self.pid)}
@@ -237,6 +244,16 @@ class Idle:
             return True
         if look != self.look:
             self.look, self.looked = look, now
+        # an injected delay is work asked for, at every look (not only once `quiet` has
+        # passed: a delay that ends between two looks left the window before it idle);
+        # the watch starts afresh when it ends
+        if delaying(self.pid):
+            self.delayed = True
+            return False
+        if self.delayed:
+            self.delayed = False
+            self.since, self.cpu = now, self._cpu() if self.quiet < math.inf else {}
+            return False
         if now - self.since < self.quiet:
             return False
         if ended(self.pid):  # it ended between the runner's wait and this look: not hung

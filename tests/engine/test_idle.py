@@ -337,8 +337,10 @@ def test_ended_reads_each_thread(proc):
 
 def test_an_injected_delay_is_at_work(proc, clock):
     """A thread asleep in a delay the injector was asked for (named ffdnn-delay, the spec's
-    delay(ms)) is the run doing what it was told: not hung, however idle; the same thread
-    under another name is."""
+    delay(ms)) is the run doing what it was told: not hung, however idle, and the watch
+    starts afresh when the delay ends (a delay that ended between two looks once left the
+    quiet window before it counted as idle: a delayed run judged hung 0.1 s after its
+    delay); the same thread under another name is hung once `quiet` has passed after."""
     proc.put(70, ticks=(100, 10, 0, 0), threads=[(71, "S")])
     (proc.root / "70" / "task" / "71" / "stat").write_text(
         stat(71, 1, "S", (100, 10, 0, 0), comm=processes.DELAY))
@@ -353,6 +355,8 @@ def test_an_injected_delay_is_at_work(proc, clock):
     (proc.root / "70" / "task" / "71" / "stat").write_text(
         stat(71, 1, "S", (100, 10, 0, 0), comm=f"a({processes.DELAY}"))
     assert not processes.waiting(70)
+    clock.t += 2.0
+    assert not w.hung()  # the first look after the delay: the watch starts afresh from it
     clock.t += 2.0
     assert w.hung()
 
