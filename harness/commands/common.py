@@ -124,8 +124,9 @@ def add_route_option(p, default: str | None) -> None:
                    help="frames (the fault armed before the first frame: the backend's own "
                         "code throughout), flush (armed once the frames came out: the PR's "
                         "stand-in flush at EOF, which starts an inference thread through "
-                        "ff_dnn_start_inference_async()), or both, comma-separated "
-                        f"(default {default or 'both'})")
+                        "ff_dnn_start_inference_async()), setup (armed while the graph is "
+                        "made: the filter's init, the model's loading), comma-separated "
+                        f"(default {default or 'all three'})")
 
 
 def add_diff_report_options(p) -> None:

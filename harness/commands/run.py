@@ -17,7 +17,8 @@ def add_parser(sub) -> None:
                    help="dnn_processing, dnn_detect or dnn_classify")
     p.add_argument("--route", default="flush", choices=tuple(routes.ROUTES),
                    help="flush: the PR's stand-in flush at EOF; frame: fail the backend's "
-                        "own thread start for the last frame")
+                        "own thread start for the last frame; sweep: armed from the first "
+                        "frame on; setup: armed while the graph is made")
     p.add_argument("--fault", action="append",
                    help="pthread_create=ENAME, flush=AVERROR(ENAME) or none; repeatable "
                         "(default: the case's faults)")

@@ -373,14 +373,13 @@ def _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool,
         if r.outcome not in (Outcome.PASS, Outcome.MEASURED):
             g.errors[si] = f"{r.outcome.value}: {r.reason or 'the clean run failed'}"
             continue
-        n = r.data.get("counters", {}).get("eligible", 0)
-        g.sites[si] = n
+        calls[(gi, si)] = sweep.census_calls(r)
+        g.sites[si] = len(calls[(gi, si)])
         reference[(gi, si)] = [f["md5"] for f in r.data.get("frames", [])]
-        where = {s["call"] - 1: s["where"] for s in r.data.get("sites", [])}
-        calls[(gi, si)] = [(i, where.get(i, "")) for i in range(n)]
         function[(gi, si)] = {s["call"] - 1: s.get("function", "")
                               for s in r.data.get("sites", [])}
     trees = [side.tree for side in sides]
+    where = {k: dict(c) for k, c in calls.items()}  # (group, side) -> call index -> where
     # (group index, pair index, place, nth, [call index or None per side], value, value
     # index, its mark: through a function or a file the change touches)
     planned = []
@@ -389,7 +388,7 @@ def _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool,
             continue
         for pi, (p, n, idx) in enumerate(pair_plan([calls[(gi, si)] for si in range(len(sides))],
                                                      touched.map_where)):
-            mark = touched.mark(" < ".join(calls[(gi, si)][i][1]
+            mark = touched.mark(" < ".join(where[(gi, si)][i]
                                            for si, i in enumerate(idx) if i is not None))
             fn = _function(g, [function[(gi, si)].get(i, "") for si, i in enumerate(idx)
                                if i is not None])
@@ -432,7 +431,7 @@ def _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool,
     for (k, sc, pk), r in zip(plans, runs):
         i = sc.fault.skip
         got[(pk, k[1])] = Site(sc.build, i, sweep.classify(r, reference[k]), r,
-                               sweep.reproducer(sc), calls[k][i][1])
+                               sweep.reproducer(sc), where[k][i])
     pairs = []
     for k in sorted(mine):
         gi, pi, p, n, idx, v, vi, mark = planned[k]

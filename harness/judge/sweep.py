@@ -23,13 +23,17 @@ TIMEOUT = 10.0
 # once the frames came out clean and replaces the backend's flush with the PR's stand-in,
 # which starts an inference thread through ff_dnn_start_inference_async() at EOF, as
 # dnn_flush_th() -> execute_model_th() does for a partial batch.
-ROUTES = {"frames": "sweep", "flush": "flush"}
+# "setup" arms it while the graph is made (the filters' init and config, the model's
+# loading) and runs the frames and EOF unarmed.
+ROUTES = {"frames": "sweep", "flush": "flush", "setup": "setup"}
 ROUTE_NAMES = {v: k for k, v in ROUTES.items()}
+DEFAULT_ROUTES = ",".join(ROUTES)  # what a diff and coverage run unless told
 
 
 def route_names(text: str | None) -> list:
-    """`frames,flush` -> the worker's routes, in that order; bad names are bad input."""
-    names = [t.strip() for t in (text or ",".join(ROUTES)).split(",") if t.strip()]
+    """`frames,flush,setup` -> the worker's routes, in that order; bad names are bad
+    input."""
+    names = [t.strip() for t in (text or DEFAULT_ROUTES).split(",") if t.strip()]
     bad = [n for n in names if n not in ROUTES]
     if bad or not names:
         raise HarnessError(f"unknown sweep route '{bad[0] if bad else text}' "
@@ -71,10 +75,28 @@ class Found(tuple):
 def census(scenario) -> object:
     """A clean run with the injector armed but letting every call through: its
     eligible counter is the number of sites. The scenario's route is the sweep's
-    ("sweep", armed from the first frame, or "flush", armed at EOF: ROUTES)."""
+    ("sweep", armed from the first frame, "flush", armed at EOF, or "setup", armed
+    while the graph is made: ROUTES)."""
     route = scenario.route if scenario.route in ROUTE_NAMES else "sweep"
     return replace(scenario, fault=replace(scenario.fault, skip=FOREVER, count=1),
                    route=route, frames=FRAMES, timeout=TIMEOUT)
+
+
+def census_calls(r) -> list:
+    """[(call index, where)] of the calls a clean census run counted that are sites of
+    its route: every one, or on a route whose sites are the DNN code's (the setup's) those
+    made with it on their stack: a failed allocation of libavfilter's graph parser is not
+    the DNN code's to handle."""
+    from pathlib import Path
+    from harness.obtain.trees import Tree
+    from harness.run import routes, sites
+    n = r.data.get("counters", {}).get("eligible", 0)
+    where = {s["call"] - 1: s["where"] for s in r.data.get("sites", [])}
+    calls = [(i, where.get(i, "")) for i in range(n)]
+    if not routes.of(r.scenario.route).dnn_sites_only:
+        return calls
+    src = Tree("census", Path(r.scenario.tree), {}).src
+    return [(i, w) for i, w in calls if sites.in_dnn_code(w, src)]
 
 
 def classify(r, clean_frames=None) -> Class:
@@ -83,6 +105,8 @@ def classify(r, clean_frames=None) -> Class:
     if r.outcome in (Outcome.HANG, Outcome.CRASH, Outcome.ERROR):
         return Class(r.outcome.value)
     d = r.data
+    if d.get("setup", {}).get("ret", 0) < 0:  # the graph could not be made, and said so
+        return Class.SURFACED
     codes = ([a["ret"] for a in d.get("activate", [])] + list(d.get("drained", []))
              + list(d.get("sink", [])))
     if any(c < 0 and c not in (errnos.AVERROR_EOF, -11) for c in codes):
@@ -136,15 +160,15 @@ def _sweep(groups, preload, jobs, progress, limit, results, expect, pool, shard,
     out, plans, seen = {key: {} for key in groups}, [], {}
     for (key, sc), r in zip(base, clean):
         ok = r.outcome in (Outcome.PASS, Outcome.MEASURED)
-        n = r.data.get("counters", {}).get("eligible", 0) if ok else 0
-        out[key][sc.build] = Found(n, [], r)
+        calls = census_calls(r) if ok else []
+        out[key][sc.build] = Found(len(calls), [], r)
         seen[(key, sc.build)] = ([f["md5"] for f in r.data.get("frames", [])] if ok else None,
-                                 {s["call"] - 1: s["where"] for s in r.data.get("sites", [])})
+                                 dict(calls))
         function = {s["call"] - 1: s.get("function", "") for s in r.data.get("sites", [])}
         plans += [(key, replace(census(sc), fault=first_value(
             replace(sc.fault, skip=i, count=1), function.get(i, ""), sc.tree),
             extra={**sc.extra, **(extra or {})}))
-                  for i in range(n if limit is None else min(n, limit))]
+                  for i, _ in (calls if limit is None else calls[:limit])]
     costs = [sharding.cost(sc, expect) for _, sc in plans]
     mine = sharding.mine(plans, costs, shard) if shard else range(len(plans))
     order = sorted(mine, key=lambda k: (-costs[k], k))  # the longest first
@@ -216,10 +240,9 @@ def markdown(found: dict, title: str) -> str:
     a class that differs is bold."""
     builds = list(found)
     by = {(s.build, s.index): s for _, sites in found.values() for s in sites}
-    n = max((i + 1 for _, i in by), default=0)  # the sites run (all, or the first --limit)
     lines = [f"### {title}", "", "| call | " + " | ".join(builds) + " | where |",
              "|---|" + "---|" * (len(builds) + 1)]
-    for i in range(n):
+    for i in sorted({i for _, i in by}):  # the sites run (all, or the first --limit)
         cells = [by[(b, i)].cls.value if (b, i) in by else "—" for b in builds]
         if len(set(cells)) > 1:
             cells = [f"**{c}**" for c in cells]

@@ -4,13 +4,32 @@ from harness import errnos
 from harness.errors import ScenarioError
 
 
+class GraphError(ScenarioError):
+    """A call of libavfilter's failed: `code` is what it returned."""
+
+    def __init__(self, message: str, code: int):
+        super().__init__(message)
+        self.code = code
+
+
 class Graph:
     def __init__(self, ffi, lib, description: str, width: int, height: int):
         self.ffi, self.lib = ffi, lib
         self.width, self.height = width, height
         self.graph = lib.avfilter_graph_alloc()
         if self.graph == ffi.NULL:
-            raise ScenarioError("avfilter_graph_alloc failed")
+            raise GraphError("avfilter_graph_alloc failed", -12)
+        try:
+            self._build(description)
+        except ScenarioError:  # freed as a program would: the filters' uninit runs
+            if getattr(self, "out", None) is not None:
+                lib.av_frame_free(ffi.new("AVFrame **", self.out))
+            lib.avfilter_graph_free(ffi.new("AVFilterGraph **", self.graph))
+            raise
+
+    def _build(self, description: str) -> None:
+        ffi, lib = self.ffi, self.lib
+        width, height = self.width, self.height
         src = ffi.new("AVFilterContext **")
         sink = ffi.new("AVFilterContext **")
         args = f"video_size={width}x{height}:pix_fmt=rgb24:time_base=1/25:pixel_aspect=1/1"
@@ -35,7 +54,7 @@ class Graph:
     def _inout(self, name: bytes, ctx):
         io = self.lib.avfilter_inout_alloc()
         if io == self.ffi.NULL:
-            raise ScenarioError("avfilter_inout_alloc: AVERROR(ENOMEM) (-12)")
+            raise GraphError("avfilter_inout_alloc: AVERROR(ENOMEM) (-12)", -12)
         io.name = self.lib.av_strdup(name)
         io.filter_ctx = ctx
         io.pad_idx = 0
@@ -44,7 +63,7 @@ class Graph:
 
     def check(self, ret: int, what: str) -> int:
         if ret < 0:
-            raise ScenarioError(f"{what}: {errnos.describe(ret)} {self.strerror(ret)}")
+            raise GraphError(f"{what}: {errnos.describe(ret)} {self.strerror(ret)}", ret)
         return ret
 
     def strerror(self, code: int) -> str:
@@ -81,7 +100,8 @@ class Graph:
         """av_frame_alloc(), checked: under the malloc injector it can return NULL."""
         f = self.lib.av_frame_alloc()
         if f == self.ffi.NULL:
-            raise ScenarioError("av_frame_alloc: AVERROR(ENOMEM) (-12) Cannot allocate memory")
+            raise GraphError("av_frame_alloc: AVERROR(ENOMEM) (-12) Cannot allocate memory",
+                             -12)
         return f
 
     def push(self, frame) -> int:

@@ -17,6 +17,16 @@ class Route:
     frame_seconds: float = 10.0     # how long a frame is waited for
     stuck_before_eof: bool = False  # a run idle before EOF may be judged hung (runner.STUCK):
                                     # the worker never waits for a frame longer than this
+    setup_only: bool = False  # armed while the graph is made (its filters' init and config:
+                              # the model's loading), disarmed once it is configured; a
+                              # graph that fails is freed, as a program would
+    dnn_sites_only: bool = False  # its sites are the calls made with FFmpeg's DNN code on
+                                  # their stack (not libavfilter's graph code around it)
+
+    @property
+    def swept(self) -> bool:
+        """A sweep's route: each run's calls are recorded, its frames waited for briefly."""
+        return self.armed_from_start or self.setup_only
 
 
 ROUTES = {r.name: r for r in (
@@ -27,6 +37,10 @@ ROUTES = {r.name: r for r in (
     # a sweep's: armed from the first frame, the backend's own code throughout
     Route(name="sweep", standin=False, armed_from_start=True, frame_seconds=2.0,
           stuck_before_eof=True),
+    # a sweep of the set-up: every call the filter's init and config make is a site, the
+    # frames and EOF then run unarmed through whatever the set-up left
+    Route(name="setup", standin=False, armed_from_start=False, setup_only=True,
+          dnn_sites_only=True, frame_seconds=2.0, stuck_before_eof=True),
 )}
 
 

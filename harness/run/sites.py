@@ -1,10 +1,13 @@
 """Where each call of a sweep's family came from: the stacks the fault window keeps
 (fi_window.h), named with addr2line from the build's own debug information."""
 
+import functools
 import os
+import re
 import shutil
 import subprocess
 from collections import defaultdict
+from pathlib import Path
 
 from harness.compile import families
 from harness.run.faults import Fault
@@ -107,3 +110,17 @@ def sites(ffi, lib, f: Fault, eligible: int) -> list:
     family = families.counted(f)
     return [{"call": i + 1, "where": named[i], "function": family.site_function(lib, f, i)}
             for i in sorted(named)]
+
+
+@functools.lru_cache(maxsize=None)
+def dnn_files(src: str) -> frozenset:
+    """The file names of FFmpeg's DNN code in a tree's source: libavfilter/dnn/ and
+    libavfilter's own dnn files (the filters, dnn_filter_common, dnn_interface.h)."""
+    root = Path(src) / "libavfilter"
+    return frozenset(p.name for p in [*root.glob("dnn/*"), *root.glob("*dnn*")]
+                     if p.suffix in (".c", ".cpp", ".h"))
+
+
+def in_dnn_code(where: str, src) -> bool:
+    """Does a site's stack ("f (file.c:12) < g (file.c:34)") pass through the DNN code?"""
+    return any(f in dnn_files(str(src)) for f in re.findall(r"\(([^():]+):\d+\)", where))

@@ -22,7 +22,7 @@ from harness.run import chains as graphs, routes, sites
 from harness import errnos
 from harness.compile import ffi_build
 from harness.errors import ExitStatus, HarnessError
-from harness.run.filtergraph import Graph
+from harness.run.filtergraph import Graph, GraphError
 from harness.run.scenario import HEIGHT, WIDTH, Scenario
 from harness.run.spec import FOREVER
 from harness.obtain import probe
@@ -196,10 +196,19 @@ def run(sc: Scenario, checkpoint=lambda result: None, stuck=lambda reason: None)
     lib.ffdnn_log_capture(lib.AV_LOG_INFO)
     coverage = counting(lib, sc)
     result = {"id": sc.id, "build": sc.build, "fault": sc.fault.spec, "route": sc.route}
-    g = Graph(ffi, lib, sc.description, WIDTH, HEIGHT)
+    route = routes.of(sc.route)
+    family = families.counted(sc.fault)
+    if route.setup_only:  # armed while the graph is made: its failure is the run's end
+        before, start = family.counters(ffi, lib, sc.fault), lib.ffdnn_record_count()
+        g = setup(ffi, lib, sc, family, coverage, result)
+        if g is None:
+            snapshot(ffi, lib, sc, result, start, before)
+            result["log"] = ffi.string(lib.ffdnn_log_text()).decode(errors="replace")
+            return result
+    else:
+        g = Graph(ffi, lib, sc.description, WIDTH, HEIGHT)
     ctx = g.filter(sc.filter)
     g.check(lib.ffdnn_record_activate(ctx), "install the activate() recorder")
-    route = routes.of(sc.route)
     if route.standin:
         mode = {"flush": lib.FFDNN_FLUSH_RETURN}.get(sc.fault.kind, lib.FFDNN_FLUSH_ASYNC)
     else:
@@ -208,7 +217,6 @@ def run(sc: Scenario, checkpoint=lambda result: None, stuck=lambda reason: None)
             "install the stand-in flush")
     inputs = [g.frame(i) for i in range(sc.frames)]  # made before any fault is armed
     result["inputs"] = [hashlib.md5(g.pixels(i)).hexdigest() for i in range(sc.frames)]
-    family = families.counted(sc.fault)
     sweep = route.armed_from_start
     if sweep:  # every call from the first frame on is a site of the sweep
         before, start = family.counters(ffi, lib, sc.fault), lib.ffdnn_record_count()
@@ -219,17 +227,17 @@ def run(sc: Scenario, checkpoint=lambda result: None, stuck=lambda reason: None)
     drained = sc.frames - 1 if route.last_frame_armed else sc.frames
     # a frame is given up once nothing else is at work on it: in a sweep on a synchronous
     # backend; in a run the caller says may hang before its end (extra "frame_idle")
-    idle = IDLE if sweep and synchronous(sc) else float(sc.extra.get("frame_idle", 0.0))
+    idle = IDLE if route.swept and synchronous(sc) else float(sc.extra.get("frame_idle", 0.0))
     # in a sweep on a backend whose tasks run on threads FFmpeg starts, those threads are
     # counted (tracked from the first frame on: the injector's caller, FFmpeg's module)
     running = None
-    if sweep and THREADS and async_threads(sc) and lib.ffdnn_threads_track(b"_ffdnn.") == 0:
+    if route.swept and THREADS and async_threads(sc) and lib.ffdnn_threads_track(b"_ffdnn.") == 0:
         running = lib.ffdnn_threads_running
     result["drained"], result["frames"] = [], []
     lost = 0  # frames settle() gave up (failed, or waited for long enough): not waited for again
     for i in range(drained):  # one at a time: Torch has a single request
         ret = g.push(inputs[i])
-        if ret < 0 and sweep:  # the fault reached the caller of av_buffersrc_add_frame()
+        if ret < 0 and route.swept:  # the fault reached the caller of av_buffersrc_add_frame()
             result["drained"].append(ret)
             lost += 1
             continue
@@ -239,7 +247,7 @@ def run(sc: Scenario, checkpoint=lambda result: None, stuck=lambda reason: None)
         result["drained"] += codes
         result["frames"] += frames
         lost = max(0, lost + want - len(frames))  # a frame given up that came after all is not lost
-    if not sweep:
+    if not route.swept:
         before, start = family.counters(ffi, lib, sc.fault), lib.ffdnn_record_count()
         if families.arms(sc.fault):
             if coverage:
@@ -265,6 +273,25 @@ def run(sc: Scenario, checkpoint=lambda result: None, stuck=lambda reason: None)
     g.close()
     result["log"] = ffi.string(lib.ffdnn_log_text()).decode(errors="replace")
     return result
+
+
+def setup(ffi, lib, sc: Scenario, family, coverage: bool, result: dict):
+    """The graph made with the fault armed (the setup route): the Graph, or None when
+    making it failed, what failed in `result["setup"]` (its call and code)."""
+    if families.arms(sc.fault):
+        if coverage:
+            lib.ffdnn_coverage_reset()  # count from the arm on
+        family.arm(lib, sc.fault)
+    try:
+        g = Graph(ffi, lib, sc.description, WIDTH, HEIGHT)
+        result["setup"] = {"ret": 0}
+    except GraphError as e:
+        g, result["setup"] = None, {"ret": e.code, "error": str(e)}
+    finally:
+        family.disarm(lib, sc.fault)
+    if coverage and g is None:
+        lib.ffdnn_coverage_dump()
+    return g
 
 
 def counting(lib, sc: Scenario) -> bool:
@@ -293,7 +320,7 @@ def snapshot(ffi, lib, sc: Scenario, result: dict, start: int, before: dict) -> 
     result["log"] = ffi.string(lib.ffdnn_log_text()).decode(errors="replace")
     if not families.arms(sc.fault):
         return
-    sweep = routes.of(sc.route).armed_from_start
+    sweep = routes.of(sc.route).swept
     if result["counters"].get("failures") and not sweep:  # which call was failed
         result["failed_call"] = sc.fault.skip + 1
     if sweep or result["counters"].get("failures") or sc.fault.skip == FOREVER:

@@ -522,3 +522,37 @@ def test_blind_counts_in_every_report():
     line = "judged 1 / blind 3 / total 4 sites"
     assert line in diffreport.markdown(d) and line in diff_html.page(d)
     assert isinstance(d.touched, Touched)
+
+
+def test_setup_route_sites_are_the_dnn_codes(tmp_path):
+    """census_calls(): the setup route keeps the calls with a DNN file on their stack (the
+    tree's own file names), the other routes every call."""
+    from types import SimpleNamespace
+    from harness.judge import sweep
+    (tmp_path / "src/libavfilter/dnn").mkdir(parents=True)
+    for name in ("dnn/dnn_backend_onnx.c", "vf_dnn_processing.c", "formats.c"):
+        (tmp_path / "src/libavfilter" / name).write_text("")
+    sites = [{"call": 1, "where": "ff_formats_ref (formats.c:1) < parse (graphparser.c:9)"},
+             {"call": 2, "where": "av_mallocz (mem.c:3) < init (vf_dnn_processing.c:7)"},
+             {"call": 3, "where": "?"},
+             {"call": 4, "where": "create_entry (queue.c:41) < x (dnn_backend_onnx.c:982)"}]
+    data = {"counters": {"eligible": 4}, "sites": sites}
+
+    def calls(route):
+        sc = SimpleNamespace(route=route, tree=str(tmp_path))
+        return sweep.census_calls(SimpleNamespace(data=data, scenario=sc))
+    assert [i for i, _ in calls("setup")] == [1, 3]
+    assert [i for i, _ in calls("sweep")] == [0, 1, 2, 3]
+
+
+def test_a_failed_setup_is_surfaced_whatever_its_code():
+    """A graph that could not be made and said so is SURFACED, AVERROR(EAGAIN) included
+    (which a sink's code would not count)."""
+    from types import SimpleNamespace
+    from harness.judge import sweep
+    from harness.run.outcome import Outcome
+    r = SimpleNamespace(outcome=Outcome.MEASURED, data={"setup": {"ret": -11}},
+                        scenario=SimpleNamespace(frames=4))
+    assert sweep.classify(r) is sweep.Class.SURFACED
+    r.data = {"setup": {"ret": 0}, "frames": [{"md5": "a"}] * 4}
+    assert sweep.classify(r) is sweep.Class.CLEAN
