@@ -1,8 +1,8 @@
 """Case followups: this project's fixes on top of after, for the defects the sweeps found
 in FFmpeg 9.0.2 that PR #24760 and #24702 leave alone (builds/patches/followups/, whose
 README gives each patch's provenance, licence and measurements): 0001-0005, 0006-0013
-for every site that hung or crashed in both trees (issue 39), and 0014-0017 for what the
-backend families found (issue 37).
+for every site that hung or crashed in both trees (issue 39), 0014-0017 for what the
+backend families found (issue 37), 0018-0021 for what the setup route found (issue 39).
 
 What the case claims is a diff: `python -m harness diff --case followups` runs the sweep
 of every group DIFF names (backend / filter / route / family) on after and on after + the
@@ -132,6 +132,51 @@ DIFF = {
                                                  ("CRASH", "SURFACED"): 32,
                                                  ("HANG", "CLEAN"): 16,
                                                  ("CLEAN", "CLEAN"): 8},
+    # the setup route (each call failed while the graph is made: the filter's init and
+    # config, the model's loading), measured 2026-12-06 with 0001-0021 (510 site-values,
+    # 156 fixes, blind 0, 0 changed otherwise). 0018 "the error path frees what the stack
+    # held there" (get_output_ov()/_tf()'s two av_frame_alloc() sites, CRASH -> SURFACED);
+    # 0019 "the filter went on with no output name and aborted on a double free"
+    # (TensorFlow's av_get_token(), CRASH -> SURFACED); 0020 "the model loaded with a NULL
+    # queue ... waited for them for ever" (LibTorch's six queue allocations, DROPPED or HANG
+    # -> SURFACED); 0021 "the filter took the input's size for the output's and went on"
+    # (the first inference's callback failures, which 0003 and 0016 made end cleanly:
+    # SURFACED without 0021, CLEAN with 0001-0020). The rest are earlier patches' fixes on
+    # this route: init_model_ov() at configuration (0010, 0017: CRASH -> SURFACED), the
+    # request's way back (0003, 0009, 0011: HANG -> SURFACED or CLEAN), the lltask (0006),
+    # LibTorch's forward (0015).
+    "onnx / dnn_processing / setup / malloc": {("SURFACED", "SURFACED"): 45,
+                                               ("HANG", "SURFACED"): 2,
+                                               ("CLEAN", "CLEAN"): 1},
+    "onnx / dnn_processing / setup / onnxruntime": {("SURFACED", "SURFACED"): 29},
+    "openvino / dnn_processing / setup / malloc": {("CRASH", "SURFACED"): 38,
+                                                   ("SURFACED", "SURFACED"): 8,
+                                                   ("HANG", "CLEAN"): 2},
+    "openvino / dnn_processing / setup / openvino": {("SURFACED", "SURFACED"): 102,
+                                                     ("CRASH", "SURFACED"): 48},
+    "openvino / dnn_detect / setup / malloc": {("SURFACED", "SURFACED"): 4},
+    "openvino / dnn_detect / setup / openvino": {("SURFACED", "SURFACED"): 12},
+    "openvino / dnn_classify / setup / malloc": {("SURFACED", "SURFACED"): 36,
+                                                 ("HANG", "SURFACED"): 16,
+                                                 ("CLEAN", "CLEAN"): 4},
+    "openvino / dnn_classify / setup / tensorflow": {("SURFACED", "SURFACED"): 1,
+                                                     ("CLEAN", "CLEAN"): 1},
+    "tf / dnn_processing / setup / malloc": {("SURFACED", "SURFACED"): 38,
+                                             ("HANG", "SURFACED"): 12,
+                                             ("CRASH", "SURFACED"): 5,
+                                             ("HANG", "CLEAN"): 2,
+                                             ("CLEAN", "CLEAN"): 1},
+    "tf / dnn_processing / setup / tensorflow": {("SURFACED", "SURFACED"): 11,
+                                                 ("CLEAN", "CLEAN"): 1},
+    "tf / dnn_detect / setup / malloc": {("SURFACED", "SURFACED"): 28,
+                                         ("HANG", "SURFACED"): 16,
+                                         ("CLEAN", "CLEAN"): 4},
+    "tf / dnn_detect / setup / tensorflow": {("SURFACED", "SURFACED"): 1,
+                                             ("CLEAN", "CLEAN"): 1},
+    "torch / dnn_processing / setup / libtorch": {("CRASH", "SURFACED"): 1},
+    "torch / dnn_processing / setup / malloc": {("SURFACED", "SURFACED"): 26,
+                                                ("HANG", "SURFACED"): 8,
+                                                ("DROPPED", "SURFACED"): 6},
 }
 
 # the runs are the PR's (its rows, its named hangs) on its trees; the patches go on after

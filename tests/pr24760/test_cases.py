@@ -123,6 +123,25 @@ def test_followups_fix_what_hung_or_crashed_in_both_trees(trees):
     assert f"{fixes_claimed(options)[0]} fixes" in out, out
 
 
+@pytest.mark.after
+@pytest.mark.onnx
+@pytest.mark.openvino
+@pytest.mark.tensorflow
+@pytest.mark.torch
+def test_followups_fix_what_the_setup_route_found(trees):
+    """0018-0021 on the setup route: every allocation of dnn_processing's set-up on the four
+    backends (get_output's unset frames, the output names, LibTorch's queues, the first
+    inference's lost failure) ends with the error; none is blind."""
+    tree = need_tree(trees, "after")
+    if not {"onnx", "openvino", "tf", "torch"} <= tree.backends:
+        pytest.skip("trees built without every backend (run: make test BACKENDS=all)")
+    options = ("--route", "setup", "--filter", "dnn_processing", "--fault", "malloc")
+    out = _case_diff(*options)
+    total = sum(sum(v.values()) for k, v in followups.DIFF.items()
+                if k.endswith(" / dnn_processing / setup / malloc"))
+    assert f"judged {total} / blind 0 / total {total} sites" in out, out
+
+
 @pytest.mark.unit
 def test_the_case_declares_its_trees():
     """base, before and after are the PR case's layout, not the engine's: before applies
