@@ -94,6 +94,19 @@ def add_results_option(p) -> None:
                         "(default results/; '' keeps none)")
 
 
+def add_tree_options(p, covers: str) -> None:
+    """The trees a sweep-based command (diff, coverage, mutate) runs on, and how many runs
+    at a time; `covers` says what the default backend set must cover."""
+    p.add_argument("--jobs", "-j", type=inputs.jobs, default=2,
+                   help=f"runs at a time (1 to {inputs.max_jobs()})")
+    p.add_argument("--backend", default=None,
+                   help="backends the trees are configured with (as for build; default: "
+                        f"FFDNN_BACKENDS, else {covers})")
+    p.add_argument("--source", metavar="TARBALL", help="FFmpeg release tarball (as for build)")
+    p.add_argument("--release", metavar="VERSION",
+                   help="another FFmpeg release's trees (as for build)")
+
+
 def add_build_options(p) -> None:
     p.add_argument("--backend", default=None,
                    help="backends to configure: onnx, openvino, tf, torch, a comma list, "

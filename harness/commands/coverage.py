@@ -51,14 +51,7 @@ def add_sweep_options(p) -> None:
     p.add_argument("--backend-name", dest="backend_name", metavar="LIST",
                    help="backends the filter uses (default: every one the tree has)")
     p.add_argument("--filter", metavar="LIST", help="filters (default: every one with a graph)")
-    p.add_argument("--jobs", "-j", type=inputs.jobs, default=2,
-                   help=f"runs at a time (1 to {inputs.max_jobs()})")
-    p.add_argument("--backend", default=None,
-                   help="backends the trees are configured with (as for build; default: "
-                        "FFDNN_BACKENDS, else the built set)")
-    p.add_argument("--source", metavar="TARBALL", help="FFmpeg release tarball (as for build)")
-    p.add_argument("--release", metavar="VERSION",
-                   help="another FFmpeg release's trees (as for build)")
+    common.add_tree_options(p, "the built set")
 
 
 def tree(args, case, name: str, patches: list):

@@ -66,14 +66,7 @@ def add_arguments(p) -> None:
     p.add_argument("--confirm", type=inputs.confirm, default=CONFIRM, metavar="N",
                    help="runs more of both sides of a site whose class changed; a site "
                         f"unsteady in both trees is flaky, not judged (default {CONFIRM})")
-    p.add_argument("--jobs", "-j", type=inputs.jobs, default=2,
-                   help=f"runs at a time (1 to {inputs.max_jobs()})")
-    p.add_argument("--backend", default=None,
-                   help="backends the trees are configured with (as for build; default: "
-                        "FFDNN_BACKENDS, else the built set that covers the diff)")
-    p.add_argument("--source", metavar="TARBALL", help="FFmpeg release tarball (as for build)")
-    p.add_argument("--release", metavar="VERSION",
-                   help="another FFmpeg release's trees (as for build)")
+    common.add_tree_options(p, "the built set that covers the diff")
 
 
 def families(texts) -> list:

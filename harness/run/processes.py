@@ -72,13 +72,19 @@ def waiting(pid: int) -> bool:
     uninterruptible I/O (D, as while its libraries are read from disk), or sleeping a
     delay the injector was asked for (named DELAY: a run made slow on purpose is at
     work, not hung)."""
-    return any(state in ("R", "D") or comm == DELAY for comm, state in threads(pid) or ())
+    seen = threads(pid) or ()
+    return any(state in ("R", "D") for _, state in seen) or _sleeps_delay(seen)
 
 
 def delaying(pid: int) -> bool:
     """Whether a thread of the process sleeps a delay the injector was asked for (named
     DELAY)."""
-    return any(comm == DELAY for comm, _ in threads(pid) or ())
+    return _sleeps_delay(threads(pid) or ())
+
+
+def _sleeps_delay(seen) -> bool:
+    """Whether one of these (name, state) threads is the injector's delay (DELAY)."""
+    return any(comm == DELAY for comm, _ in seen)
 
 
 def ended(pid: int) -> bool:
