@@ -1,7 +1,8 @@
 """The PR's "Callers" paragraph from real runs: on every backend and filter built, the
-census of the pthread_create() calls FFmpeg's own code makes (harness/judge/sweep.py's clean
-run: a window that never fails, armed before the first frame), each call named by its
-stack; checked against a case's paragraph (its callers)."""
+census of the calls of one family (the case's paragraph names it: pthread_create for the
+PR's) FFmpeg's own code makes (harness/judge/sweep.py's clean run: a window that never
+fails, armed before the first frame), each call named by its stack; checked against a
+case's paragraph (its callers)."""
 
 from dataclasses import dataclass, field
 
@@ -17,7 +18,7 @@ class Census:
     backend: str
     filter: str
     result: object                      # the census run's runner.Result
-    calls: int = 0                      # eligible pthread_create() calls
+    calls: int = 0                      # eligible calls of the family
     stacks: list = field(default_factory=list)  # "f (file:line) < g ..." per call
 
 
@@ -26,12 +27,14 @@ def pairs(have: set) -> list:
     return [k for k in graphs.GRAPHS if graphs.needs(*k) <= have]
 
 
-def run(trees, preload: str, jobs: int = 2, expect=NOTHING, pool=None) -> list:
-    """One census run per tree and pair: [Census]; through `pool`'s fork servers, left
-    running, when given (runner.run)."""
+def run(trees, preload: str, family: str, jobs: int = 2, expect=NOTHING,
+        pool=None) -> list:
+    """One census run of `family`'s calls per tree and pair: [Census]; through `pool`'s
+    fork servers, left running, when given (runner.run)."""
+    from harness.compile.families import sweep_fault
     have = trees[0].backends
     scs = [sweep.census(sc) for backend, filt in pairs(have)
-           for sc in matrix.scenarios(trees, backend, filt, ["pthread_create=EAGAIN"],
+           for sc in matrix.scenarios(trees, backend, filt, [sweep_fault(family)],
                                       route="sweep")]
     out = []
     for sc, r in zip(scs, run_all(scs, preload, jobs=jobs, expect=expect, pool=pool)):
@@ -44,10 +47,11 @@ def run(trees, preload: str, jobs: int = 2, expect=NOTHING, pool=None) -> list:
 
 
 def diffs(c: Census, want: dict) -> list:
-    """What one census shows against the paragraph `want` ({"creates": function,
-    "reached_from": {backend: (functions,)}}): every call made in `creates`, from a
-    function of the backends the graph uses, and none from a graph whose backends have
-    no such function; the run itself must have run clean, injector loaded."""
+    """What one census shows against the paragraph `want` ({"family": the calls' family,
+    "creates": function, "reached_from": {backend: (functions,)}}): every call made in
+    `creates`, from a function of the backends the graph uses, and none from a graph
+    whose backends have no such function; the run itself must have run clean, injector
+    loaded."""
     r, out = c.result, []
     if r.outcome not in (Outcome.PASS, Outcome.MEASURED):
         return [f"the census run ended {r.outcome.value}: {r.reason}"]
@@ -59,9 +63,10 @@ def diffs(c: Census, want: dict) -> list:
     callers = {f for b in graphs.needs(c.backend, c.filter)
                for f in want["reached_from"][b]}
     if not callers and c.calls:
-        out.append(f"{c.calls} pthread_create() calls, expected none: {c.stacks[:1]}")
+        out.append(f"{c.calls} {want['family']}() calls, expected none: {c.stacks[:1]}")
     if callers and not c.calls:
-        out.append(f"no pthread_create() call, expected some from {', '.join(sorted(callers))}")
+        out.append(f"no {want['family']}() call, expected some from "
+                   f"{', '.join(sorted(callers))}")
     if len(c.stacks) != c.calls:
         out.append(f"{len(c.stacks)} stacks named for {c.calls} calls")
     for i, where in enumerate(c.stacks):

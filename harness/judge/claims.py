@@ -102,12 +102,12 @@ def sanitizer_claims(ctx: Context):
 
 def callers_claim(ctx: Context):
     """The case's callers paragraph (harness/judge/callers.py) on the trees its pair
-    compares: every pthread_create() call FFmpeg's own code makes on every backend and
-    filter built, each named where it is made, against the paragraph."""
+    compares: every call of the paragraph's family FFmpeg's own code makes on every
+    backend and filter built, each named where it is made, against the paragraph."""
     from harness.judge import callers
     want = ctx.case.part("callers")
     trees = ctx.trees_of(ctx.case.pair)
-    censuses = callers.run(list(trees.values()), ctx.preload)
+    censuses = callers.run(list(trees.values()), ctx.preload, want["family"])
     cells, diffs = {}, {}
     for name in trees:
         mine = [c for c in censuses if c.build == name]

@@ -14,8 +14,8 @@ pytestmark = [pytest.mark.before, pytest.mark.after]
 
 @pytest.fixture(scope="module")
 def censuses(tree, preload):
-    return callers.run([tree("before"), tree("after")], preload, jobs=2, expect=expected.EXPECT,
-                       pool=forkclient.DEFAULT)  # the process-wide servers, as test_sweep's
+    return callers.run([tree("before"), tree("after")], preload, expected.CALLERS["family"],
+                       jobs=2, expect=expected.EXPECT, pool=forkclient.DEFAULT)  # the process-wide servers, as test_sweep's
 
 
 def test_every_built_pair_is_counted(censuses, tree):

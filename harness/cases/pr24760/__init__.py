@@ -707,6 +707,7 @@ CALLERS_CITES = ("In libavfilter/dnn, `pthread_create()` is called only in "
 CALLERS = {
     "commit": 9,   # the paragraph is #24760's (its mail), the series' ninth commit
     "cites": CALLERS_CITES,
+    "family": "pthread_create",  # the calls counted (injectors/pthread_create.fi)
     "creates": "ff_dnn_start_inference_async",
     "reached_from": {"tf": ("execute_model_tf",), "torch": ("execute_model_th",),
                      "onnx": (), "openvino": ()},
