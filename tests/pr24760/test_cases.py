@@ -116,7 +116,8 @@ def test_followups_fix_what_hung_or_crashed_in_both_trees(trees):
     tree = need_tree(trees, "after")
     if "openvino" not in tree.backends:
         pytest.skip("trees built without openvino (run: make test BACKENDS=all)")
-    options = ("--backend-name", "openvino", "--filter", "dnn_detect", "--fault", "malloc")
+    options = ("--backend-name", "openvino", "--filter", "dnn_detect", "--fault", "malloc",
+               "--route", "frames")
     out = _case_diff(*options)
     total = sum(followups.DIFF["openvino / dnn_detect / frames / malloc"].values())
     assert f"judged {total} / blind 0 / total {total} sites" in out, out
