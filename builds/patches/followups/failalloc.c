@@ -2,15 +2,17 @@
  * failalloc: fail one allocation of an FFmpeg program, chosen by where it is
  * made, for runs under AddressSanitizer (whose own malloc() the harness's
  * LD_PRELOAD injector cannot sit in front of). The test aid of followups
- * 0006-0013's sanitizer runs (README.md, "0006-0013"). Part of
- * ffmpeg-dnn-fault-harness.
+ * 0006-0013's and 0018-0021's sanitizer runs (README.md, "0006-0013").
+ * Part of ffmpeg-dnn-fault-harness.
  *
  * Linked into the program with --wrap, so that it sees the calls of FFmpeg's
  * own objects only (av_malloc() and with it every av_*alloc() is
- * posix_memalign() on Linux):
+ * posix_memalign() on Linux; av_realloc(), and with it av_get_token(), is
+ * realloc()):
  *
  *   cc -c -O1 -g -fno-omit-frame-pointer -o failalloc.o failalloc.c
- *   ./configure ... --extra-ldflags=-Wl,--wrap=posix_memalign \
+ *   ./configure ... \
+ *       --extra-ldflags="-Wl,--wrap=posix_memalign -Wl,--wrap=realloc" \
  *       --extra-libs="$PWD/failalloc.o"
  *
  * failalloc.py sets the variables from function names (nm -S gives each
@@ -48,6 +50,7 @@ typedef struct Range {
 } Range;
 
 int __real_posix_memalign(void **memptr, size_t alignment, size_t size);
+void *__real_realloc(void *ptr, size_t size);
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread int busy;
@@ -135,7 +138,8 @@ __attribute__((noinline)) static int here(void)
     return 1;
 }
 
-int __wrap_posix_memalign(void **memptr, size_t alignment, size_t size)
+/* Is this call the one to fail: the N-th made at the place? */
+static int fail_here(void)
 {
     int fail = 0;
 
@@ -150,7 +154,21 @@ int __wrap_posix_memalign(void **memptr, size_t alignment, size_t size)
         }
         busy = 0;
     }
-    if (fail)
+    return fail;
+}
+
+int __wrap_posix_memalign(void **memptr, size_t alignment, size_t size)
+{
+    if (fail_here())
         return ENOMEM;
     return __real_posix_memalign(memptr, alignment, size);
+}
+
+void *__wrap_realloc(void *ptr, size_t size)
+{
+    if (fail_here()) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return __real_realloc(ptr, size);
 }

@@ -16,8 +16,9 @@ import sys
 
 # failalloc.c's own frames and FFmpeg's allocation functions, read through to the frame
 # that asked for the memory
-ALLOCATORS = ("here", "__wrap_posix_memalign", "av_malloc", "av_mallocz", "av_calloc",
-              "av_malloc_array", "av_strdup", "av_strndup", "av_memdup")
+ALLOCATORS = ("here", "fail_here", "__wrap_posix_memalign", "__wrap_realloc", "av_malloc",
+              "av_mallocz", "av_calloc", "av_malloc_array", "av_strdup", "av_strndup",
+              "av_memdup", "av_realloc")
 
 
 def symbols(program: str) -> dict:
