@@ -261,6 +261,19 @@ AGAINST = {
                           [f"{ONNX_FRAMES}: got no site, the case says 1 CLEAN -> CLEAN"]),
     "not-run": ({"openvino / dnn_processing / frames / pthread_create": {}},
                 ["openvino / dnn_processing / frames / pthread_create: not run"]),
+    # ANY: so many sites may come from any class, a named one too (a site that reads what a
+    # failed call left unset: HANG most runs, now and then another class)
+    "any-of-a-named-class": ({TF_FRAMES: {("HANG", "HANG"): 3, ("ANY", "HANG"): 1}}, []),
+    "any-all": ({TF_FRAMES: {("ANY", "HANG"): 4}}, []),
+    "any-one-too-many": ({TF_FRAMES: {("HANG", "HANG"): 4, ("ANY", "HANG"): 1}},
+                         [f"{TF_FRAMES}: got 4 HANG -> HANG, the case says 1 ANY -> HANG, "
+                          "4 HANG -> HANG"]),
+    "any-and-a-named-row-not-seen": (
+        {TF_FRAMES: {("CLEAN", "HANG"): 3, ("ANY", "HANG"): 1}},
+        [f"{TF_FRAMES}: got 4 HANG -> HANG, the case says 1 ANY -> HANG, 3 CLEAN -> HANG"]),
+    "any-of-another-to-class": ({TF_FRAMES: {("HANG", "HANG"): 4, ("ANY", "CLEAN"): 1}},
+                                [f"{TF_FRAMES}: got 4 HANG -> HANG, the case says 1 ANY -> "
+                                 "CLEAN, 4 HANG -> HANG"]),
 }
 
 
