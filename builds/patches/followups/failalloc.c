@@ -42,7 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_RANGES 16
+#define MAX_RANGES 32
 #define MAX_FRAMES 32
 
 typedef struct Range {
@@ -138,8 +138,10 @@ __attribute__((noinline)) static int here(void)
     return 1;
 }
 
-/* Is this call the one to fail: the N-th made at the place? */
-static int fail_here(void)
+/* Is this call the one to fail: the N-th made at the place? (failapi.c's
+ * wrappers of backend calls ask it too) */
+int failalloc_fail_here(void);
+int failalloc_fail_here(void)
 {
     int fail = 0;
 
@@ -159,14 +161,14 @@ static int fail_here(void)
 
 int __wrap_posix_memalign(void **memptr, size_t alignment, size_t size)
 {
-    if (fail_here())
+    if (failalloc_fail_here())
         return ENOMEM;
     return __real_posix_memalign(memptr, alignment, size);
 }
 
 void *__wrap_realloc(void *ptr, size_t size)
 {
-    if (fail_here()) {
+    if (failalloc_fail_here()) {
         errno = ENOMEM;
         return NULL;
     }

@@ -1,6 +1,6 @@
-"""Run an FFmpeg program linked with failalloc.c with one allocation failed, named as the
-harness's sweep tables name a site (the functions of its first frames) and its call at
-that place. Part of ffmpeg-dnn-fault-harness; see failalloc.c.
+"""Run an FFmpeg program linked with failalloc.c with one allocation (or, with failapi.c, one
+backend call) failed, named as the harness's sweep tables name a site (the functions of its
+first frames) and its call at that place. Part of ffmpeg-dnn-fault-harness; see failalloc.c.
 
     python3 failalloc.py PROGRAM 'ff_queue_push_back < extract_lltask_from_task' N -- ARGS...
 
@@ -16,9 +16,9 @@ import sys
 
 # failalloc.c's own frames and FFmpeg's allocation functions, read through to the frame
 # that asked for the memory
-ALLOCATORS = ("here", "fail_here", "__wrap_posix_memalign", "__wrap_realloc", "av_malloc",
-              "av_mallocz", "av_calloc", "av_malloc_array", "av_strdup", "av_strndup",
-              "av_memdup", "av_realloc")
+# (every __wrap_ function too: failalloc.c's and failapi.c's)
+ALLOCATORS = ("here", "failalloc_fail_here", "av_malloc", "av_mallocz", "av_calloc",
+              "av_malloc_array", "av_strdup", "av_strndup", "av_memdup", "av_realloc")
 
 
 def symbols(program: str) -> dict:
@@ -52,7 +52,8 @@ def main(argv) -> int:
     if missing:
         print(f"error: no function {', '.join(missing)} in {program}", file=sys.stderr)
         return 2
-    env = dict(os.environ, FAILALLOC_NTH=nth, FAILALLOC_SKIP=ranges(table, ALLOCATORS),
+    skip = [*ALLOCATORS, *(n for n in table if n.startswith("__wrap_"))]
+    env = dict(os.environ, FAILALLOC_NTH=nth, FAILALLOC_SKIP=ranges(table, skip),
                FAILALLOC_AT=";".join(ranges(table, [n]) for n in chain))
     os.execve(program, [program, *args], env)
 
