@@ -524,6 +524,7 @@ def test_blind_counts_in_every_report():
     assert isinstance(d.touched, Touched)
 
 
+@pytest.mark.unit
 def test_setup_route_sites_are_the_dnn_codes(tmp_path):
     """census_calls(): the setup route keeps the calls with a DNN file on their stack (the
     tree's own file names), the other routes every call."""
@@ -545,6 +546,7 @@ def test_setup_route_sites_are_the_dnn_codes(tmp_path):
     assert [i for i, _ in calls("sweep")] == [0, 1, 2, 3]
 
 
+@pytest.mark.unit
 def test_a_failed_setup_is_surfaced_whatever_its_code():
     """A graph that could not be made and said so is SURFACED, AVERROR(EAGAIN) included
     (which a sink's code would not count)."""

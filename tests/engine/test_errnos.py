@@ -98,7 +98,14 @@ def test_an_averror_as_the_source_writes_it(text, code):
     assert errnos.parse_averror(text) == code
 
 
-@pytest.mark.parametrize("bad", ["AVERROR(EFOO)", "ENOMEM", "AVERROR_NOPE", ""])
+@pytest.mark.parametrize("bad", ["AVERROR(EFOO)", "ENOMEM", "AVERROR_NOPE", "",
+                                 "AVERROR(12", "12)"])
 def test_not_an_averror(bad):
     with pytest.raises(ScenarioError):
         errnos.parse_averror(bad)
+
+
+def test_not_an_averror_says_what_is():
+    with pytest.raises(ScenarioError, match=r"^not an AVERROR code: 'AVERROR\(12' "
+                       r"\(AVERROR\(ENAME\), AVERROR_EOF, \.\.\. or a number\)$"):
+        errnos.parse_averror("AVERROR(12")
