@@ -17,11 +17,17 @@
  * The place and the call are failalloc's (FAILALLOC_AT, FAILALLOC_NTH; every
  * __wrap_ function is read through like an allocator). A failed OpenVINO call
  * returns GENERAL_ERROR without calling the library; a failed TF_SessionRun()
- * sets its status to TF_INTERNAL without running the session. ONNX Runtime's
+ * sets its status to TF_INTERNAL without running the session; a failed
+ * pthread_create() returns EAGAIN, and a failed ff_proc_from_frame_to_dnn()
+ * AVERROR(ENOMEM), as the harness's pthread_create and wrap families do
+ * (0001, 0002 and 0005). ONNX Runtime's
  * calls go through its API table: OrtGetApiBase() is wrapped (-Wl,--wrap=
  * OrtGetApiBase) and hands out a copy of the table whose entries below return
  * a real OrtStatus, CreateStatus(ORT_FAIL, ...), when failed.
  */
+
+#include <errno.h>
+#include <pthread.h>
 
 #include <onnxruntime_c_api.h>
 #include <openvino/c/openvino.h>
@@ -124,4 +130,29 @@ const OrtApiBase *__wrap_OrtGetApiBase(void)
     ort_base.GetApi = get_api;
     ort_base.GetVersionString = __real_OrtGetApiBase()->GetVersionString;
     return &ort_base;
+}
+
+int __real_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+                          void *(*start)(void *), void *arg);
+int __wrap_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+                          void *(*start)(void *), void *arg);
+
+int __wrap_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+                          void *(*start)(void *), void *arg)
+{
+    if (failalloc_fail_here())
+        return EAGAIN;
+    return __real_pthread_create(thread, attr, start, arg);
+}
+
+/* FFmpeg's own helper (dnn_io_proc.c): its frame, DNNData and log context are
+ * passed through as they are */
+int __real_ff_proc_from_frame_to_dnn(void *frame, void *input, void *log_ctx);
+int __wrap_ff_proc_from_frame_to_dnn(void *frame, void *input, void *log_ctx);
+
+int __wrap_ff_proc_from_frame_to_dnn(void *frame, void *input, void *log_ctx)
+{
+    if (failalloc_fail_here())
+        return -ENOMEM;   /* AVERROR(ENOMEM) */
+    return __real_ff_proc_from_frame_to_dnn(frame, input, log_ctx);
 }
