@@ -20,7 +20,9 @@
  * sets its status to TF_INTERNAL without running the session; a failed
  * pthread_create() returns EAGAIN, and a failed ff_proc_from_frame_to_dnn()
  * AVERROR(ENOMEM), as the harness's pthread_create and wrap families do
- * (0001, 0002 and 0005). ONNX Runtime's
+ * (0001, 0002 and 0005); LibTorch's forward (torch::jit::Method::operator(),
+ * --wrap with its mangled name, METHOD_CALL below) throws c10::Error through
+ * c10::detail::torchCheckFail(), as TORCH_CHECK does (0015). ONNX Runtime's
  * calls go through its API table: OrtGetApiBase() is wrapped (-Wl,--wrap=
  * OrtGetApiBase) and hands out a copy of the table whose entries below return
  * a real OrtStatus, CreateStatus(ORT_FAIL, ...), when failed.
@@ -155,4 +157,26 @@ int __wrap_ff_proc_from_frame_to_dnn(void *frame, void *input, void *log_ctx)
     if (failalloc_fail_here())
         return -ENOMEM;   /* AVERROR(ENOMEM) */
     return __real_ff_proc_from_frame_to_dnn(frame, input, log_ctx);
+}
+
+/* torch::jit::Method::operator()(std::vector<c10::IValue>, const Kwargs &) const, as
+ * libtorch 2.x mangles it: in the Itanium C++ ABI it takes the storage of the IValue it
+ * returns, the method, and the inputs and keyword arguments by address, so a C function
+ * of four pointers stands in for it (the harness's libtorch family does the same) */
+#define METHOD_CALL "_ZNK5torch3jit6MethodclESt6vectorIN3c106IValueESaIS4_EERKSt13unordered_" \
+    "mapINSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEES4_St4hashISD_ESt8equal_toISD_" \
+    "ESaISt4pairIKSD_S4_EEE"
+
+void *__real_method_call(void *result, const void *method, void *inputs, const void *kwargs)
+    __asm__("__real_" METHOD_CALL);
+void *__wrap_method_call(void *result, const void *method, void *inputs, const void *kwargs)
+    __asm__("__wrap_" METHOD_CALL);
+void torch_check_fail(const char *func, const char *file, unsigned line, const char *msg)
+    __asm__("_ZN3c106detail14torchCheckFailEPKcS2_jS2_") __attribute__((noreturn));
+
+void *__wrap_method_call(void *result, const void *method, void *inputs, const void *kwargs)
+{
+    if (failalloc_fail_here())
+        torch_check_fail(__func__, __FILE__, __LINE__, "failapi: the forward failed");
+    return __real_method_call(result, method, inputs, kwargs);
 }
