@@ -6,8 +6,8 @@
  *
  * Linked into the program beside failalloc.o, one --wrap per function:
  *
- *   cc -c -O1 -g -fno-omit-frame-pointer -I<ONNX Runtime's, OpenVINO's and TensorFlow's
- *       include directories> -o failapi.o failapi.c
+ *   cc -c -O1 -g -fno-omit-frame-pointer -fexceptions -I<ONNX Runtime's, OpenVINO's
+ *       and TensorFlow's include directories> -o failapi.o failapi.c
  *   ./configure ... --extra-ldflags="... -Wl,--wrap=ov_model_const_input ... -Wl,--wrap=OrtGetApiBase"
  *       --extra-libs="$PWD/failalloc.o $PWD/failapi.o -lonnxruntime"
  *
