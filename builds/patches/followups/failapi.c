@@ -8,7 +8,8 @@
  *
  *   cc -c -O1 -g -fno-omit-frame-pointer -fexceptions -I<ONNX Runtime's, OpenVINO's
  *       and TensorFlow's include directories> -o failapi.o failapi.c
- *   ./configure ... --extra-ldflags="... -Wl,--wrap=ov_model_const_input ... -Wl,--wrap=OrtGetApiBase"
+ *   ./configure ... --extra-ldflags="... -Wl,--wrap=ov_model_const_input ...
+ *       -Wl,--wrap=OrtGetApiBase"
  *       --extra-libs="$PWD/failalloc.o $PWD/failapi.o -lonnxruntime"
  *
  * (-lonnxruntime again after failapi.o: FFmpeg links with --as-needed, and once
