@@ -190,7 +190,18 @@ STATUS = {
         _keep(d, {TF_FLUSH, TF_FRAMES})), BLIND),
     "one-touched-fix": (FORWARD, lambda d: (setattr(_pair(d, TF_FLUSH), "touched", ""), d)[1],
                         PASS),
+    # the changed lines (harness/judge/coverage.py): not one ran under a fault, BLIND
+    # whatever the sites say; one ran, the sites decide; none changed (a change to no code
+    # line), the sites decide
+    "no-changed-line-ran": (FORWARD, lambda d: _lines(d, changed=3, executed=0), BLIND),
+    "a-changed-line-ran": (FORWARD, lambda d: _lines(d, changed=3, executed=1), PASS),
+    "no-changed-line": (FORWARD, lambda d: _lines(d, changed=0, executed=0), PASS),
 }
+
+
+def _lines(d, changed, executed):
+    d.coverage = {"changed": changed, "executed": executed}
+    return d
 
 
 @pytest.mark.parametrize("how", list(STATUS))
@@ -230,6 +241,24 @@ RERUN = {
     "same-good": ((BACK, ONNX_FLUSH), Class.SURFACED, Change.SAME, False),
     "only-to": ((BACK, ONNX_FLUSH), None, Change.ONLY_TO, False),
 }
+
+
+def test_worth_rerunning_a_new_call_that_regressed():
+    """A call only the to-tree makes, failing badly (a regression without a from-site):
+    more runs could show it flaky, so it is rerun."""
+    p = _pair(recorded.diff(BACK), ONNX_FLUSH)
+    p.sites[0], p.change = None, Change.REGRESSION
+    assert p.sites[1].cls is not Class.CRASH
+    assert diff.worth_rerunning(p) is True
+
+
+def test_worth_rerunning_a_new_crash():
+    """HANG -> CRASH, a new crash where the from-tree already failed badly, is a
+    regression (issue 38) and is rerun: the crash may not come every time."""
+    p = _pair(recorded.diff(FORWARD), TF_FRAMES)
+    assert p.sites[0].cls is Class.HANG
+    p.sites[1].cls, p.change = Class.CRASH, Change.REGRESSION
+    assert diff.worth_rerunning(p) is True
 
 
 @pytest.mark.parametrize("how", list(RERUN))
@@ -292,3 +321,9 @@ def test_against_a_site_only_one_tree_makes():
     _pair(d, TF_FLUSH).group = _pair(d, ONNX_FLUSH).group   # two sites, one with no to-site
     assert diff.against(d, {ONNX_FLUSH: {("LOST", None): 2}}) == [
         f"{ONNX_FLUSH}: got 1 LOST -> SURFACED, 1 LOST -> None, the case says 2 LOST -> None"]
+
+
+def test_judged_a_site_only_the_from_tree_ran():
+    """judged() with no run of the to-tree (its call gone): the pair's own change, not an
+    error of the judge."""
+    assert diff.judged([Class.SURFACED], []) is Change.ONLY_FROM

@@ -354,3 +354,12 @@ def test_the_sink_sequence_and_the_failed_call():
         "ff_dnn_start_inference_async", "(anonymous namespace)::run"]
     assert outcome._seq([EXTERNAL, EOF]) == "AVERROR_EXTERNAL, then AVERROR_EOF"
     assert outcome._seq([]) == "nothing"
+
+
+def test_an_expectation_that_names_no_call_says_failures_alone():
+    """An expectation with no call named (a family whose call is not the PR's) says
+    "failures injected" with nothing before it."""
+    run = recorded.run("table-onnx", "after", "pthread_create=EINVAL")
+    exp = dataclasses.replace(case.expectation(recorded.scenario(run["scenario"])), call="")
+    run["data"]["counters"]["failures"] = 0
+    assert outcome.judge(run["data"], exp)[1] == ["failures injected: got 0, expected 1"]
