@@ -199,11 +199,10 @@ def run(sc: Scenario, checkpoint=lambda result: None, stuck=lambda reason: None)
     route = routes.of(sc.route)
     family = families.counted(sc.fault)
     if route.setup_only:  # armed while the graph is made: its failure is the run's end
-        before, start = family.counters(ffi, lib, sc.fault), lib.ffdnn_record_count()
+        before, start = arm(ffi, lib, sc, family, coverage)
         g = setup(ffi, lib, sc, family, coverage, result)
         if g is None:
-            snapshot(ffi, lib, sc, result, start, before)
-            result["log"] = ffi.string(lib.ffdnn_log_text()).decode(errors="replace")
+            snapshot(ffi, lib, sc, result, start, before)  # its log too
             return result
     else:
         g = Graph(ffi, lib, sc.description, WIDTH, HEIGHT)
@@ -217,13 +216,8 @@ def run(sc: Scenario, checkpoint=lambda result: None, stuck=lambda reason: None)
             "install the stand-in flush")
     inputs = [g.frame(i) for i in range(sc.frames)]  # made before any fault is armed
     result["inputs"] = [hashlib.md5(g.pixels(i)).hexdigest() for i in range(sc.frames)]
-    sweep = route.armed_from_start
-    if sweep:  # every call from the first frame on is a site of the sweep
-        before, start = family.counters(ffi, lib, sc.fault), lib.ffdnn_record_count()
-        if families.arms(sc.fault):
-            if coverage:
-                lib.ffdnn_coverage_reset()  # count from the arm on
-            family.arm(lib, sc.fault)
+    if route.armed_from_start:  # every call from the first frame on is a site of the sweep
+        before, start = arm(ffi, lib, sc, family, coverage)
     drained = sc.frames - 1 if route.last_frame_armed else sc.frames
     # a frame is given up once nothing else is at work on it: in a sweep on a synchronous
     # backend; in a run the caller says may hang before its end (extra "frame_idle")
@@ -248,11 +242,7 @@ def run(sc: Scenario, checkpoint=lambda result: None, stuck=lambda reason: None)
         result["frames"] += frames
         lost = max(0, lost + want - len(frames))  # a frame given up that came after all is not lost
     if not route.swept:
-        before, start = family.counters(ffi, lib, sc.fault), lib.ffdnn_record_count()
-        if families.arms(sc.fault):
-            if coverage:
-                lib.ffdnn_coverage_reset()  # count from the arm on
-            family.arm(lib, sc.fault)
+        before, start = arm(ffi, lib, sc, family, coverage)
     if route.last_frame_armed:
         g.check(g.push(inputs[drained]), f"push frame {drained}")
         result["frame_sink"], frames = drain(g)
@@ -275,13 +265,21 @@ def run(sc: Scenario, checkpoint=lambda result: None, stuck=lambda reason: None)
     return result
 
 
-def setup(ffi, lib, sc: Scenario, family, coverage: bool, result: dict):
-    """The graph made with the fault armed (the setup route): the Graph, or None when
-    making it failed, what failed in `result["setup"]` (its call and code)."""
+def arm(ffi, lib, sc: Scenario, family, coverage: bool) -> tuple:
+    """Arm the scenario's fault (when it has one to arm), the lines run counted from here:
+    the family's counters and the activate() records before it, for snapshot()."""
+    before, start = family.counters(ffi, lib, sc.fault), lib.ffdnn_record_count()
     if families.arms(sc.fault):
         if coverage:
             lib.ffdnn_coverage_reset()  # count from the arm on
         family.arm(lib, sc.fault)
+    return before, start
+
+
+def setup(ffi, lib, sc: Scenario, family, coverage: bool, result: dict):
+    """The graph made with the fault armed (arm(): the setup route), then disarmed: the
+    Graph, or None when making it failed, what failed in `result["setup"]` (its call and
+    code)."""
     try:
         g = Graph(ffi, lib, sc.description, WIDTH, HEIGHT)
         result["setup"] = {"ret": 0}
