@@ -386,8 +386,7 @@ def _run(sides, groups, preload, jobs, expect, progress, results, confirm, pool,
         calls[(gi, si)] = sweep.census_calls(r)
         g.sites[si] = len(calls[(gi, si)])
         reference[(gi, si)] = [f["md5"] for f in r.data.get("frames", [])]
-        function[(gi, si)] = {s["call"] - 1: s.get("function", "")
-                              for s in r.data.get("sites", [])}
+        function[(gi, si)] = sweep.census_functions(r)
     trees = [side.tree for side in sides]
     where = {k: dict(c) for k, c in calls.items()}  # (group, side) -> call index -> where
     # (group index, pair index, place, nth, [call index or None per side], value, value

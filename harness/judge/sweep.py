@@ -99,6 +99,12 @@ def census_calls(r) -> list:
     return [(i, w) for i, w in calls if sites.in_dnn_code(w, src)]
 
 
+def census_functions(r) -> dict:
+    """{call index: the function of the family it was a call of} of a clean census run
+    (the value profile each site is failed with is that function's)."""
+    return {s["call"] - 1: s.get("function", "") for s in r.data.get("sites", [])}
+
+
 def classify(r, clean_frames=None) -> Class:
     """The run's class; `clean_frames` (md5s of the census run's frames) tells a frame
     forwarded unwritten or from unfilled input (ALTERED) from the model's own (CLEAN)."""
@@ -164,7 +170,7 @@ def _sweep(groups, preload, jobs, progress, limit, results, expect, pool, shard,
         out[key][sc.build] = Found(len(calls), [], r)
         seen[(key, sc.build)] = ([f["md5"] for f in r.data.get("frames", [])] if ok else None,
                                  dict(calls))
-        function = {s["call"] - 1: s.get("function", "") for s in r.data.get("sites", [])}
+        function = census_functions(r)
         plans += [(key, replace(census(sc), fault=first_value(
             replace(sc.fault, skip=i, count=1), function.get(i, ""), sc.tree),
             extra={**sc.extra, **(extra or {})}))
