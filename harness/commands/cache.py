@@ -65,20 +65,22 @@ def _plans(stamps: dict):
         if not isinstance(s, dict) or s.get("source", {}).get("kind") != "release":
             continue
         if all(b.get("versions") in have for b in s.get("backends", [])):
+            src = s["source"]  # a Debian suite's tree is named by its suite
             combos.add((",".join(sorted(b["name"] for b in s["backends"])), s.get("sanitizer"),
-                        s["source"].get("version")))
+                        f"{releases.DEBIAN_PREFIX}{src['debian']['suite']}"
+                        if src.get("debian") else src.get("version")))
     for name in sorted(caseload.names(), key=lambda n: n != caseload.default()):
         case = caseload.load(name)
         layout = case.layout
         for backends, sanitizer, version in sorted(combos, key=str):
-            rel = releases.RELEASES.get(version)
+            rel = releases.find(version)
             if layout is None or not backends or rel is None or not (
                     source.cached_path(rel).with_suffix(".configure").is_file()):
                 continue
             if sanitizer and not layout.sanitizer_trees:
                 continue
             what = f"case {name} ({backends}{', ' + sanitizer if sanitizer else ''}, " \
-                   f"FFmpeg {version})"
+                   f"{rel.describe()})"
             try:
                 yield Plan(backends, layout, sanitizer=sanitizer, release=version), what
                 series = case.series

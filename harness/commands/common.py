@@ -122,7 +122,8 @@ def add_build_options(p) -> None:
                    help="another FFmpeg release, fetched like the pinned one and checked "
                         "against its recorded sha256 (harness/obtain/releases.py); each patch "
                         "of the series is tried with git am -3, those that do not apply are "
-                        "left out and named")
+                        "left out and named; debian:SUITE (bookworm, trixie, sid) is the "
+                        "release that suite ships with its source package's patches applied")
     p.add_argument("--git-dir", metavar="DIR",
                    help="bring your own tree: an FFmpeg git clone; builds before/after from refs")
     p.add_argument("--from-ref", "--before-ref", dest="from_ref", default="HEAD~1",

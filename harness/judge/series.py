@@ -23,7 +23,9 @@ def notes(trees, needs: dict) -> list:
     for t in trees:
         s, name = t.stamp, t.name.split("-")[0]
         src = s["source"]
-        base = f"FFmpeg {src.get('version') or src.get('commit', '')[:10]}"
+        base = f"FFmpeg {src.get('version') or src.get('commit', '')[:10]}" + (
+            f" (Debian {src['debian']['suite']}'s {src['debian']['version']})"
+            if src.get("debian") else "")
         skipped = s.get("skipped", [])
         left = "the same" if skipped == said else "; ".join(
             f"{numbers([n])[0] if numbers([n]) else n} ({why})" for n, why in skipped) or "none"

@@ -230,6 +230,14 @@ def has_activate_member(header: str, struct: str) -> bool:
         r"\bint\s*\(\s*\*\s*activate\s*\)\s*\(\s*AVFilterContext\b", body) is not None
 
 
+def has_context_ready(header: str) -> bool:
+    """Whether the public AVFilterContext (libavfilter/avfilter.h) has its `unsigned
+    ready`, by which the graph knows a filter is to be activated (FFmpeg 8 moved it into
+    the private FFFilterContext)."""
+    body = struct_body(header, "AVFilterContext")
+    return body is not None and re.search(r"\bunsigned\s+(?:int\s+)?ready\s*;", body) is not None
+
+
 def declared(header: str, call: str) -> bool:
     """Whether a header declares the function `call` (a prototype, not a mention)."""
     return re.search(r"\b" + re.escape(call) + r"\s*\([^;{]*\)\s*(?:av_\w+\s*)*;",
@@ -550,6 +558,7 @@ def facts(src: Path) -> Facts:
              for flag, (header, pattern, _) in NEEDS.items()}
     flags.update({flag: int(has_activate_member(_read(src / header), struct))
                   for flag, (struct, header) in ACTIVATE_HOMES.items()})
+    flags["FFDNN_HAS_CONTEXT_READY"] = int(has_context_ready(_read(src / "libavfilter/avfilter.h")))
     graph = {call: header if declared(_read(src / header), call) else ""
              for header, calls in GRAPH_CALLS.items() for call in calls}
     flags["FFDNN_HAS_GRAPH_SETUP"] = int(all(graph.values()))

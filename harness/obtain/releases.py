@@ -5,9 +5,16 @@ release is (harness/obtain/source.py): upstream, else Debian's ffmpeg source pac
 The series (builds/patches/) was adapted to SERIES_BASE: there every patch must apply.
 On any other release each patch is tried with `git am -3` and one that does not apply
 is left out, with the reason, so before/after are the commits that do apply.
+
+`debian:<suite>` is the release a Debian suite ships with the patches of its source
+package applied (harness/obtain/debian.py): a distribution's tree, on which every patch
+of the series is tried with `git am -3` as on another release.
 """
 
+import dataclasses
+
 from harness.errors import SourceError
+from harness.obtain.debian import Packaging
 from harness.obtain.source import FFMPEG, Release, release
 
 SERIES_BASE = FFMPEG.version
@@ -28,6 +35,26 @@ RELEASES = {
 }
 
 
+# Debian's ffmpeg source package per suite: the release it packages and its debian
+# tarball's sha256 and size, measured here (the same in the .dsc). sid's index also
+# lists 7:9.0.2-4, whose .dsc and debian tarball the mirror did not hold when pinned.
+DEBIAN = {
+    # one patch (libavcodec/rangecoder.h)
+    "bookworm": ("5.1.9", Packaging("bookworm", "7:5.1.9-0+deb12u1",
+                                    "71b20472ecd2764bc98e3229d34c0f7c8dcfe4a6cbacc23fd5604c23bac04632",
+                                    53444)),
+    # no debian/patches: the orig tarball as it is
+    "trixie": ("7.1.5", Packaging("trixie", "7:7.1.5-0+deb13u1",
+                                  "a1be51d8a10744952fe94fa318bf71bbc8074bed0951382c079ab7ef227f74ef",
+                                  54176)),
+    # no debian/patches
+    "sid": ("8.1.2", Packaging("sid", "7:8.1.2-2",
+                               "92c2192f4bda036c3052fca0e264492dab0a160e747938ef4c320030605d160b",
+                               56340)),
+}
+DEBIAN_PREFIX = "debian:"
+
+
 def versions() -> list:
     """The pinned releases' versions, oldest first."""
     return sorted(RELEASES, key=lambda v: tuple(int(p) for p in v.split(".")))
@@ -37,13 +64,30 @@ def get(version: str | None) -> Release:
     """The release of that version (None: the pinned one)."""
     if not version:
         return FFMPEG
+    if version.startswith(DEBIAN_PREFIX):
+        suite = version[len(DEBIAN_PREFIX):]
+        if suite not in DEBIAN:
+            raise SourceError(f"unknown Debian suite '{suite}' in --release {version} "
+                              f"(supported: {', '.join(DEBIAN_PREFIX + s for s in DEBIAN)}; "
+                              "each pinned in harness/obtain/releases.py)")
+        upstream, pkg = DEBIAN[suite]
+        return dataclasses.replace(RELEASES[upstream], debian_suite=suite, packaging=pkg)
     if version not in RELEASES:
         raise SourceError(f"unknown FFmpeg release '{version}' (supported: "
-                          f"{', '.join(versions())}; each is pinned by sha256 in "
+                          f"{', '.join(versions())}, or a Debian suite's: "
+                          f"{', '.join(DEBIAN_PREFIX + s for s in DEBIAN)}; each is pinned by sha256 in "
                           "harness/obtain/releases.py)")
     return RELEASES[version]
 
 
+def find(name: str | None) -> Release | None:
+    """The release --release `name` names, or None when none is pinned by that name."""
+    try:
+        return get(name) if name else None
+    except SourceError:
+        return None
+
+
 def strict(rel: Release) -> bool:
     """Whether every patch of the series must apply (the release it was adapted to)."""
-    return rel.version == SERIES_BASE
+    return rel.version == SERIES_BASE and rel.packaging is None

@@ -26,6 +26,18 @@ class Release:
     debian_spec: str
     debian_name: str
     debian_suite: str = "sid"
+    packaging: object = None  # harness.obtain.debian.Packaging: Debian's patches on top
+
+    @property
+    def name(self) -> str:
+        """What --release calls it: `5.1.9`, or `debian:bookworm`."""
+        return f"debian:{self.packaging.suite}" if self.packaging else self.version
+
+    def describe(self) -> str:
+        """`FFmpeg 5.1.9`, or `FFmpeg 5.1.9 as Debian bookworm patches it (7:5.1.9-0+deb12u1)`."""
+        p = self.packaging
+        return f"FFmpeg {self.version}" + (
+            f" as Debian {p.suite} patches it ({p.version})" if p else "")
 
 
 def release(version: str, sha256: str, size: int, debian_revision,

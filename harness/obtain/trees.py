@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.obtain import backends as backends_mod
-from harness.obtain import probe, releases, source
+from harness.obtain import debian, probe, releases, source
 from harness.obtain.layout import Layout
 from harness import reaper
 from harness.errors import (BuildError, CacheError, CompileError, HarnessError, StampError,
@@ -503,7 +503,7 @@ class Plan:
         """What the trees come from: `FFmpeg 8.1.2` or the clone and its refs."""
         if self.repo:
             return f"{self.repo} " + ", ".join(f"{n}={r}" for n, r in self.refs.items())
-        return f"FFmpeg {self.release.version}"
+        return self.release.describe()
 
     @property
     def names(self) -> tuple:
@@ -543,6 +543,9 @@ class Plan:
             return {"kind": "git", "commit": commit.strip()}  # the repo's path is not content
         origin = {"kind": "release", "version": self.release.version,
                   "sha256": self.release.sha256}
+        pkg = self.release.packaging
+        if pkg:  # Debian's patches on the orig tarball
+            origin["debian"] = {"suite": pkg.suite, "version": pkg.version, "sha256": pkg.sha256}
         if not releases.strict(self.release):
             origin["apply"] = "git am -3, leaving out what does not apply"
         return origin
@@ -581,8 +584,10 @@ class Plan:
         if not stamp_file.is_file():
             if not build:
                 variant = f" --sanitizer {self.sanitizer}" if self.sanitizer else ""
+                release = (f" --release {self.release.name}"
+                           if not self.repo and self.release.name != source.FFMPEG.version else "")
                 raise StampError(f"tree '{self.label(name)}' is not built (run: python -m "
-                                 f"harness build --tree {name}{variant})")
+                                 f"harness build --tree {name}{variant}{release})")
             parent = self.parent(name)
             parent_tree = self.get(parent) if parent else None
             print(f"build: {self.label(name)} ({', '.join(self.backend_names) or 'no backend'})"
@@ -613,6 +618,14 @@ class Plan:
         git(src, "init", "-q")
         git(src, "add", "-A")
         git(src, "commit", "-q", "-m", f"FFmpeg {origin.get('version') or origin['commit']}")
+        pkg = self.release.packaging if origin["kind"] == "release" else None
+        if pkg:
+            applied = debian.apply(pkg, src)
+            _say(self.label(name), "source", f"Debian's {pkg.version}: "
+                 f"{len(applied)} patch{'es' if len(applied) != 1 else ''} of debian/patches")
+            git(src, "commit", "-q", "--allow-empty", "-m",
+                f"Debian {pkg.suite}'s ffmpeg {pkg.version}: debian/patches/series"
+                + "".join(f"\n\n{n}" for n in applied))
 
     def _change_source(self, name: str, src: Path, parent_origin: dict, origin: dict):
         """Apply what makes this tree from its parent: (patches applied, patches left
@@ -639,8 +652,8 @@ class Plan:
             else:
                 skipped.append([patch.name, why])
         if self.patches(name) and not applied:
-            raise BuildError(f"[{self.label(name)}] no patch of this tree applies to FFmpeg "
-                             f"{self.release.version} ({'; '.join(f'{n}: {w}' for n, w in skipped)}):"
+            raise BuildError(f"[{self.label(name)}] no patch of this tree applies to "
+                             f"{self.release.describe()} ({'; '.join(f'{n}: {w}' for n, w in skipped)}):"
                              " it would be its parent again")
         return applied, skipped
 

@@ -111,7 +111,7 @@ def others_cpu() -> float:
 
 
 def settle(g: Graph, want: int, seconds: float = 10.0, idle: float = 0.0,
-           running=None) -> tuple[list, list]:
+           running=None, poke=None) -> tuple[list, list]:
     """Pull until `want` frames came out (async backends finish on their own threads) or
     the sink returns an error for the frame, polling with a backoff from 5 to 50 ms:
     (return codes, repeats collapsed; frames). With `running` (how many of the threads
@@ -119,11 +119,15 @@ def settle(g: Graph, want: int, seconds: float = 10.0, idle: float = 0.0,
     in a row that gave nothing while none ran: every task started had ended by the
     second, so its frame would have come out. With `idle`, stop waiting once no other
     thread has run, used CPU or waited for one for that long: nothing is at work on the
-    frame, so it is not coming (a failed start, a dropped frame)."""
+    frame, so it is not coming (a failed start, a dropped frame). With `poke`, a pull
+    that gave nothing is followed by poke() (at most POKES times): the filter is
+    activated again on the next pull, as a tree whose graph does not activate a filter
+    when its task ends needs (5.1's: the frame would come with the next frame or EOF)."""
     codes, frames = [], []
     deadline, pause = time.monotonic() + seconds, 0.005
     quiet = None  # (since, others' CPU then) while nothing else runs
     ended = 0     # pulls in a row that gave nothing while no task thread ran
+    pokes = 0
     while len(frames) < want and time.monotonic() < deadline:
         c, f = drain(g)
         frames += f
@@ -143,6 +147,9 @@ def settle(g: Graph, want: int, seconds: float = 10.0, idle: float = 0.0,
                     quiet = (now, cpu)
                 elif now - quiet[0] >= idle:
                     break
+            if poke and pokes < POKES:
+                poke()
+                pokes += 1
             time.sleep(pause)
             pause = min(pause * 2, 0.05)
     return codes, frames
@@ -156,6 +163,9 @@ def records(ffi, lib, start: int) -> list:
         out.append({"ret": ret[0], "flushed": bool(flushed[0])})
     return out
 
+
+POKES = 40  # settle()'s pokes for one frame: each activate() it causes is recorded
+            # (FFDNN_MAX_RECORDS), so a frame that never comes does not fill the records
 
 STREAK = 40  # ff_dnn_get_result()'s DAST_NOT_READY answers in a row (the flush polls every
              # 5 ms: 0.2 s) after which, when nothing can complete a task, the run is stuck
@@ -228,6 +238,10 @@ def run(sc: Scenario, checkpoint=lambda result: None, stuck=lambda reason: None)
     if route.swept and THREADS and async_threads(sc) and lib.ffdnn_threads_track(b"_ffdnn.") == 0:
         running = lib.ffdnn_threads_running
     result["drained"], result["frames"] = [], []
+    # before the fault is armed, a tree whose graph does not activate the filter when its
+    # task ends (AVFilterContext.ready public: 5.1's) has it activated while a frame is awaited
+    poke = (lambda: lib.ffdnn_activate_again(ctx)) \
+        if lib.HAS_CONTEXT_READY and not route.swept else None
     lost = 0  # frames settle() gave up (failed, or waited for long enough): not waited for again
     for i in range(drained):  # one at a time: Torch has a single request
         ret = g.push(inputs[i])
@@ -237,7 +251,7 @@ def run(sc: Scenario, checkpoint=lambda result: None, stuck=lambda reason: None)
             continue
         g.check(ret, f"push frame {i}")
         want = i + 1 - len(result["frames"]) - lost  # this frame, and any still late
-        codes, frames = settle(g, want, route.frame_seconds, idle, running)
+        codes, frames = settle(g, want, route.frame_seconds, idle, running, poke)
         result["drained"] += codes
         result["frames"] += frames
         lost = max(0, lost + want - len(frames))  # a frame given up that came after all is not lost

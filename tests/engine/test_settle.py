@@ -98,3 +98,44 @@ def test_another_thread_at_work_is_seen():
     assert seen, "the spinning thread was never seen running"
     assert own[0] > 0.1, "the spinning thread got a CPU"
     assert abs(used - own[0]) < 0.05, f"others' CPU grew {used:.3f} s, the thread used {own[0]:.3f} s"
+
+
+class Held(Sink):
+    """A graph whose finished frame comes out only once the filter is activated again
+    (5.1's: nothing activates it when its task ends): poke() marks it so."""
+
+    def __init__(self):
+        super().__init__()
+        self.pokes, self.marked = 0, False
+
+    def poke(self):
+        self.pokes += 1
+        self.marked = True
+
+    def pull(self):
+        self.pulls += 1
+        if self.marked:
+            self.marked = False
+            return 0, b"frame", []
+        return -11, b"", []
+
+
+@pytest.mark.unit
+def test_a_held_frame_is_fetched_by_activating_the_filter_again():
+    """settle(poke=): a pull that gave nothing is followed by poke(), so the next pull
+    activates the filter and the frame comes at once instead of after the wait."""
+    g = Held()
+    codes, got = worker.settle(g, 1, seconds=5.0, poke=g.poke)
+    assert len(got) == 1 and (g.pulls, g.pokes) == (3, 1)  # nothing, the frame, nothing
+    g = Held()
+    codes, got = worker.settle(g, 1, seconds=0.3)  # no poke: the wait runs out
+    assert got == [] and g.pokes == 0
+
+
+@pytest.mark.unit
+def test_pokes_for_one_frame_are_bounded():
+    """A frame that never comes gets at most POKES pokes (each activate() is recorded)."""
+    g = Sink()
+    pokes = []
+    worker.settle(g, 1, seconds=3.0, poke=lambda: pokes.append(1))
+    assert len(pokes) == worker.POKES

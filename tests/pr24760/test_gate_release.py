@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from harness.cases.pr24760 import LAYOUT, TABLE_NEEDS
+from harness.compile.families import FAMILIES
 from harness.errors import ExitStatus
 from harness.judge import series
 from harness.obtain import releases
@@ -21,10 +22,13 @@ from tests.pr24760.test_other_release import PINNED
 
 pytestmark = [pytest.mark.other_release]
 
-# a release whose flush route the gate cannot judge yet fails, strictly, with the reason
+# a release whose flush route the gate cannot judge yet fails, strictly, with the reason;
+# and a Debian suite's tree (bookworm's: 5.1.9 with its source package's patch), as a
+# distribution's maintainer gates a backport
 OTHER = [pytest.param(v, marks=pytest.mark.xfail(reason=PINNED[v].gate_blind, strict=True)
                       if PINNED[v].gate_blind else ())
-         for v in PINNED if v != releases.SERIES_BASE]
+         for v in PINNED if v != releases.SERIES_BASE] + [
+    pytest.param("debian:bookworm", id="debian-bookworm-5.1.9")]  # in `-k 5.1.9`'s runs
 
 
 def harness(*args):
@@ -36,7 +40,7 @@ def harness(*args):
 def release(request, tmp_path_factory):
     """(version, before, after, a patch reverting #24760 on after), built now if needed."""
     version = request.param
-    backends = PINNED[version].backends
+    backends = PINNED[releases.get(version).version].backends
     plan = Plan(backends, LAYOUT, release=version)
     trees = [plan.get(n) for n in ("before", "after")]
     notes = series.notes(trees, TABLE_NEEDS)
@@ -51,6 +55,10 @@ def release(request, tmp_path_factory):
     patch = subprocess.run(["git", "-C", str(repo), "format-patch", "-1", "-o", str(d)],
                            capture_output=True, text=True, check=True, env=env).stdout.strip()
     return version, backends, trees[0], trees[1], patch
+
+
+# what `--values changed` (the default) fails pthread_create() with: its stanza's values
+VALUES = FAMILIES["pthread_create"].declared("pthread_create")
 
 
 def _pairs(tree) -> list:
@@ -80,6 +88,10 @@ def test_the_gate_on_the_flush_route(release, tmp_path, which):
                 "--json", str(out))
     assert r.returncode == status, r.stdout + r.stderr[-2000:]
     d = json.loads(out.read_text())
-    assert sorted((s["backend"], s["filter"]) for s in d["sites"]) == _pairs(after)
+    assert sorted({(s["backend"], s["filter"]) for s in d["sites"]}) == _pairs(after)
+    # every value the thread start's profile fails it with, at each pair's one site
+    values = {(s["backend"], s["filter"], s["value"]) for s in d["sites"]}
+    assert len(values) == len(d["sites"]) == len(_pairs(after)) * len(VALUES)
+    assert {v for *_, v in values} == set(VALUES)
     assert {(s["from"]["class"], s["to"]["class"], s["change"]) for s in d["sites"]} == \
         {classes}

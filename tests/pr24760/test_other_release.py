@@ -46,11 +46,7 @@ PINNED = {
     # its DNNModule has no .type (the stand-in tells the backend by its flush) and its
     # filters declare their own dnn_backend option
     "5.1.9": Pinned("tf", (7,), (1, 2, 3, 4, 5, 6, 8), "AVFilter",
-                    ("DNN_NATIVE", "DNN_TF", "DNN_OV"),
-                    gate_blind="its filters let a pushed frame out only later (the next "
-                    "frame, or EOF), so a run on the flush route waits out the route's 10 s "
-                    "for a frame (11.0 s a run with 2 frames, measured) and the census's runs "
-                    "(4 frames) pass its 10 s timeout: census HANG, not judged"),
+                    ("DNN_NATIVE", "DNN_TF", "DNN_OV")),
     # LibTorch is left out: 7.1.5's dnn_backend_torch.cpp:438 calls
     # at::detail::getXPUHooks().initXPU(), which LibTorch 2.13's XPUHooksInterface no
     # longer has (`make` stops there: "has no member named 'initXPU'")

@@ -645,7 +645,13 @@ def test_an_unknown_release_is_one_error_line(capsys):
     from harness import cli
     assert cli.main(["probe", "--release", "7.1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["error: unknown FFmpeg release '7.1' (supported: 5.1.9, 7.1.5, 8.1.2, 9.0.2; each is "
+    assert err == ["error: unknown FFmpeg release '7.1' (supported: 5.1.9, 7.1.5, 8.1.2, 9.0.2, "
+                   "or a Debian suite's: debian:bookworm, debian:trixie, debian:sid; each is "
                    "pinned by sha256 in harness/obtain/releases.py)"]
+    assert cli.main(["probe", "--release", "debian:buster"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: unknown Debian suite 'buster' in --release debian:buster (supported: "
+                   "debian:bookworm, debian:trixie, debian:sid; each pinned in "
+                   "harness/obtain/releases.py)"]
 
 

@@ -15,7 +15,11 @@
 #define FFDNN_HAS_AVFILTER_ACTIVATE 0
 #endif
 static const int HAS_FFFILTER = FFDNN_HAS_FFFILTER;
+#ifndef FFDNN_HAS_CONTEXT_READY
+#define FFDNN_HAS_CONTEXT_READY 0
+#endif
 static const int HAS_AVFILTER_ACTIVATE = FFDNN_HAS_AVFILTER_ACTIVATE;
+static const int HAS_CONTEXT_READY = FFDNN_HAS_CONTEXT_READY;
 
 static atomic_int ffdnn_flushes;
 
@@ -89,4 +93,18 @@ int ffdnn_record_get(int i, int *ret, int *flushed)
     *ret = recorder.returns[i];
     *flushed = recorder.flushed[i];
     return 0;
+}
+
+/* Mark a filter to be activated, as the graph marks one a frame or a request reaches:
+ * the next pull runs its activate(). Only where AVFilterContext.ready is public (before
+ * FFmpeg 8); AVERROR(ENOSYS) elsewhere. */
+int ffdnn_activate_again(AVFilterContext *ctx)
+{
+#if FFDNN_HAS_CONTEXT_READY
+    if (!ctx->ready)
+        ctx->ready = 100;
+    return 0;
+#else
+    return AVERROR(ENOSYS);
+#endif
 }

@@ -16,12 +16,14 @@ TYPES = """
 #define FFDNN_MAX_RECORDS ...
 static const int HAS_FFFILTER;
 static const int HAS_AVFILTER_ACTIVATE;
+static const int HAS_CONTEXT_READY;
 """
 
 FUNCTIONS = """
 int ffdnn_record_activate(AVFilterContext *ctx);
 int ffdnn_record_count(void);
 int ffdnn_record_get(int i, int *ret, int *flushed);
+int ffdnn_activate_again(AVFilterContext *ctx);
 """
 
 CUSTOMIZATIONS = Path(__file__).with_name("recorder.c").read_text()
