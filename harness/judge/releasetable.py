@@ -58,14 +58,16 @@ def column(rel, case) -> dict:
     origin = (f"Debian {rel.debian_suite}'s `{rel.debian_spec.split('=', 1)[1]}` orig tarball, "
               f"{rel.size:,} bytes, sha256 `{rel.sha256[:12]}…`")
     home = facts.activate_home
-    have = [b for b in facts.backends.values() if b.source and b.type]
     out = {
         "source": origin,
         "activate() (the recorder copies)": f"`{home[0]}` ({home[1]})" if home else
         f"none: {facts.missing(next(iter(probe.ACTIVATE_HOMES)))}",
         "graph calls the module binds": f"{sum(map(bool, facts.graph.values()))} of "
                                         f"{len(facts.graph)} declared",
-        "DNN backends in the tree": ", ".join(b.label for b in have) or "none",
+        "DNN backends in the tree": ", ".join(
+            b.label + ("" if b.type else " (no .type in its DNNModule and no flush: the "
+                       "stand-in cannot tell it)")
+            for b in facts.backends.values() if b.source) or "none",
     }
     if trees:
         stamps = [t.stamp for t in trees]
@@ -78,14 +80,14 @@ def column(rel, case) -> dict:
         notes = series.notes(list(trees), case.table_needs)
         out["the case's tables"] = ("can be shown" if not notes or "can be shown" in notes[-1]
                                     else notes[-1])
-    else:
-        out["series (git am -3)"] = (f"not tried: no tree built (`python -m harness build "
-                                     f"--release {rel.version}`)")
-    for title, table in case.part("tables").items():
-        for backend, filt in table.pairs:
-            why = facts.why_not(backend, filt)
-            out[f"{title.split(':')[0]}: {backend} / {filt}"] = (
-                f"not expressible: {why}" if why else "expressible")
+    rows = {f"{title.split(':')[0]}: {backend} / {filt}": facts.why_not(backend, filt)
+            for title, table in case.part("tables").items() for backend, filt in table.pairs}
+    if not trees:
+        out["series (git am -3)"] = (
+            "not tried: no row of the case's tables is expressible" if all(rows.values())
+            else f"not tried: no tree built (`python -m harness build --release {rel.name}`)")
+    out.update({row: f"not expressible: {why}" if why else "expressible"
+                for row, why in rows.items()})
     taken = None
     if trees:  # the commits in the tree the claims compare against the release itself
         by_name = dict(zip(case.pair, (t.stamp for t in trees)))
@@ -125,10 +127,12 @@ def claim_cell(claim, facts, taken) -> str:
     filt = getattr(claim, "filter", "") or (found[-1][1] if found else None)
     for b in backends:
         info = facts.backends.get(b)
-        if info is None or not (info.source and info.type):
+        if info is None or not info.source:
             why.append(f"no {info.label if info else b} backend in the tree")
-        elif filt and b == backends[-1] and (w := facts.why_not(b, filt)):
-            why.append(w)
+        elif (filt and b == backends[-1]) or not info.type:
+            # a backend the stand-in cannot tell (no .type, no flush) says so through why_not
+            if w := facts.why_not(b, filt or "dnn_processing"):
+                why.append(w)
     if why:
         return "not expressible: " + "; ".join(why)
     return "expressible" if taken is not None else "expressible if its commit applies"
@@ -136,7 +140,7 @@ def claim_cell(claim, facts, taken) -> str:
 
 def markdown(case, versions=None) -> str:
     """The releases side by side, one column each, oldest first."""
-    rels = [releases.get(v) for v in (versions or releases.versions())]
+    rels = [releases.get(v) for v in versions] if versions else releases.probed()
     cols = [column(r, case) for r in rels]
     rows = list(dict.fromkeys(k for c in sorted(cols, key=len, reverse=True) for k in c))
     lines = ["| | " + " | ".join(f"FFmpeg {r.version}" for r in rels) + " |",

@@ -34,6 +34,14 @@ RELEASES = {
                      11710924, 2),
 }
 
+# Releases pinned for `probe --releases` only: the case expresses nothing there, so no
+# tree of theirs is built (--release refuses them, saying so).
+PROBE_ONLY = {
+    # Debian 7:4.3.7-0+deb11u1 (bullseye, Debian 11); the orig tarball's sha256 as in the
+    # .dsc, measured here. No asynchronous execution in its DNN code: no thread start to fail
+    "4.3.7": release("4.3.7", "177d074943251bec33e1f9bc5979378ff5771882482ba9b3aee2cb18dd400554",
+                     9402808, "0+deb11u1", "bullseye"),
+}
 
 # Debian's ffmpeg source package per suite: the release it packages and its debian
 # tarball's sha256 and size, measured here (the same in the .dsc). sid's index also
@@ -72,12 +80,22 @@ def get(version: str | None) -> Release:
                               "each pinned in harness/obtain/releases.py)")
         upstream, pkg = DEBIAN[suite]
         return dataclasses.replace(RELEASES[upstream], debian_suite=suite, packaging=pkg)
+    if version in PROBE_ONLY:
+        raise SourceError(f"FFmpeg {version} is pinned for `probe --releases` only (what "
+                          "can be expressed there, and why not); no tree of it is built "
+                          "(harness/obtain/releases.py)")
     if version not in RELEASES:
         raise SourceError(f"unknown FFmpeg release '{version}' (supported: "
                           f"{', '.join(versions())}, or a Debian suite's: "
                           f"{', '.join(DEBIAN_PREFIX + s for s in DEBIAN)}; each is pinned by sha256 in "
                           "harness/obtain/releases.py)")
     return RELEASES[version]
+
+
+def probed() -> list:
+    """Every pinned release `probe --releases` shows, the probe-only ones too, oldest first."""
+    every = {**RELEASES, **PROBE_ONLY}
+    return [every[v] for v in sorted(every, key=lambda v: tuple(int(p) for p in v.split(".")))]
 
 
 def find(name: str | None) -> Release | None:

@@ -222,3 +222,27 @@ def test_the_releases_side_by_side(trees, version):
         assert col[f"Table 2: {backend} / {filt}"] == f"not expressible: {why}"
     table = releasetable.markdown(expected.CASE, [version])
     assert table.splitlines()[0] == f"| | FFmpeg {version} |"
+
+
+@pytest.mark.unit
+def test_a_probe_only_release_is_refused_with_its_reason():
+    """4.3.7 (bullseye) is pinned for probe --releases alone: --release refuses it."""
+    assert [r.version for r in releases.probed()][:2] == ["4.3.7", "5.1.9"]
+    assert "4.3.7" not in releases.versions()
+    with pytest.raises(releases.SourceError, match="FFmpeg 4.3.7 is pinned for "
+                                                   "`probe --releases` only"):
+        releases.get("4.3.7")
+
+
+@OPT_IN
+def test_a_probe_only_release_says_why_nothing_is_expressible():
+    """`probe --releases`' 4.3.7 column, read from the files of its pinned tarball: every
+    row of the case's tables not expressible, each with what the tree lacks."""
+    from harness.judge import releasetable
+    col = releasetable.column(releases.PROBE_ONLY["4.3.7"], expected.CASE)
+    rows = {k: v for k, v in col.items() if k.startswith("Table")}
+    assert rows and all(v.startswith("not expressible: 4.3.7") for v in rows.values())
+    assert "has no activate() to record" in col["Table 1: tf / dnn_processing"]
+    assert "no ff_dnn_start_inference_async" in col["Table 1: tf / dnn_processing"]
+    assert col["series (git am -3)"] == "not tried: no row of the case's tables is expressible"
+    assert col["DNN backends in the tree"].startswith("TensorFlow (no .type")
