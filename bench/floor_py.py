@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from harness.compile import ffi_build
-from harness.obtain.trees import Tree
+from harness.obtain.tree import Tree
 
 AVERROR_EOF = -(ord("E") | ord("O") << 8 | ord("F") << 16 | ord(" ") << 24)
 W = H = 64

@@ -5,7 +5,7 @@ and that commit as a git am-able patch."""
 import os
 import subprocess
 
-from harness.obtain.trees import GIT_ID
+from harness.obtain.recipe import GIT_ID
 
 
 def commit(tree, tmp_path, path: str, old: str, new: str, subject: str):

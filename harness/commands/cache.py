@@ -95,7 +95,8 @@ def _plans(stamps: dict):
 def _named_trees(stamps: dict) -> dict:
     """Tree entry -> what names it."""
     from harness.obtain import derived
-    from harness.obtain.trees import RECIPE, compiler
+    from harness.obtain.build import compiler
+    from harness.obtain.recipe import RECIPE
     named = {}
     with contextlib.redirect_stderr(io.StringIO()):  # a plan's notes are not the report's
         for plan, what in _plans(stamps):
@@ -127,7 +128,8 @@ def _named_trees(stamps: dict) -> dict:
 
 
 def _not_named(stamp) -> str:
-    from harness.obtain.trees import RECIPE, compiler
+    from harness.obtain.build import compiler
+    from harness.obtain.recipe import RECIPE
     if not isinstance(stamp, dict):
         return "its stamp.json does not parse"
     if stamp.get("recipe") != RECIPE:
@@ -226,7 +228,7 @@ def cmd_verify(args) -> int:
     """Every entry's check: a tree's stamp and libraries (sizes and sha256 where the stamp
     has them), a module's sha256 and a real import, the injectors' manifest."""
     from harness.compile import ffi_build, injector_build
-    from harness.obtain.trees import Tree, check_libraries, check_stamp, read_stamp
+    from harness.obtain.tree import Tree, check_libraries, check_stamp, read_stamp
     bad = 0
     for e in entries():
         try:

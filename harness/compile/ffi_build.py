@@ -20,7 +20,7 @@ from harness.errors import (SIGNALLED, BuildError, CacheError, ExitStatus, Harne
                             StampError, first_error)
 from harness.obtain import probe
 from harness.paths import atomic_dir, cache_root, digest, file_sha256
-from harness.obtain.trees import Tree, check_stamp, read_stamp, rebuild
+from harness.obtain.tree import Tree, check_stamp, read_stamp, rebuild
 
 MODULE_NAME = "_ffdnn"
 VARIANTS = ("preload", "wrap")
@@ -119,7 +119,7 @@ def _compile(ffi, tmp: Path, name: str) -> None:
 
 def _objects(tree) -> tuple[str, str]:
     """Whose objects the tree's libraries are, (its entry's name, its key): its own, or
-    those of the tree it is a twin of (harness/obtain/trees.py find_twin), whose module
+    those of the tree it is a twin of (harness/obtain/twins.py find_twin), whose module
     it shares."""
     twin = tree.stamp.get("twin")
     if twin:

@@ -135,7 +135,7 @@ def place(where: str) -> str:
 @dataclass(frozen=True)
 class Side:
     label: str   # what the report calls the tree: after, HEAD~1, after+fix
-    tree: object  # harness.obtain.trees.Tree
+    tree: object  # harness.obtain.tree.Tree
 
 
 @dataclass

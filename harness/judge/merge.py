@@ -95,7 +95,7 @@ def check(shards: list) -> int:
 
 def _side(j: dict) -> Side:
     """A side of a shard: its tree as the shard's JSON names it (no file of it is read)."""
-    from harness.obtain.trees import Tree
+    from harness.obtain.tree import Tree
     tree = Tree(j["tree"], Path(j["path"]),
                 {"key": j["key"], "source": j["source"], "series": j["series"]})
     return Side(j["label"], tree)

@@ -45,7 +45,7 @@ def plan(sanitizer: str, layout, source_file=None, repo=None) -> Plan:
 class Run:
     """One claim's run on one tree: the command, its exit, the parsed reports."""
 
-    tree: object       # trees.Tree
+    tree: object       # tree.Tree
     command: str
     exit: int | None   # None: killed after the timeout
     seconds: float

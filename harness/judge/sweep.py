@@ -88,7 +88,7 @@ def census_calls(r) -> list:
     made with it on their stack: a failed allocation of libavfilter's graph parser is not
     the DNN code's to handle."""
     from pathlib import Path
-    from harness.obtain.trees import Tree
+    from harness.obtain.tree import Tree
     from harness.run import routes, sites
     n = r.data.get("counters", {}).get("eligible", 0)
     where = {s["call"] - 1: s["where"] for s in r.data.get("sites", [])}
@@ -201,7 +201,7 @@ def first_value(fault, function: str, tree_path):
     from pathlib import Path
     from harness.compile import families
     from harness.judge import profiles
-    from harness.obtain.trees import Tree
+    from harness.obtain.tree import Tree
     family = families.FAMILIES.get(fault.kind)
     if family is None or not function or function not in family.functions:
         return fault

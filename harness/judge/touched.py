@@ -152,7 +152,7 @@ def same_source(a, b) -> bool:
 
 
 def between(a, b) -> Touched:
-    """What changes from tree `a` to tree `b` (harness.obtain.trees.Tree): their sources'
+    """What changes from tree `a` to tree `b` (harness.obtain.tree.Tree): their sources'
     git trees compared in b's repository, with a's objects lent to it (nothing written)."""
     ta, tb = _tree_id(a), _tree_id(b)
     if not ta or not tb or not (a.src / ".git").is_dir() or not (b.src / ".git").is_dir():

@@ -1,6 +1,6 @@
 """A case's warning claims (its warning_claims: rows with `id`,
 `file`, `same`) against two trees' stamps: the warning lines each build recorded, by
-object (harness/obtain/trees.py)."""
+object (harness/obtain/build.py)."""
 
 
 def lines(stamp: dict) -> list:

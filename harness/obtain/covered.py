@@ -5,7 +5,7 @@ the objects its patches change instrumented.
 
 A cache entry `<cache>/trees/<tree>-coverage-<key>/`, keyed by the tree's own key and the
 objects: a copy of the tree's entry, those objects removed and compiled again with
-trees.coverage_make_args() (the other objects are the tree's own), the libraries and
+build.coverage_make_args() (the other objects are the tree's own), the libraries and
 programs linked again. The stamp is the tree's, with `coverage` naming the instrumented
 objects and the directory they were compiled in (what GCOV_PREFIX_STRIP takes off), and
 `variant` what it is a variant of. Compiling the four backends' objects takes about two
@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 
 from harness.errors import BuildError
-from harness.obtain.trees import Tree, _make, copy_tree, git, library_files, read_stamp
+from harness.obtain.build import copy_tree, git, make
+from harness.obtain.tree import Tree, library_files, read_stamp
 from harness.paths import atomic_dir, cache_root, digest
 
 RECIPE = 1  # bump when the way a coverage variant is built changes
@@ -71,7 +72,7 @@ def _build(tree: Tree, objs: list, key: str, final: Path) -> None:
         for o in objs:
             for junk in (src / o, (src / o).with_suffix(".gcno"), (src / o).with_suffix(".gcda")):
                 junk.unlink(missing_ok=True)
-        count, own = _make(name, src, tmp / "build.log", coverage=True)
+        count, own = make(name, src, tmp / "build.log", coverage=True)
         stamp = {k: v for k, v in tree.stamp.items() if k not in ("twin", "coverage")}
         stamp.update({
             "tree": name, "key": key, "parent": tree.key,

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Callable
 
 from harness.errors import BuildError
-from harness.obtain.trees import (Tree, _first, _run_logged, copy_tree, git, library_files,
-                                  read_stamp)
+from harness.obtain.build import copy_tree, first_objects, git, run_logged
+from harness.obtain.tree import Tree, library_files, read_stamp
 from harness.paths import atomic_dir, cache_root, digest
 
 RECIPE = 1  # bump when the way a derived tree is built changes
@@ -48,7 +48,7 @@ def _build(tree, label, what, change, target, key, final: Path) -> None:
         change(src)
         if git(src, "status", "--porcelain", "--untracked-files=no").stdout.strip():
             git(src, "commit", "-q", "-a", "-m", f"{name}: {what}")
-        rc = _run_logged(["make", f"-j{os.cpu_count() or 2}", *_first(src), target], src, log)
+        rc = run_logged(["make", f"-j{os.cpu_count() or 2}", *first_objects(src), target], src, log)
         if rc != 0:
             text = log.read_text(errors="replace").splitlines()
             errors = [l for l in text if ": error: " in l or l.startswith("make: ***")]

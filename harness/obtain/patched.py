@@ -112,7 +112,8 @@ class PatchedPlan(Plan):
             check_applies(super().get(self.on, build=False).src, self.user_patches, self.on)
 
     def _origin(self, name: str) -> dict:
-        """Not `git`: the build applies self.patches() with `git am` (Plan._change_source)."""
+        """Not `git`: the build applies self.patches() with `git am` (change_source,
+        harness/obtain/build.py)."""
         if name == self.patched:
             return {"kind": "patches", "on": super()._origin(self.on),
                     "patches": [p.name for p in self.user_patches]}

@@ -9,7 +9,8 @@ from harness.run import chains as graphs
 from harness.errors import HarnessError, ScenarioError
 from harness.paths import cache_root
 from harness.run.scenario import FRAMES, Scenario
-from harness.obtain.trees import Plan, Tree, check_stamp, read_stamp
+from harness.obtain.tree import Tree, check_stamp, read_stamp
+from harness.obtain.trees import Plan
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from harness.run.filtergraph import Graph, GraphError
 from harness.run.scenario import HEIGHT, WIDTH, Scenario
 from harness.run.spec import FOREVER
 from harness.obtain import probe
-from harness.obtain.trees import Tree, check_stamp, read_stamp
+from harness.obtain.tree import Tree, check_stamp, read_stamp
 
 MAX_PULLS = 16
 # the sweep on a synchronous backend: seconds with no other thread at work before a

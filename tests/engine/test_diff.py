@@ -19,7 +19,7 @@ from harness.errors import ExitStatus
 from harness.judge import diff, diffreport, schemas
 from harness.judge.diff import Change
 from harness.judge.sweep import Class
-from harness.obtain.trees import Tree
+from harness.obtain.tree import Tree
 from harness.paths import PROJECT
 from tests import screenshot
 from tests.conftest import BACKENDS
@@ -383,7 +383,7 @@ def test_git_refs(tree, tmp_path):
     commit that drops the check on top of #24760: the same four regressions, exit 1."""
     import os
 
-    from harness.obtain.trees import GIT_ID
+    from harness.obtain.recipe import GIT_ID
     repo, patch = tmp_path / "ffmpeg", tmp_path / "drop-check.patch"
     subprocess.run(["git", "clone", "-q", "--shared", str(tree("after").src), str(repo)],
                    check=True)

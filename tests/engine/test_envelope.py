@@ -11,7 +11,7 @@ import pytest
 
 from harness import __version__
 from harness.judge import envelope, readers, schemas
-from harness.obtain.trees import Tree
+from harness.obtain.tree import Tree
 from harness.paths import PROJECT
 
 # command line -> the command's own fields (the diff's, merge's and claims' are checked by

@@ -52,7 +52,7 @@ def _shard_json(k, n, **change):
     """A shard of a diff with no group, as diffreport writes one (its schema's)."""
     from harness.judge.diff import Diff, Side
     from harness.judge.diffreport import to_json
-    from harness.obtain.trees import Tree
+    from harness.obtain.tree import Tree
     sides = [Side(name, Tree(name, Path("/t"), {"key": name, "source": {"kind": "release"},
                                                 "series": []})) for name in ("a", "b")]
     seconds = dict.fromkeys(("census", "sites", "confirm", "total"), 0.0)

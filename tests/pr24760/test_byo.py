@@ -1,7 +1,7 @@
 """Bring your own tree: before and after built from two refs of the user's own FFmpeg
 clone, without our patches, give the same sources and the same PR table. Configured as
 the suite's trees are (FFDNN_BACKENDS), they are twins of before and after: copies of
-their objects (harness/obtain/trees.py find_twin), not a second cold build."""
+their objects (harness/obtain/twins.py find_twin), not a second cold build."""
 
 import os
 import subprocess
@@ -11,7 +11,8 @@ import pytest
 from harness.compile import ffi_build
 from harness.run import matrix, runner
 from harness.run.outcome import Outcome
-from harness.obtain.trees import GIT_ID, Plan
+from harness.obtain.recipe import GIT_ID
+from harness.obtain.trees import Plan
 from harness.cases.pr24760 import EXPECT, LAYOUT
 from tests.conftest import BACKENDS
 

@@ -10,7 +10,8 @@ import pytest
 
 from harness.judge import claimrun, claims, schemas
 from harness.cases import pr24760 as expected
-from harness.obtain import derived, trees
+from harness.obtain import derived
+from harness.obtain.build import git
 from harness.paths import PROJECT
 from harness.obtain.backends import BACKENDS
 
@@ -147,13 +148,13 @@ def test_reverted_commit(tree, preload, reverted, rows, needs):
         pytest.skip(f"tree built without {', '.join(sorted(missing))} "
                     "(run: make test BACKENDS=all)")
     assert " ".join(reverted.cites.split()) in " ".join(claims_patch(reverted.commit).split())
-    sha = trees.git(before.src, "log", "--format=%H", "--fixed-strings",
-                    f"--grep={reverted.subject}").stdout.split()
+    sha = git(before.src, "log", "--format=%H", "--fixed-strings",
+              f"--grep={reverted.subject}").stdout.split()
     assert len(sha) == 1, f"commit {reverted.commit} is in before exactly once"
     # a cache entry keyed by before's key and the reverted commit: built once, then reused
     undone = derived.without_commit(before, f"without-{reverted.commit}", reverted.subject)
     assert undone.stamp["derived"]["change"] == f"git revert {sha[0]}"
-    assert trees.git(undone.src, "log", "-1", "--format=%s").stdout.strip() \
+    assert git(undone.src, "log", "-1", "--format=%s").stdout.strip() \
         == f'Revert "{reverted.subject}"'
     for claim in rows:
         obs = claimrun.observe(claim, undone, preload, runner="ffmpeg")

@@ -143,7 +143,7 @@ def test_build_leaves_each_tree_with_its_module(tree, scratch_cache):
 def test_a_module_that_fails_in_its_own_process_is_one_error(tmp_path):
     from harness.compile import ffi_build
     from harness.errors import StampError
-    from harness.obtain.trees import Tree
+    from harness.obtain.tree import Tree
     gone = Tree("gone", tmp_path / "gone", {"key": "0" * 64})
     with pytest.raises(StampError, match=r"cache entry .*/gone: stamp.json does not parse") as e:
         ffi_build.finish(ffi_build.start(gone))

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from harness.errors import ExitStatus
-from harness.obtain.trees import GIT_ID
+from harness.obtain.recipe import GIT_ID
 from harness.paths import PROJECT
 from harness.run import chains as graphs
 

@@ -15,7 +15,8 @@ from harness.compile.families import FAMILIES
 from harness.errors import ExitStatus
 from harness.judge import series
 from harness.obtain import releases
-from harness.obtain.trees import GIT_ID, Plan
+from harness.obtain.recipe import GIT_ID
+from harness.obtain.trees import Plan
 from harness.paths import PROJECT
 from harness.run import chains as graphs
 from tests.pr24760.test_other_release import PINNED

@@ -12,8 +12,8 @@ import pytest
 from harness.cases import pr24760
 from harness.compile import ffi_build
 from harness.judge import series
-from harness.obtain import probe, releases, trees
-from harness.obtain.trees import Tree
+from harness.obtain import build, probe, releases
+from harness.obtain.tree import Tree
 from harness.run import chains
 
 pytestmark = pytest.mark.unit
@@ -610,12 +610,12 @@ def test_a_patch_left_out_says_why(tmp_path):
     fresh = tmp_path / "fresh"
     (fresh / "lib").mkdir(parents=True)
     (fresh / "lib/a.c").write_text("one\n2\nthree\n")
-    trees.git(fresh, "init", "-q")
-    trees.git(fresh, "add", "-A")
-    trees.git(fresh, "commit", "-qm", "other release")
-    why = trees._try_patch("t", fresh, patch)
+    build.git(fresh, "init", "-q")
+    build.git(fresh, "add", "-A")
+    build.git(fresh, "commit", "-qm", "other release")
+    why = build._try_patch("t", fresh, patch)
     assert why.startswith("no lib/gone.c in this tree; hunks do not match at lib/a.c:1")
-    assert trees.git(fresh, "status", "--porcelain").stdout == ""  # left as it was,
+    assert build.git(fresh, "status", "--porcelain").stdout == ""  # left as it was,
     assert not (fresh / ".git/rebase-apply").exists()  # with no git am in progress
 
 

@@ -10,7 +10,8 @@ import pytest
 from harness.cases import pr24760 as expected
 from harness.cases.pr24760 import LAYOUT
 from harness.judge import sanitizer, sanreport, sanverdict, unchanged
-from harness.obtain import derived, trees
+from harness.obtain import derived
+from harness.obtain.build import git
 from harness.errors import HarnessError
 from harness.obtain.backends import BACKENDS
 
@@ -209,8 +210,8 @@ def _revert(tree, commit: int):
     around them, so `git revert` conflicts); the lock is all commit 2 adds to the reader."""
     label = f"without-{commit}"
     if commit == 1:
-        sha = trees.git(tree.src, "log", "--format=%H", "--fixed-strings",
-                        f"--grep={COMMIT1}").stdout.split()
+        sha = git(tree.src, "log", "--format=%H", "--fixed-strings",
+                  f"--grep={COMMIT1}").stdout.split()
         undone = derived.without_commit(tree, label, COMMIT1, "ffmpeg_g")
         assert undone.stamp["derived"]["change"] == f"git revert {sha[0]}"
     else:

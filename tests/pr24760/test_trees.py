@@ -12,16 +12,17 @@ from harness.cases import pr24760 as expected
 from harness.cases.pr24760 import LAYOUT
 from harness.compile import ffi_build
 from harness.judge import warnclaims
-from harness.obtain import trees
+from harness.obtain import build, recipe, source, twins
+from harness.obtain.tree import Tree
 from harness.errors import BuildError, StampError
-from harness.paths import PATCHES
+from harness.paths import PATCHES, digest
 
 pytestmark = pytest.mark.trees
 
 
 def git(cwd, *args):
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
-                          text=True, env={**trees.GIT_ID, "PATH": "/usr/bin:/bin"}).stdout
+                          text=True, env={**recipe.GIT_ID, "PATH": "/usr/bin:/bin"}).stdout
 
 
 def clone(tree, dest):
@@ -55,7 +56,7 @@ def test_sources_on_disk_are_the_committed_ones(tree, name):
 @pytest.mark.parametrize("name", LAYOUT.names)
 def test_stamp_describes_the_build(tree, plan, name):
     s = tree(name).stamp
-    assert s["source"]["sha256"] == trees.source.FFMPEG.sha256
+    assert s["source"]["sha256"] == source.FFMPEG.sha256
     assert tuple(b["name"] for b in s["backends"]) == plan.backend_names
     assert "--enable-libonnxruntime" in s["configure"]
 
@@ -123,7 +124,7 @@ def test_a_patch_that_does_not_apply_names_patch_and_file(tree, tmp_path):
     patch = PATCHES / t.stamp["series"][-1]
     with pytest.raises(BuildError, match=rf"patch {patch.name} does not apply: "
                                          r"libavfilter/dnn/dnn_backend_common.c"):
-        trees._apply_patch("after", work, patch)  # already applied: cannot apply twice
+        build._apply_patch("after", work, patch)  # already applied: cannot apply twice
 
 
 @pytest.mark.unit
@@ -143,7 +144,7 @@ def test_derived_tree_is_built_once_and_keyed_by_its_change(tmp_path, monkeypatc
     git(src, "commit", "-q", "-m", "first")
     (src / "a.c").write_text("two\n")
     git(src, "commit", "-q", "-am", "second")
-    parent = trees.Tree("p", src.parent, {"key": "k1"})
+    parent = Tree("p", src.parent, {"key": "k1"})
 
     undone = derived.without_commit(parent, "without-2", "second", "prog")
     assert (undone.src / "prog").read_text() == "one\n"
@@ -152,7 +153,7 @@ def test_derived_tree_is_built_once_and_keyed_by_its_change(tmp_path, monkeypatc
     assert again == undone and makes.read_text().count("built") == 1, "reused, not rebuilt"
     edited = derived.edited(parent, "three", "a.c", lambda t: t.replace("two", "three"), "prog")
     assert (edited.src / "prog").read_text() == "three\n" and edited.path != undone.path
-    other = derived.without_commit(trees.Tree("p", src.parent, {"key": "k2"}), "without-2",
+    other = derived.without_commit(Tree("p", src.parent, {"key": "k2"}), "without-2",
                                    "second", "prog")
     assert other.path != undone.path and makes.read_text().count("built") == 3
     assert (src / "a.c").read_text() == "two\n", "the parent is never touched"
@@ -162,7 +163,7 @@ def test_derived_tree_is_built_once_and_keyed_by_its_change(tmp_path, monkeypatc
 def test_a_twin_is_the_same_sources_configured_the_same_way(tmp_path, monkeypatch):
     """find_twin: a whole tree of the cache with the same sources, configure flags,
     compiler, backends and sanitizer; not a derived one (one target built), not a
-    partial one, not one configured otherwise, not a twin itself. _adopt: its files and objects under the
+    partial one, not one configured otherwise, not a twin itself. adopt: its files and objects under the
     new tree's own git history."""
     monkeypatch.setenv("FFDNN_CACHE", str(tmp_path / "cache"))
     entries = tmp_path / "cache" / "trees"
@@ -175,26 +176,26 @@ def test_a_twin_is_the_same_sources_configured_the_same_way(tmp_path, monkeypatc
         git(src, "add", "-A")
         git(src, "commit", "-q", "-m", f"{name}'s own history")
         (src / "libavfilter" / "libavfilter.a").write_text("!<arch>\nobjects of " + name)
-        stamp = {"tree": name, "recipe": trees.RECIPE, "sanitizer": None,
+        stamp = {"tree": name, "recipe": recipe.RECIPE, "sanitizer": None,
                  "configure": ["--disable-everything"], "compiler": "cc 1", "backends": [],
                  "runtime_dirs": [], "key": name * 4, "warnings": {}, "source": {},
-                 "series": [], "series_sha256": trees.digest([]), "head": "",
+                 "series": [], "series_sha256": digest([]), "head": "",
                  "source_tree": git(src, "rev-parse", "HEAD^{tree}").strip(), **over}
         (entries / name / "stamp.json").write_text(json.dumps(stamp))
         return stamp
 
     want = {k: v for k, v in entry("a-derived", derived={"target": "ffmpeg"}).items()
-            if k in trees.TWIN_FIELDS}
+            if k in twins.TWIN_FIELDS}
     entry("b-other-flags", configure=["--disable-everything", "--enable-gpl"])
     entry("c-partial")
     (entries / "c-partial" / "src" / "libavfilter" / "libavfilter.a").unlink()
     entry("c-a-twin", twin={"entry": "d-whole", "key": "d-whole" * 4})  # only originals
-    assert trees.find_twin(want) is None
+    assert twins.find_twin(want) is None
     entry("d-whole")
-    twin = trees.find_twin(want)
+    twin = twins.find_twin(want)
     assert twin.name == "d-whole"
-    assert trees.find_twin({**want, "compiler": "cc 2"}) is None
-    assert trees.find_twin({**want, "source_tree": "0" * 40}) is None
+    assert twins.find_twin({**want, "compiler": "cc 2"}) is None
+    assert twins.find_twin({**want, "source_tree": "0" * 40}) is None
 
     mine = tmp_path / "new" / "src"
     mine.mkdir(parents=True)
@@ -202,7 +203,7 @@ def test_a_twin_is_the_same_sources_configured_the_same_way(tmp_path, monkeypatc
     git(mine, "init", "-q")
     git(mine, "add", "-A")
     git(mine, "commit", "-q", "-m", "a clone's ref")
-    trees._adopt(twin, mine)
+    twins.adopt(twin, mine)
     assert (mine / "libavfilter" / "libavfilter.a").read_text() == "!<arch>\nobjects of d-whole"
     assert git(mine, "log", "--format=%s").strip() == "a clone's ref"
     assert git(mine, "status", "--porcelain", "--untracked-files=no").strip() == ""

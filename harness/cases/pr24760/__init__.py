@@ -670,7 +670,7 @@ SANITIZER_CLAIMS = (
 
 
 # The PR's "Testing" paragraphs on warnings, asserted from the trees' stamps (each tree's
-# warning lines by object, harness/obtain/trees.py; harness/judge/warnclaims.py checks them). `file`:
+# warning lines by object, harness/obtain/build.py; harness/judge/warnclaims.py checks them). `file`:
 # no warning line may name it; `same`: before and after have the same lines.
 @dataclass(frozen=True)
 class WarningClaim:
