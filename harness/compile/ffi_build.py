@@ -18,7 +18,7 @@ from harness.compile import injector_build as injectors
 from harness.compile._cffi_src import MODULES
 from harness.errors import (SIGNALLED, BuildError, CacheError, ExitStatus, HarnessError,
                             StampError, first_error)
-from harness.obtain import probe
+from harness.obtain import flags, probe, sourcetext
 from harness.paths import atomic_dir, cache_root, digest, file_sha256
 from harness.obtain.tree import Tree, check_stamp, read_stamp, rebuild
 
@@ -65,7 +65,8 @@ def cdef_hash() -> str:
     injectors it compiles in (their stanzas, C, headers and generator)."""
     src = Path(__file__).with_name("_cffi_src")
     files = (sorted([*src.glob("*.py"), *src.glob("*.c")]) + [Path(__file__)]
-             + [Path(probe.__file__)] + injectors.sources())
+             + [Path(probe.__file__), Path(flags.__file__), Path(sourcetext.__file__)]
+             + injectors.sources())
     return digest([f.read_text() for f in files])[:16]
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from harness.errors import HarnessError
 from harness.judge import series
 from harness.obtain import builtsets, probe, releases, source
+from harness.obtain.flags import ACTIVATE_HOMES
 from harness.obtain.trees import Plan
 from harness.paths import atomic_dir, cache_root
 
@@ -61,7 +62,7 @@ def column(rel, case) -> dict:
     out = {
         "source": origin,
         "activate() (the recorder copies)": f"`{home[0]}` ({home[1]})" if home else
-        f"none: {facts.missing(next(iter(probe.ACTIVATE_HOMES)))}",
+        f"none: {facts.missing(next(iter(ACTIVATE_HOMES)))}",
         "graph calls the module binds": f"{sum(map(bool, facts.graph.values()))} of "
                                         f"{len(facts.graph)} declared",
         "DNN backends in the tree": ", ".join(

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from harness.obtain import backends as backends_mod
-from harness.obtain import probe, releases, source
+from harness.obtain import releases, source, sourcetext
 from harness.obtain.build import (change_source, compiler, configure, copy_tree, fresh_source,
                                   git, make, say, total_warnings)
 from harness.obtain.layout import Layout
@@ -92,8 +92,8 @@ class Plan:
             script, left_out = self._configure_script(), {}
             for n in self.requested:
                 lib = backends_mod.BACKENDS[n].library
-                headers = probe.configure_headers(script, lib)
-                if not probe.configure_knows(script, lib):
+                headers = sourcetext.configure_headers(script, lib)
+                if not sourcetext.configure_knows(script, lib):
                     left_out[n] = f"its configure has no --enable-{lib}"
                 elif headers and not any(map(backends_mod.install(n).has_header, headers)):
                     spec = backends_mod.BACKENDS[n]

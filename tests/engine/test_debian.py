@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from harness.errors import BuildError, SourceError
-from harness.obtain import debian, probe, releases
+from harness.obtain import debian, releases, sourcetext
 from harness.paths import file_sha256
 
 pytestmark = pytest.mark.unit
@@ -132,4 +132,4 @@ def test_a_debian_tarball_is_checked_against_its_pin(tmp_path, cache):
     ("", False),
 ])
 def test_a_public_ready_is_read_from_avfilter_h(header, want):
-    assert probe.has_context_ready(header) is want
+    assert sourcetext.has_context_ready(header) is want

@@ -12,7 +12,7 @@ import pytest
 from harness.cases import pr24760
 from harness.compile import ffi_build
 from harness.judge import series
-from harness.obtain import build, probe, releases
+from harness.obtain import build, flags, probe, releases, sourcetext
 from harness.obtain.tree import Tree
 from harness.run import chains
 
@@ -41,7 +41,7 @@ typedef enum {
     ("typedef enum { A, B, } Other;", ()),
 ])
 def test_enum_values(text, values):
-    assert probe.enum_values(text, "DNNBackendType") == values
+    assert sourcetext.enum_values(text, "DNNBackendType") == values
 
 
 ENUM_519 = "typedef enum {DNN_NATIVE, DNN_TF, DNN_OV} DNNBackendType;\n"
@@ -56,7 +56,7 @@ MODULE_7 = ("struct DNNModule {\n    const AVClass clazz;\n    DNNBackendType ty
     ("typedef enum { A = 3, B, C = f(1), D } DNNBackendType;", {"A": 3, "B": 4}),
 ])
 def test_enum_numbers(text, numbers):
-    assert probe.enum_numbers(text, "DNNBackendType") == numbers
+    assert sourcetext.enum_numbers(text, "DNNBackendType") == numbers
 
 
 # 5.1's ff_get_dnn_module() fills a DNNModule of its own, with no .type
@@ -86,17 +86,18 @@ DNNModule *ff_get_dnn_module(DNNBackendType backend_type)
 
 
 def test_interface_flushes():
-    assert probe.interface_flushes(INTERFACE_519) == {"DNN_NATIVE": "ff_dnn_flush_native",
+    assert sourcetext.interface_flushes(INTERFACE_519) == {"DNN_NATIVE": "ff_dnn_flush_native",
                                                       "DNN_TF": "ff_dnn_flush_tf"}
     # 7.0 on: ff_get_dnn_module() returns the backends' own modules
-    assert probe.interface_flushes("case DNN_TF: return &ff_dnn_backend_tf;\n") == {}
+    assert sourcetext.interface_flushes("case DNN_TF: return &ff_dnn_backend_tf;\n") == {}
 
 
 def test_defines():
     text = "int ff_dnn_flush_tf(const DNNModel *model)\n{\n    return 0;\n}\n"
-    assert probe.defines(text, "ff_dnn_flush_tf")
-    assert not probe.defines("int ff_dnn_flush_tf(const DNNModel *model);\n", "ff_dnn_flush_tf")
-    assert not probe.defines("    return ff_dnn_flush_tf(model);\n", "ff_dnn_flush_tf")
+    assert sourcetext.defines(text, "ff_dnn_flush_tf")
+    assert not sourcetext.defines("int ff_dnn_flush_tf(const DNNModel *model);\n",
+                                  "ff_dnn_flush_tf")
+    assert not sourcetext.defines("    return ff_dnn_flush_tf(model);\n", "ff_dnn_flush_tf")
 
 
 def test_option_masks_of_a_filter_with_its_own_backend_option():
@@ -116,10 +117,10 @@ const AVFilter ff_vf_dnn_detect = {
     .name          = "dnn_detect",
 };
 """
-    numbers = probe.enum_numbers(ENUM_519, "DNNBackendType")
-    assert probe.option_masks(text, numbers) == {
+    numbers = sourcetext.enum_numbers(ENUM_519, "DNNBackendType")
+    assert sourcetext.option_masks(text, numbers) == {
         "dnn_detect": ("dnn_backend=tensorflow|openvino", ("DNN_TF", "DNN_OV"))}
-    assert probe.option_masks("const AVFilter ff_vf_x = { .name = \"x\", };", numbers) == {}
+    assert sourcetext.option_masks("const AVFilter ff_vf_x = { .name = \"x\", };", numbers) == {}
 
 
 CONFIGURE_HEADERS = r"""
@@ -140,7 +141,7 @@ enabled libopenvino2      && require libopenvino2 other.h f
     (CONFIGURE_HEADERS, "libtorch", ()),
 ], ids=["alternatives-over-lines", "one", "5.1-openvino", "none"])
 def test_configure_headers(configure, library, headers):
-    assert probe.configure_headers(configure, library) == headers
+    assert sourcetext.configure_headers(configure, library) == headers
 
 
 def test_an_installed_backend_has_the_headers_of_its_cflags_and_pkg_config(tmp_path):
@@ -158,7 +159,7 @@ def test_an_installed_backend_has_the_headers_of_its_cflags_and_pkg_config(tmp_p
 
 
 def test_config_values():
-    got = probe.config_values("#define CONFIG_LIBTORCH 1\n#define CONFIG_LIBONNXRUNTIME 0\n"
+    got = sourcetext.config_values("#define CONFIG_LIBTORCH 1\n#define CONFIG_LIBONNXRUNTIME 0\n"
                               "#define HAVE_PTHREAD_CANCEL 1\n#define ARCH_X86 1\n")
     assert got == {"CONFIG_LIBTORCH": True, "CONFIG_LIBONNXRUNTIME": False,
                    "HAVE_PTHREAD_CANCEL": True}
@@ -168,21 +169,22 @@ def test_backend_objects():
     text = ("OBJS-$(CONFIG_DNN) += dnn/dnn_interface.o\n"
             "DNN-OBJS-$(CONFIG_LIBTENSORFLOW)             += dnn/dnn_backend_tf.o\n"
             "DNN-OBJS-$(CONFIG_LIBTORCH) += dnn/dnn_backend_torch.o\n")
-    assert probe.backend_objects(text) == {"CONFIG_LIBTENSORFLOW": "dnn_backend_tf",
+    assert sourcetext.backend_objects(text) == {"CONFIG_LIBTENSORFLOW": "dnn_backend_tf",
                                            "CONFIG_LIBTORCH": "dnn_backend_torch"}
 
 
 def test_module_type():
     text = "const DNNModule ff_dnn_backend_tf = {\n    .clazz = DNN_DEFINE_CLASS(x),\n" \
            "    .type           = DNN_TF,\n    .load_model = dnn_load_model_tf,\n};"
-    assert probe.module_type(text) == "DNN_TF"
-    assert probe.module_type("int x = 1;") is None
+    assert sourcetext.module_type(text) == "DNN_TF"
+    assert sourcetext.module_type("int x = 1;") is None
 
 
 def test_filter_masks_as_written():
     text = ("AVFILTER_DNN_DEFINE_CLASS(dnn_detect, DNN_TF | DNN_OV);\n"
             "/* AVFILTER_DNN_DEFINE_CLASS(old, DNN_TH); */\n")
-    assert probe.filter_masks(text) == {"dnn_detect": ("DNN_TF | DNN_OV", ("DNN_TF", "DNN_OV"))}
+    assert sourcetext.filter_masks(text) == {"dnn_detect": ("DNN_TF | DNN_OV",
+                                                          ("DNN_TF", "DNN_OV"))}
 
 
 def test_function_types_are_what_every_switch_handles():
@@ -197,8 +199,8 @@ def test_function_types_are_what_every_switch_handles():
     case DFT_PROCESS_FRAME: break;
     }
     """
-    assert probe.function_types(text) == {"DFT_PROCESS_FRAME"}
-    assert probe.function_types("no switch") == frozenset()
+    assert sourcetext.function_types(text) == {"DFT_PROCESS_FRAME"}
+    assert sourcetext.function_types("no switch") == frozenset()
 
 
 # What the probe reads from a backend's source, line by line: whether its tasks are
@@ -223,21 +225,21 @@ SOURCE_LINES = [
 
 @pytest.mark.parametrize("reader, text, want", SOURCE_LINES)
 def test_what_a_backends_source_says(reader, text, want):
-    assert getattr(probe, reader)(text) is want
+    assert getattr(sourcetext, reader)(text) is want
 
 
 def test_has_activate():
-    assert probe.has_activate("const FFFilter ff_vf_x = {\n    .activate      = activate,\n};")
-    assert probe.has_activate("const FFFilter ff_vf_x = { .p.name = \"x\", .activate = a };")
-    assert not probe.has_activate("const FFFilter ff_vf_sr = {\n    .init = init,\n};")
+    assert sourcetext.has_activate("const FFFilter ff_vf_x = {\n    .activate      = activate,\n};")
+    assert sourcetext.has_activate("const FFFilter ff_vf_x = { .p.name = \"x\", .activate = a };")
+    assert not sourcetext.has_activate("const FFFilter ff_vf_sr = {\n    .init = init,\n};")
 
 
 def test_configure_knows():
     script = "EXTERNAL_LIBRARY_LIST=\"\n    libopenvino\n    libtensorflow\n\"\n" \
              "  --enable-libtorch         enable Torch as one DNN backend [no]\n"
-    assert probe.configure_knows(script, "libtensorflow")
-    assert probe.configure_knows(script, "libtorch")
-    assert not probe.configure_knows(script, "libonnxruntime")
+    assert sourcetext.configure_knows(script, "libtensorflow")
+    assert sourcetext.configure_knows(script, "libtorch")
+    assert not sourcetext.configure_knows(script, "libonnxruntime")
 
 
 GRAPH_H = {  # the public headers' declarations of what the module binds, as in 9.0.2
@@ -385,14 +387,14 @@ def test_fffilter_comes_first(tmp_path):
 
 
 def test_activate_member_is_read_in_its_struct():
-    assert probe.has_activate_member(AVFILTER_71, "AVFilter")
-    assert not probe.has_activate_member(AVFILTER_81, "AVFilter")  # only in a comment
+    assert sourcetext.has_activate_member(AVFILTER_71, "AVFilter")
+    assert not sourcetext.has_activate_member(AVFILTER_81, "AVFilter")  # only in a comment
     other = "typedef struct AVFilter { int x; } AVFilter;\n" \
             "typedef struct Other { int (*activate)(AVFilterContext *ctx); } Other;\n"
-    assert not probe.has_activate_member(other, "AVFilter")
-    assert probe.has_activate_member(other, "Other")
-    assert not probe.has_activate_member(other, "FFFilter")
-    assert probe.struct_body(AVFILTER_71, "AVFilter").rstrip().endswith(
+    assert not sourcetext.has_activate_member(other, "AVFilter")
+    assert sourcetext.has_activate_member(other, "Other")
+    assert not sourcetext.has_activate_member(other, "FFFilter")
+    assert sourcetext.struct_body(AVFILTER_71, "AVFilter").rstrip().endswith(
         "int (*activate)(AVFilterContext *ctx);\n}")
 
 
@@ -429,11 +431,11 @@ OV_SYNC = """
 
 
 def test_option_defaults_the_tree_does_not_apply():
-    assert probe.unapplied_defaults(INTERFACE_71) == {"async": "1"}
-    assert probe.unapplied_defaults(INTERFACE_81) == {}
-    assert probe.unapplied_defaults("") == {}
-    assert probe.sync_unsupported(OV_SYNC) == {"DFT_ANALYTICS_CLASSIFY"}
-    assert probe.sync_unsupported("if (x) { avpriv_report_missing_feature(ctx, \"y\"); }") \
+    assert sourcetext.unapplied_defaults(INTERFACE_71) == {"async": "1"}
+    assert sourcetext.unapplied_defaults(INTERFACE_81) == {}
+    assert sourcetext.unapplied_defaults("") == {}
+    assert sourcetext.sync_unsupported(OV_SYNC) == {"DFT_ANALYTICS_CLASSIFY"}
+    assert sourcetext.sync_unsupported("if (x) { avpriv_report_missing_feature(ctx, \"y\"); }") \
         == frozenset()
 
 
@@ -540,11 +542,11 @@ def test_a_module_with_no_flush_says_so_and_what_else_is_missing(tmp_path):
 
 
 def test_graph_calls_are_the_ones_the_module_binds():
-    """probe.GRAPH_CALLS names every call harness/compile/_cffi_src/avfilter.py binds."""
+    """flags.GRAPH_CALLS names every call harness/compile/_cffi_src/avfilter.py binds."""
     import re
     from harness.compile._cffi_src import avfilter
     bound = set(re.findall(r"\b(\w+)\s*\(", avfilter.FUNCTIONS)) - {"av_strdup"}
-    assert bound == {c for calls in probe.GRAPH_CALLS.values() for c in calls}
+    assert bound == {c for calls in flags.GRAPH_CALLS.values() for c in calls}
 
 
 def test_a_graph_call_the_tree_lacks(tmp_path):

@@ -5,11 +5,11 @@ What a tree may lack is a HAS_* flag set from the probe (harness/obtain/probe.py
 passes FFDNN_HAS_* to the compiler); a name that is absent on the tree is given a
 placeholder in C and removed from `lib` (CONDITIONAL_NAMES), as pyca/cryptography does.
 The C is dnn.c; only the lines for each DNNBackendType value the probe looks for
-(probe.BACKEND_TYPES) are written here."""
+(flags.BACKEND_TYPES, harness/obtain/flags.py) are written here."""
 
 from pathlib import Path
 
-from harness.obtain.probe import BACKEND_TYPES
+from harness.obtain.flags import BACKEND_TYPES
 
 INCLUDES = """
 #include "config.h"
