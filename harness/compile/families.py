@@ -1,5 +1,5 @@
 """The fault families, read from their stanzas (injectors/<name>.fi, parsed by
-interposers.py): what each can fail, with which values (each function's fault profile),
+stanza.py): what each can fail, with which values (each function's fault profile),
 where its C goes (an LD_PRELOAD interposer, or into each tree's module: `link`), and how a
 worker arms, disarms and counts it through the build's module. Adding a family is its
 stanza; nothing here names one.
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness import errnos
-from harness.compile import interposers
+from harness.compile import stanza as stanzas
 from harness.errors import HarnessError, ScenarioError
 from harness.paths import data_dir
 
@@ -27,7 +27,7 @@ STANZAS = data_dir("injectors")
 @dataclass(frozen=True)
 class Family:
     name: str                      # the stanza's family: the spec's site (or its prefix)
-    stanza: interposers.Stanza
+    stanza: stanzas.Stanza
 
     @property
     def kind(self) -> str:
@@ -72,11 +72,11 @@ class Family:
         order), `source` left out."""
         fns = [self.stanza.function(function)] if function else self.stanza.functions
         return tuple(dict.fromkeys(v for f in fns if f for v in f.values
-                                   if v != interposers.SOURCE))
+                                   if v != stanzas.SOURCE))
 
     def reads_source(self, function: str) -> bool:
         f = self.stanza.function(function)
-        return bool(f) and interposers.SOURCE in f.values
+        return bool(f) and stanzas.SOURCE in f.values
 
     def c_name(self, fault) -> str:
         """The C name of the window the fault arms: the family's, or family_function."""
@@ -134,8 +134,8 @@ def _registry(directory: str) -> dict:
     out = {}
     for path in sorted(Path(directory).glob("*.fi")):
         try:
-            st = interposers.parse(path)
-        except (OSError, interposers.StanzaError) as e:
+            st = stanzas.parse(path)
+        except (OSError, stanzas.StanzaError) as e:
             raise HarnessError(f"injector stanza: {e}") from None
         for f in st.functions if st.kind == "errno" else ():
             for v in f.values:

@@ -26,7 +26,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.compile import interposers
+from harness.compile import interposers, stanza as stanzas
 from harness.compile.families import FAMILIES, LINKED, PRELOADED
 from harness.errors import CacheError, ExitStatus, first_error
 from harness.paths import atomic_dir, atomic_file, data_dir, file_sha256
@@ -112,7 +112,7 @@ def link_sources(src: Path, out_dir: Path, src_dir: Path = SRC_DIR) -> tuple[str
         try:
             out.append(str(interposers.write(stanza(fam.name, src_dir), "link", out_dir,
                                              symbols(fam, src))))
-        except (OSError, interposers.StanzaError) as e:
+        except (OSError, stanzas.StanzaError) as e:
             raise InjectorBuildError(f"injector stanza: {e}") from None
     return tuple(out)
 
@@ -177,9 +177,10 @@ def _compile(args: list[str]) -> None:
 
 
 def sources(src_dir: Path = SRC_DIR) -> list:
-    """What the injectors are made of: the stanzas, the C they include, the generator."""
+    """What the injectors are made of: the stanzas, the C they include, the parser and the
+    generator."""
     return sorted([*Path(src_dir).glob("*.[ch]"), *Path(src_dir).glob("*.fi")]) + \
-        [Path(interposers.__file__)]
+        [Path(stanzas.__file__), Path(interposers.__file__)]
 
 
 def _digest(src_dir: Path, cc: str) -> str:
@@ -198,7 +199,7 @@ def generated(family: str, variant: str, out_dir: Path, src_dir: Path = SRC_DIR)
     is an InjectorBuildError)."""
     try:
         return interposers.write(stanza(family, src_dir), variant, out_dir)
-    except (OSError, interposers.StanzaError) as e:
+    except (OSError, stanzas.StanzaError) as e:
         raise InjectorBuildError(f"injector stanza: {e}") from None
 
 

@@ -6,13 +6,13 @@ import re
 
 import pytest
 
-from harness.compile import injector_build as injectors, interposers
+from harness.compile import injector_build as injectors, interposers, stanza as stanzas
 
 pytestmark = pytest.mark.unit
 
 
 def test_the_stanzas_declare_their_functions():
-    got = {name: interposers.parse(injectors.stanza(name)) for name in injectors.PRELOADS}
+    got = {name: stanzas.parse(injectors.stanza(name)) for name in injectors.PRELOADS}
     assert {n: [f.name for f in s.functions] for n, s in got.items()} == {
         "pthread_create": ["pthread_create"],
         "malloc": ["malloc", "calloc", "realloc", "posix_memalign"]}
@@ -25,14 +25,14 @@ def test_the_stanzas_declare_their_functions():
 
 def test_each_function_declares_its_fault_profile():
     """POSIX's errors for each: what the gate fails every site through a change with."""
-    got = {name: {f.name: f.values for f in interposers.parse(injectors.stanza(name)).functions}
+    got = {name: {f.name: f.values for f in stanzas.parse(injectors.stanza(name)).functions}
            for name in ("pthread_create", "malloc")}
     assert got == {"pthread_create": {"pthread_create": ("EAGAIN", "EINVAL", "EPERM")},
                    "malloc": {"malloc": ("ENOMEM",), "calloc": ("ENOMEM",),
                               "realloc": ("ENOMEM",), "posix_memalign": ("ENOMEM", "EINVAL")}}
-    wrap = interposers.parse(injectors.stanza("wrap"))
+    wrap = stanzas.parse(injectors.stanza("wrap"))
     assert wrap.kind == "averror" and wrap.per_function and wrap.variants == ("link",)
-    assert all(f.values[-1] == interposers.SOURCE for f in wrap.functions)
+    assert all(f.values[-1] == stanzas.SOURCE for f in wrap.functions)
 
 
 @pytest.mark.parametrize("variant, name, real", [
@@ -41,7 +41,7 @@ def test_each_function_declares_its_fault_profile():
     ("darwin", "fi_interposed_pthread_create", "pthread_create"),
 ])
 def test_each_variant_calls_the_real_function_its_way(variant, name, real):
-    c = interposers.generate(interposers.parse(injectors.stanza("pthread_create")), variant)
+    c = interposers.generate(stanzas.parse(injectors.stanza("pthread_create")), variant)
     assert re.search(rf"\bint {name}\(pthread_t \*thread", c)
     assert f"fi_pthread_create_through({real}, caller, thread, attr, start, arg)" in c
     assert ("dlvsym(RTLD_NEXT" in c) == (variant == "preload")
@@ -50,11 +50,11 @@ def test_each_variant_calls_the_real_function_its_way(variant, name, real):
 
 def test_a_resolver_only_where_the_real_function_is_called():
     """malloc's calls go through its hooks (the bootstrap arena): no dlsym() of its own."""
-    c = interposers.generate(interposers.parse(injectors.stanza("malloc")), "preload")
+    c = interposers.generate(stanzas.parse(injectors.stanza("malloc")), "preload")
     assert "dlsym" not in c and [c.count(f"fi_decide(caller, &eligible, {i})")
                                  for i in range(4)] == [1, 1, 1, 1]  # each call's function
-    plain = interposers.Stanza("open_", ("preload",), functions=[
-        interposers.Function("int", "open", "const char *path, int flags", "return -1;",
+    plain = stanzas.Stanza("open_", ("preload",), functions=[
+        stanzas.Function("int", "open", "const char *path, int flags", "return -1;",
                              values=("EIO",))])
     c = interposers.generate(plain, "preload")
     assert 'dlsym(RTLD_NEXT, "open")' in c and "return fi_real_open()(path, flags);" in c
@@ -87,8 +87,8 @@ def test_a_resolver_only_where_the_real_function_is_called():
 def test_a_bad_stanza_is_one_line(tmp_path, text, why):
     path = tmp_path / "x.fi"
     path.write_text(text)
-    with pytest.raises(interposers.StanzaError) as info:
-        interposers.parse(path)
+    with pytest.raises(stanzas.StanzaError) as info:
+        stanzas.parse(path)
     assert why in str(info.value) and "\n" not in str(info.value)
 
 
