@@ -20,7 +20,7 @@ from harness.run.runner import Expect, run_one
 from harness.run.scenario import ZERO_FRAME_MD5, Scenario
 from harness.run import program
 
-SETTLE = 10.0  # how long the worker waits for each frame before it moves on (worker.settle)
+SETTLE = 10.0  # how long the worker waits for each frame before it moves on (frames.settle, harness/run/frames.py)
 FRAME_IDLE = 1.0  # a row that hangs: a frame is given up once no other thread worked that long
 TIMEOUT = 10.0  # the ffmpeg program: the claims that hang poll at EOF at once (sooner: QUIET)
 NOT_A_RESULT = (-errno.EAGAIN, errnos.AVERROR_EOF)

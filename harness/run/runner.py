@@ -76,7 +76,7 @@ def _quiet(sc: Scenario, expect: Expect) -> float:
     """How long a run must sit idle after EOF to be judged hung. SYNC_QUIET when every
     backend of its graph runs each task on the caller's thread, or on a thread FFmpeg's
     own ff_dnn_start_inference_async() starts for it (the tree's source says so,
-    harness/run/worker.py synchronous(), async_threads()): a task at work keeps a thread
+    harness/run/frames.py synchronous(), async_threads()): a task at work keeps a thread
     of the process running, so once none runs and the caller only polls, no task is
     coming to an end. QUIET for any other (a backend runtime's own threads, as OpenVINO's,
     hand work on between them: 2 s with none of them running and no CPU used, its

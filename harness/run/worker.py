@@ -6,7 +6,6 @@ EOF and records activate() and the sink until AVERROR_EOF. The result is JSON.
 """
 
 import argparse
-import errno
 import faulthandler
 import hashlib
 import importlib
@@ -18,17 +17,16 @@ import time
 from pathlib import Path
 
 from harness.compile import families
-from harness.run import chains as graphs, routes, sites
+from harness.run import routes, sites
 from harness import errnos
 from harness.compile import ffi_build
 from harness.errors import ExitStatus, HarnessError
 from harness.run.filtergraph import Graph, GraphError
+from harness.run.frames import async_threads, drain, settle, synchronous
 from harness.run.scenario import HEIGHT, WIDTH, Scenario
 from harness.run.spec import FOREVER
-from harness.obtain import probe
 from harness.obtain.tree import Tree, check_stamp, read_stamp
 
-MAX_PULLS = 16
 # the sweep on a synchronous backend: seconds with no other thread at work before a
 # frame is given up (0: wait the full 2 s for every frame, as before)
 IDLE = float(os.environ.get("FFDNN_SWEEP_IDLE", "0.25"))
@@ -55,106 +53,6 @@ def module(build: str, path: str, variant: str):
     return _LOADED[(tree.path, variant)]
 
 
-def drain(g: Graph, until_eof: bool = False) -> tuple[list, list]:
-    """Pull until the sink has nothing more for now, or (until_eof) until AVERROR_EOF:
-    (return codes, one entry per frame: its md5 and boxes). Errors before EOF are
-    recorded and pulled past."""
-    codes, frames = [], []
-    for _ in range(MAX_PULLS):
-        ret, data, boxes = g.pull()
-        codes.append(ret)
-        if ret >= 0:
-            frames.append({"md5": hashlib.md5(data).hexdigest(), "boxes": boxes})
-        elif ret == errnos.AVERROR_EOF or not until_eof:
-            break
-    return codes, frames
-
-
-def synchronous(sc: Scenario) -> bool:
-    """Whether, in this tree, every backend of the graph runs each task on the caller's
-    thread (the probe reads it from the backend's source, as 9.0.2's ONNX backend's
-    `ff_dnn_fill_task(task, exec_params, onnx_model, 0, 1)`); then a frame that did not
-    come out of a pull is not coming."""
-    backends = probe.facts(Path(sc.tree) / "src").backends
-    return all(b in backends and backends[b].synchronous
-               for b in graphs.needs(sc.backend, sc.filter))
-
-
-def async_threads(sc: Scenario) -> bool:
-    """Whether, in this tree, every backend of the graph runs its asynchronous tasks on
-    threads FFmpeg's ff_dnn_start_inference_async() starts (the probe reads it from the
-    source, as 9.0.2's TensorFlow and LibTorch): each thread completes its task before it
-    ends, so a frame no such thread is working on, and that did not come out, is not
-    coming."""
-    backends = probe.facts(Path(sc.tree) / "src").backends
-    return all(b in backends and backends[b].async_threads
-               for b in graphs.needs(sc.backend, sc.filter))
-
-
-def busy_elsewhere() -> bool:
-    """Whether a thread other than this one is running or waiting for a CPU (R) or in
-    uninterruptible I/O (D): some work that may yet produce a frame."""
-    me = str(threading.get_native_id())
-    for t in os.listdir("/proc/self/task"):
-        try:
-            state = Path(f"/proc/self/task/{t}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if t != me and state in ("R", "D"):
-            return True
-    return False
-
-
-def others_cpu() -> float:
-    """CPU seconds used by every thread of this process but this one."""
-    return time.process_time() - time.thread_time()
-
-
-def settle(g: Graph, want: int, seconds: float = 10.0, idle: float = 0.0,
-           running=None, poke=None) -> tuple[list, list]:
-    """Pull until `want` frames came out (async backends finish on their own threads) or
-    the sink returns an error for the frame, polling with a backoff from 5 to 50 ms:
-    (return codes, repeats collapsed; frames). With `running` (how many of the threads
-    FFmpeg started for its tasks run now, -1 when unknown), stop waiting after two pulls
-    in a row that gave nothing while none ran: every task started had ended by the
-    second, so its frame would have come out. With `idle`, stop waiting once no other
-    thread has run, used CPU or waited for one for that long: nothing is at work on the
-    frame, so it is not coming (a failed start, a dropped frame). With `poke`, a pull
-    that gave nothing is followed by poke() (at most POKES times): the filter is
-    activated again on the next pull, as a tree whose graph does not activate a filter
-    when its task ends needs (5.1's: the frame would come with the next frame or EOF)."""
-    codes, frames = [], []
-    deadline, pause = time.monotonic() + seconds, 0.005
-    quiet = None  # (since, others' CPU then) while nothing else runs
-    ended = 0     # pulls in a row that gave nothing while no task thread ran
-    pokes = 0
-    while len(frames) < want and time.monotonic() < deadline:
-        c, f = drain(g)
-        frames += f
-        codes += [x for x in c if not codes or x != codes[-1]]
-        if any(x < 0 and x != -errno.EAGAIN for x in c):
-            break  # the frame failed: nothing more will come for it
-        if len(frames) < want:
-            if running is not None:
-                ended = 0 if f or running() != 0 else ended + 1
-                if ended >= 2:
-                    break
-            elif idle:
-                now, cpu = time.monotonic(), others_cpu()
-                if f or busy_elsewhere() or (quiet and cpu - quiet[1] > 0.001):
-                    quiet = None
-                elif quiet is None:
-                    quiet = (now, cpu)
-                elif now - quiet[0] >= idle:
-                    break
-            if poke and pokes < POKES:
-                poke()
-                pokes += 1
-            time.sleep(pause)
-            pause = min(pause * 2, 0.05)
-    return codes, frames
-
-
 def records(ffi, lib, start: int) -> list:
     ret, flushed = ffi.new("int *"), ffi.new("int *")
     out = []
@@ -163,9 +61,6 @@ def records(ffi, lib, start: int) -> list:
         out.append({"ret": ret[0], "flushed": bool(flushed[0])})
     return out
 
-
-POKES = 40  # settle()'s pokes for one frame: each activate() it causes is recorded
-            # (FFDNN_MAX_RECORDS), so a frame that never comes does not fill the records
 
 STREAK = 40  # ff_dnn_get_result()'s DAST_NOT_READY answers in a row (the flush polls every
              # 5 ms: 0.2 s) after which, when nothing can complete a task, the run is stuck

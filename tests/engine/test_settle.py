@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from harness.run import matrix, worker
+from harness.run import frames as waiting, matrix
 
 pytestmark = [pytest.mark.after, pytest.mark.dnn_processing]
 
@@ -26,7 +26,7 @@ def test_task_threads_from_the_source(tree, backend):
     if backend not in t.backends:
         pytest.skip(f"tree built without {backend} (run: make test BACKENDS=all)")
     (sc,) = matrix.scenarios([t], backend, "dnn_processing", ["none"], route="sweep")
-    assert (worker.synchronous(sc), worker.async_threads(sc)) == SOURCE[backend]
+    assert (waiting.synchronous(sc), waiting.async_threads(sc)) == SOURCE[backend]
 
 
 class Sink:
@@ -55,7 +55,7 @@ def test_a_frame_no_task_thread_works_on_is_given_up(running, ready, frames, pul
     the wait for a frame; a thread still running, or a count not known, does not."""
     g = Sink(ready)
     t0 = time.monotonic()
-    codes, got = worker.settle(g, 1, seconds=0.5, running=running)
+    codes, got = waiting.settle(g, 1, seconds=0.5, running=running)
     assert len(got) == frames
     if pulls is None:
         assert time.monotonic() - t0 >= 0.5 and g.pulls > 2
@@ -65,10 +65,10 @@ def test_a_frame_no_task_thread_works_on_is_given_up(running, ready, frames, pul
 
 @pytest.mark.unit
 def test_nothing_else_at_work_here():
-    assert worker.busy_elsewhere() is False
-    cpu = worker.others_cpu()
+    assert waiting.busy_elsewhere() is False
+    cpu = waiting.others_cpu()
     time.sleep(0.2)  # this thread sleeps, and no other runs
-    assert worker.others_cpu() - cpu < 0.05
+    assert waiting.others_cpu() - cpu < 0.05
 
 
 @pytest.mark.unit
@@ -84,17 +84,17 @@ def test_another_thread_at_work_is_seen():
             pass
         own.append(time.thread_time() - t0)
     t = threading.Thread(target=spin)
-    cpu = worker.others_cpu()
+    cpu = waiting.others_cpu()
     t.start()
     try:
         started.wait()
         t0, seen = time.monotonic(), False
         while time.monotonic() - t0 < 1.0:
-            seen = seen or worker.busy_elsewhere()
+            seen = seen or waiting.busy_elsewhere()
     finally:
         stop.set()
         t.join()
-    used = worker.others_cpu() - cpu
+    used = waiting.others_cpu() - cpu
     assert seen, "the spinning thread was never seen running"
     assert own[0] > 0.1, "the spinning thread got a CPU"
     assert abs(used - own[0]) < 0.05, f"others' CPU grew {used:.3f} s, the thread used {own[0]:.3f} s"
@@ -125,10 +125,10 @@ def test_a_held_frame_is_fetched_by_activating_the_filter_again():
     """settle(poke=): a pull that gave nothing is followed by poke(), so the next pull
     activates the filter and the frame comes at once instead of after the wait."""
     g = Held()
-    codes, got = worker.settle(g, 1, seconds=5.0, poke=g.poke)
+    codes, got = waiting.settle(g, 1, seconds=5.0, poke=g.poke)
     assert len(got) == 1 and (g.pulls, g.pokes) == (3, 1)  # nothing, the frame, nothing
     g = Held()
-    codes, got = worker.settle(g, 1, seconds=0.3)  # no poke: the wait runs out
+    codes, got = waiting.settle(g, 1, seconds=0.3)  # no poke: the wait runs out
     assert got == [] and g.pokes == 0
 
 
@@ -137,5 +137,5 @@ def test_pokes_for_one_frame_are_bounded():
     """A frame that never comes gets at most POKES pokes (each activate() is recorded)."""
     g = Sink()
     pokes = []
-    worker.settle(g, 1, seconds=3.0, poke=lambda: pokes.append(1))
-    assert len(pokes) == worker.POKES
+    waiting.settle(g, 1, seconds=3.0, poke=lambda: pokes.append(1))
+    assert len(pokes) == waiting.POKES
