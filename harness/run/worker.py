@@ -133,10 +133,10 @@ def run(sc: Scenario, checkpoint=lambda result: None, stuck=lambda reason: None)
     if route.swept and THREADS and async_threads(sc) and lib.ffdnn_threads_track(b"_ffdnn.") == 0:
         running = lib.ffdnn_threads_running
     result["drained"], result["frames"] = [], []
-    # before the fault is armed, a tree whose graph does not activate the filter when its
-    # task ends (AVFilterContext.ready public: 5.1's) has it activated while a frame is awaited
+    # a tree whose graph does not activate the filter when its task ends (AVFilterContext.ready
+    # public: 5.1's) has it activated while a frame is awaited, as its next frame would
     poke = (lambda: lib.ffdnn_activate_again(ctx)) \
-        if lib.HAS_CONTEXT_READY and not route.swept else None
+        if lib.HAS_CONTEXT_READY else None
     lost = 0  # frames settle() gave up (failed, or waited for long enough): not waited for again
     for i in range(drained):  # one at a time: Torch has a single request
         ret = g.push(inputs[i])
