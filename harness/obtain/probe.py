@@ -148,6 +148,10 @@ class Facts:
                        "does not apply the options' defaults, so the filters start with "
                        f"{', '.join(f'{k}=0' for k in self.unapplied)}, not the declared {said}, "
                        "and run as that (the harness's graphs set no such option)")
+        if self.flags.get("FFDNN_HAS_CONTEXT_READY"):
+            out.append("AVFilterContext.ready is public (libavfilter/avfilter.h): while the worker "
+                       "waits for a frame, it marks the DNN filter to be activated again, as the "
+                       "next frame would (where the graph does not activate it when its task ends, as 5.1's)")
         out.append("flags: " + ", ".join(f"{k}={v}" for k, v in sorted(self.flags.items())))
         out += [f"absent: {a}" for a in self.absent()]
         out += [f"not expressible: {b} / {f}: {self.why_not(b, f)}" for b, f in pairs
