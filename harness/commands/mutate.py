@@ -1,5 +1,5 @@
 """`python -m harness mutate`: the gate's mutation score over FFmpeg's error handling
-(harness/judge/mutate.py): mutants of the files a change touches (`--from TREE --patch
+(harness/experiments/mutate.py): mutants of the files a change touches (`--from TREE --patch
 FILE`: the change's tree is what is mutated), of named files (`--file`) or of every file
 of the DNN code (`--all`), each diffed against the tree it mutates."""
 
@@ -106,8 +106,10 @@ def not_run(doc: dict, tree, path: str) -> dict:
 def run(args) -> int:
     from harness import caseload
     from harness.commands.coverage import change_of, checked, groups, publish, tree
-    from harness.judge import mutate, mutatereport, profiles
+    from harness.experiments import mutate
+    from harness.judge import mutatereport, profiles
     from harness.judge.mutants import OPERATORS
+    from harness.judge.mutate import EQUIVALENT, ERROR
     from harness.run import matrix
     case = caseload.load(args.case)
     if not (args.all or args.file or args.patch or case.series):
@@ -119,7 +121,7 @@ def run(args) -> int:
         raise HarnessError(f"--operator: unknown operator '{(bad or [args.operator])[0]}' "
                            f"(known: {', '.join(OPERATORS)})")
     values = profiles.mode(args.values)
-    data = checked(args, "--equivalent", args.equivalent, mutate.EQUIVALENT)
+    data = checked(args, "--equivalent", args.equivalent, EQUIVALENT)
     report = coverage_report(args.lines) if args.lines else None
     with contextlib.redirect_stdout(sys.stderr):  # builds say what they do: progress
         name, patches = change_of(args, case, args.from_tree)
@@ -135,7 +137,7 @@ def run(args) -> int:
                        progress=lambda line: print(line, file=sys.stderr, flush=True),
                        not_run=unrun)
     r = s.rate()
-    status = ExitStatus.FAIL if s.count()[mutate.ERROR] or (
+    status = ExitStatus.FAIL if s.count()[ERROR] or (
         args.fail_under is not None and r["score"] < args.fail_under) else ExitStatus.OK
     publish(args, "mutate", t, status, mutatereport.markdown(s),
             {"values": values, "confirm": args.confirm, "operators": operators,

@@ -347,7 +347,7 @@ def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
     sites whose stacks run through it; `focus`: only those sites run (a known change).
     `shard` (K, N): only the pairs harness.judge.shard gives shard K of N (the censuses run
     in every shard). `only`: a predicate on a pair's mark ("function", "file" or "") that
-    keeps the pairs to run (harness/judge/mutate.py: the sites through a mutant's
+    keeps the pairs to run (harness/experiments/mutate.py: the sites through a mutant's
     function); None keeps every pair."""
     with servers(pool) as pool, tempfile.TemporaryDirectory(prefix="ffdnn-lines-") as cov:
         want = lines_run.request(sides[1].tree, Path(cov))

@@ -14,7 +14,7 @@ error branches harness/judge/branches.py reads from the source:
   error label): a free, a release, a task completed, a request put back.
 
 Each is a change of one span of the file's text; as a patch (a git am-able mail) it is a
-to-tree of its own (harness/judge/mutate.py).
+to-tree of its own (harness/experiments/mutate.py).
 """
 
 import difflib

@@ -1,0 +1,134 @@
+"""The gate's own mutation score over FFmpeg's error handling (`harness mutate`): each
+mutant of a file's error handling (harness/judge/mutants.py) is a patch on the from-tree,
+built as a to-tree of its own (harness/obtain/patched.py OnTree: the from-tree's objects,
+the mutated one compiled again, instrumented), and diffed against the from-tree
+(harness/judge/diff.py), small: only the groups (backend / filter / route / family)
+whose census, run once on the from-tree, has a site whose stack runs through the mutated
+function, and in those only the sites through it (what the diff marks). Each mutant's fate
+is the judge's (harness/judge/mutate.py); one that needs no diff (not compiled,
+equivalent, blind) is neither built nor run.
+"""
+
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from harness.judge import mutants as ops
+from harness.judge import mutate as fates
+from harness.judge.mutate import EQUIVALENT, UNBUILT, Fate, Score
+from harness.paths import cache_root
+
+CONFIRM = 2  # runs more of a site whose class changed (the diff's default is 4)
+
+
+def compiled_lines(tree, path: str) -> set | None:
+    """The lines of `path` the tree's compiler sees (what its preprocessor keeps, with the
+    object's own command line, read from `make -n`), None when that cannot be read."""
+    obj = str(Path(path).with_suffix(".o"))
+    # -W: as if the source had changed, so only the object's own recipe is printed (-B
+    # would remake the makefiles make includes, .version, in the tree)
+    r = subprocess.run(["make", "-n", "-W", path, obj], cwd=tree.src, capture_output=True,
+                       text=True)
+    cmd = next((l for l in r.stdout.splitlines() if f"-o {obj}" in l and " -c " in l), None)
+    if cmd is None:
+        return None
+    cmd = re.sub(r" -M(MD|D|P)\b| -M[FTQ] \S+", "", cmd).replace(f"-o {obj}", "-o -")
+    cmd = cmd.replace(" -c ", " -E ")
+    r = subprocess.run(cmd, shell=True, cwd=tree.src, capture_output=True, text=True)
+    if r.returncode != 0:
+        return None
+    lines, current, here = set(), 0, False
+    for out in r.stdout.splitlines():
+        m = re.match(r'# (\d+) "([^"]+)"', out)
+        if m:
+            current, here = int(m.group(1)), m.group(2).endswith(path)
+            continue
+        if here and out.strip():
+            lines.add(current)
+        current += 1
+    return lines
+
+
+def censuses(tree, groups: list, preload: str, jobs: int, expect) -> dict:
+    """group key -> the stacks (`where`) of every site of the group's census on `tree`."""
+    from harness.judge import sweep
+    from harness.run import matrix
+    from harness.run.runner import run as run_all
+    scs = [sweep.census(matrix.scenarios([tree], g.backend, g.filter, [g.fault],
+                                         route=sweep.ROUTES[g.route])[0]) for g in groups]
+    out = {}
+    for g, r in zip(groups, run_all(scs, preload, jobs=jobs, expect=expect)):
+        out[g.key] = [s.get("where", "") for s in r.data.get("sites", [])]
+    return out
+
+
+def one(m: ops.Mutant, text: str, tree, layout, groups: list, preload: str, jobs: int,
+        expect, values: str, confirm: int, keep: bool) -> Fate:
+    """Build the mutant's tree, diff it against `tree` on `groups`, only the sites
+    through its function; remove its tree and module unless `keep`."""
+    from harness.errors import CompileError
+    from harness.judge import diff, touched
+    from harness.obtain.patched import OnTree
+    t0 = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="ffdnn-mutant-") as tmp:
+        mail = Path(tmp) / f"mutant-{m.name}.patch"
+        mail.write_text(m.mail(text))
+        plan = OnTree(tree, [mail], layout)
+        try:
+            mutant = plan.get(plan.patched)
+        except CompileError as e:
+            return Fate(m, UNBUILT, e.first, seconds=round(time.monotonic() - t0, 1))
+    try:
+        gs = [replace(g, sites=[], errors=[]) for g in groups]
+        d = diff.run([diff.Side(tree.name, tree), diff.Side(m.name, mutant)], gs, preload,
+                     jobs, expect, confirm=confirm, touched=touched.between(tree, mutant),
+                     values=values, only=lambda mark: mark == "function")
+    finally:
+        if not keep:
+            remove(mutant)
+    return fates.of_diff(m, d, groups, round(time.monotonic() - t0, 1))
+
+
+def remove(tree) -> None:
+    """A mutant's tree and its modules, out of the cache (each about 270 MB)."""
+    for d in [tree.path, *(cache_root() / "ext").glob(f"{tree.path.name}-*")]:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def run(tree, files: list, layout, groups: list, preload: str, jobs: int = 2, expect=None,
+        values: str = "one", confirm: int = CONFIRM, operators=ops.OPERATORS,
+        equivalent_file: Path = EQUIVALENT, keep: bool = False, limit=None,
+        functions=None, progress=print, not_run=None) -> Score:
+    """Every mutant of `files` (repository paths of `tree`) by `operators`, each judged.
+    `not_run`: path -> the lines of code no fault ran in the tree's sweep (`harness
+    coverage --json` of the same sources): a mutant there is blind without a build (the
+    diff would find none of its changed lines run under a fault)."""
+    from harness.run.runner import NOTHING
+    t0, expect = time.monotonic(), expect or NOTHING
+    from harness.judge import branchcov
+    equivalent, unreachable = fates.read_equivalent(equivalent_file), \
+        branchcov.read_unreachable(branchcov.UNREACHABLE)
+    stacks = censuses(tree, groups, preload, jobs, expect)
+    out = []
+    for path in files:
+        text = (tree.src / path).read_text(errors="replace")
+        seen = compiled_lines(tree, path)
+        never = fates.in_unreachable(text, path, unreachable)
+        ms = [m for m in ops.mutants(text, path, operators)
+              if functions is None or m.function in functions]
+        for m in ms[:limit]:
+            f = fates.without_run(m, seen, equivalent, never, (not_run or {}).get(path, ()))
+            if f is None:
+                picked = fates.groups_through(m, groups, stacks)
+                f = one(m, text, tree, layout, picked, preload, jobs, expect, values, confirm,
+                        keep) if picked else fates.not_through(m)
+            out.append(f)
+            if progress:
+                progress(f"mutant {len(out)}/{len(ms[:limit]) if len(files) == 1 else '?'}"
+                         f" {m.path}:{m.line} {m.operator} in {m.function}(): {f.fate}"
+                         + (f" ({f.seconds:.0f} s)" if f.seconds else ""))
+    return Score(tree, out, round(time.monotonic() - t0, 1), str(equivalent_file))
