@@ -1,5 +1,5 @@
 """`python -m harness coverage`: which error branches of FFmpeg's DNN code the default sweep
-of a tree takes (harness/judge/branchcov.py), per file and function, on the tree's
+of a tree takes (harness/experiments/coverage.py), per file and function, on the tree's
 coverage variant (harness/obtain/covered.py): a tree of the case's layout (`--tree`,
 default the second tree the case compares), or that tree plus patches (`--patch`,
 built as `diff --patch` builds its to-tree)."""
@@ -120,6 +120,7 @@ def groups(args, trees) -> list:
 
 def run(args) -> int:
     from harness import caseload
+    from harness.experiments.coverage import measure
     from harness.judge import branchcov, branchreport
     from harness.obtain import covered
     from harness.paths import write_file
@@ -130,8 +131,8 @@ def run(args) -> int:
         t = covered.instrumented(tree(args, case, *change_of(args, case, args.tree)))
         gs = groups(args, [t])
         print(f"coverage: {t.name}: {len(gs)} families x pairs x routes", flush=True)
-        r = branchcov.measure(t, gs, matrix.preload_library(), args.jobs, case.expect,
-                              runner.progress, args.results or None, data)
+        r = measure(t, gs, matrix.preload_library(), args.jobs, case.expect, runner.progress,
+                    args.results or None, data)
     pct = r.totals()["percent_reachable"]
     # FAIL: a branch the data file says no fault reaches was taken, or a census failed, or
     # (with --fail-under) fewer branches taken than asked

@@ -1,14 +1,11 @@
-"""Error-branch coverage of FFmpeg's DNN code under a tree's sweep (`harness coverage`):
-the sweep of every family on every backend/filter pair and route runs on the tree's
-coverage variant (harness/obtain/covered.py), each site's run writing what ran from the
-fault's arm on into one directory (GCOV_PREFIX; the censuses, clean runs, count
-nothing); gcov reads it back, and each error branch of the DNN sources
+"""Error-branch coverage of FFmpeg's DNN code under a tree's sweep (`harness coverage`,
+run by harness/experiments/coverage.py): from what gcov read back of the sweep's runs on
+the tree's coverage variant, each error branch of the DNN sources
 (harness/judge/branches.py) is taken when its first line of code ran, or not. A branch
 no fault can reach is said so, with why, in one data file (UNREACHABLE), never left out
 silently; one that file names but a fault took is a problem of the file's.
 """
 
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -155,39 +152,12 @@ def judge(texts: dict, lines: dict, unreachable: dict) -> tuple:
     return seen, stale
 
 
-def run(tree, groups: list, preload: str, jobs: int, expect, progress, results,
-        directory: Path, pool=None) -> dict:
-    """The sweep of every group on `tree` (a coverage variant), each site's run counting
-    into `directory`: group key -> build -> Found (harness/judge/sweep.py)."""
-    from harness.judge import coverage, sweep
-    from harness.run import matrix
-    want = coverage.request(tree, directory)
-    if want is None:
-        raise ValueError(f"{tree.name}: not built with gcov's instrumentation")
-    scs = {g.key: matrix.scenarios([tree], g.backend, g.filter, [g.fault],
-                                   route=sweep.ROUTES[g.route]) for g in groups}
-    return sweep.sweep_many(scs, preload, jobs, progress, results=results, expect=expect,
-                            pool=pool, extra={"coverage": want})
-
-
-def measure(tree, groups: list, preload: str, jobs: int = 2, expect=None, progress=None,
-            results=None, unreachable_file: Path = UNREACHABLE, pool=None) -> Report:
-    """Run the sweep on the coverage variant `tree` and judge every error branch of its
-    DNN sources."""
-    import tempfile
-
-    from harness.judge import coverage
-    from harness.obtain import covered
+def report(tree, texts: dict, lines: dict, unreachable_file: Path, found: dict) -> Report:
+    """The report of the sweep on the coverage variant `tree`: every error branch of its
+    DNN sources (`texts`, path -> source text) judged from gcov's `lines`, against the
+    data file `unreachable_file`; the sweep's groups, runs, classes and census errors from
+    `found` (group key -> build -> Found, harness/judge/sweep.py)."""
     from harness.run.outcome import Outcome
-    from harness.run.runner import NOTHING
-    t0 = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="ffdnn-branches-") as d:
-        found = run(tree, groups, preload, jobs, expect or NOTHING, progress, results, Path(d),
-                    pool)
-        t1 = time.monotonic()
-        paths = covered.sources(tree)
-        lines = coverage.gcov_lines(tree, Path(d), paths, unrun=True)
-    texts = {p: (tree.src / p).read_text(errors="replace") for p in paths}
     seen, stale = judge(texts, lines, read_unreachable(unreachable_file))
     r = Report(tree, seen, stale, data_file=str(unreachable_file),
                lines={p: ([n for n, x in sorted(ls.items()) if int(x.get("count", 0))],
@@ -201,5 +171,4 @@ def measure(tree, groups: list, preload: str, jobs: int = 2, expect=None, progre
                 r.census_errors.append(f"{key}: census {census.outcome.value}: {census.reason}")
             r.runs += 1 + len(f[1])
             r.classes.update(s.cls.value for s in f[1])
-    r.seconds = {"sweep": round(t1 - t0, 1), "total": round(time.monotonic() - t0, 1)}
     return r

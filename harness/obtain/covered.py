@@ -1,6 +1,6 @@
 """A tree's coverage variant: every object of FFmpeg's DNN code (libavfilter/dnn/ and the
 filters libavfilter/vf_dnn_*.c) built with gcov's instrumentation, for `harness coverage`
-(harness/judge/branchcov.py), where a change's tree (harness/obtain/patched.py) has only
+(harness/experiments/coverage.py), where a change's tree (harness/obtain/patched.py) has only
 the objects its patches change instrumented.
 
 A cache entry `<cache>/trees/<tree>-coverage-<key>/`, keyed by the tree's own key and the
