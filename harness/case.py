@@ -46,7 +46,7 @@ class Case:
     sweep: dict = None            # (backend, filter, family[, route]) -> (class of every
                                   # site, or None for a family with no site; why)
     sweep_sites: dict = field(default_factory=dict)  # the same key -> each call's class
-    # its claims (`claims`, harness/judge/claims.py): the pair of trees its commit claims
+    # its claims (`claims`, harness/experiments/claims.py): the pair of trees its commit claims
     # compare, the claims of each commit, those under the sanitizers, those of the
     # compiler's warnings, and the paragraph on who calls the faulted function (a dict)
     claims_pair: tuple = None

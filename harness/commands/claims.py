@@ -21,9 +21,10 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     import json
 
+    from harness.experiments import claims as sources
     from harness.judge import claims
     from harness.run import matrix
-    known = claims.known_commits(common.case_of(args))
+    known = sources.known_commits(common.case_of(args))
     unknown = sorted(set(args.commit or ()) - set(known))
     if unknown:
         raise HarnessError(f"no claims for commit {', '.join(map(str, unknown))} "
@@ -38,10 +39,10 @@ def run(args) -> int:
             resolved[tuple(names)] = {n: matrix.resolve_tree(n, plan) for n in names}
         return resolved[tuple(names)]
     # by name only, unless a source that runs reads them
-    trees = resolve(pair) if "claims_pair" in claims.pairs_read(case, commits) \
+    trees = resolve(pair) if "claims_pair" in sources.pairs_read(case, commits) \
         else dict.fromkeys(pair)
-    ctx = claims.Context(case, trees, matrix.preload_library(), commits, resolve=resolve)
-    rows = claims.rows(ctx)
+    ctx = sources.Context(case, trees, matrix.preload_library(), commits, resolve=resolve)
+    rows = sources.rows(ctx)
     status = claims.exit_status(rows)
     print(claims.markdown(rows, pair))
     if args.json:

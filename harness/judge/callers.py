@@ -5,6 +5,7 @@ fails, armed before the first frame), each call named by its stack; checked agai
 case's paragraph (its callers)."""
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 from harness.judge import sweep
 from harness.run import chains as graphs, matrix
@@ -75,3 +76,22 @@ def diffs(c: Census, want: dict) -> list:
             out.append(f"call {i + 1}: {where}, expected {want['creates']} < "
                        f"{' or '.join(sorted(callers)) or '(no caller)'}")
     return out
+
+
+def row(want: dict, names: list, censuses: list) -> dict:
+    """The paragraph's row of the claims table (harness/judge/claims.py): on each tree of
+    `names`, its calls over the graphs and where they are made, and the verdict of every
+    census against the paragraph `want`."""
+    from harness.judge import claims
+    cells, found = {}, {}
+    for name in names:
+        mine = [c for c in censuses if c.build == name]
+        found[name] = [f"{c.backend} / {c.filter}: {d}" for c in mine
+                       for d in diffs(c, want)]
+        calls = sum(c.calls for c in mine)
+        where = sorted({" < ".join(functions(w)[:2]) for c in mine for w in c.stacks})
+        cells[name] = (f"{calls} calls over {len(mine)} graphs"
+                       + (f", each {' or '.join(where)}" if where else ""))
+    paragraph = SimpleNamespace(commit=want["commit"], id="callers", claim=want["cites"],
+                                not_expressible="")
+    return claims.row_of(paragraph, cells, claims.verdict(paragraph, found))

@@ -1,22 +1,15 @@
-"""A case's claims: its commit claims on the two trees its claims compare (its claims_pair,
-the tree without the commits and the tree with them), its sanitizer claims on their own
-variants of those, and the PR's Callers paragraph and warning claims on the two trees the
-case compares (its pair): one row per claim, as dicts with the keys of keys(), from every
-source in SOURCES, printed as a Markdown table per pair of trees.
-
-A source is (the part of the case it reads, a callable Context -> iterable of row dicts);
-it covers the commits its part's claims name, and runs only when one of them is asked for. Every verdict but "does not reproduce: ..." is
-as expected: a claim is declared not expressible in its row of the expected table
-(with the measurement that shows why), never decided here. Adding a source is one line in SOURCES.
+"""A case's claims judged: each commit claim's observation on a tree against what the
+claim says of that tree (diffs), a row's verdict, and the rows printed as a Markdown table
+per pair of trees (the rows themselves are run by harness/experiments/claims.py: one row
+per claim, as dicts with the keys of keys()). Every verdict but "does not reproduce: ..."
+is as expected: a claim is declared not expressible in its row of the expected table
+(with the measurement that shows why), never decided here.
 """
 
-from dataclasses import dataclass
-from types import SimpleNamespace
-
+from harness import errnos
 from harness.errors import ExitStatus
-from harness.judge import claimrun
-from harness.run.outcome import functions
 from harness.run.scenario import ZERO_FRAME_MD5
+
 
 def keys(pair) -> tuple:
     """A row's keys: the claim, one outcome per tree of the pair, the verdict."""
@@ -36,146 +29,77 @@ def verdict(claim, diffs: dict, release: str = "") -> str:
     return "reproduces"
 
 
-def commit_row(claim, trees: dict, preload: str, seen: dict = None) -> dict:
-    """Run one of the case's commit claims on the two trees (name -> Tree, in the case's claims_pair
-    order; the claim's expectations are its fields of the same names); `seen` shares the
-    runs of rows with the same graph on the same tree."""
-    seen = {} if seen is None else seen
-    cells, diffs = {}, {}
-    for build, tree in trees.items():
-        missing = set(claim.needs) - tree.backends
-        if missing:
-            return _row(claim, dict.fromkeys(trees, "SKIP"),
-                        f"skipped: the trees were built without {', '.join(sorted(missing))}")
-
-        def run(graph=""):
-            key = claimrun.run_key(claim, build, graph)
-            if key not in seen:
-                seen[key] = claimrun.observe(claim, tree, preload, graph)
-            return seen[key]
-        obs = run()
-        ref = run(claim.reference)["frames"] if claim.reference else None
-        diffs[build] = claimrun.diffs(obs, getattr(claim, build), ref)
-        cells[build] = claimrun.summary(obs, ZERO_FRAME_MD5, ref, claim.reference)
-    release = next(iter(trees.values())).source.get("version", "")
-    return _row(claim, cells, verdict(claim, diffs, release))
-
-
-def _row(claim, cells: dict, verdict_text) -> dict:
+def row_of(claim, cells: dict, verdict_text) -> dict:
     return {"commit": claim.commit, "id": claim.id, "claim": claim.claim, **cells,
             "verdict": verdict_text}
 
 
-@dataclass
-class Context:
-    case: object         # the case (harness/case.py): its claims, its layout
-    trees: dict          # the case's claims_pair, name -> Tree (the backends of the run's plan)
-    preload: str         # LD_PRELOAD for workers (harness.run.matrix.preload_library())
-    commits: set = None  # only these commits (None: all)
-    build: bool = False  # may a source build what it misses
-    resolve: object = None  # names -> {name: Tree}: the trees of another pair of the case
-
-    def trees_of(self, pair: tuple) -> dict:
-        if tuple(self.trees) == tuple(pair) or self.resolve is None:
-            return self.trees
-        return self.resolve(pair)
-
-
-def commit_claims(ctx: Context):
-    seen = {}
-    for c in ctx.case.commit_claims:
-        if not ctx.commits or c.commit in ctx.commits:
-            yield commit_row(c, ctx.trees, ctx.preload, seen)
-
-
-def sanitizer_claims(ctx: Context):
-    """The case's sanitizer claims under ASan and TSan (harness/judge/sanitizer.py); a
-    variant that is not built gives a SKIP row naming the command that builds it."""
-    from harness.judge import sanitizer
-    from harness.errors import StampError
-    for c in ctx.case.sanitizer_claims:
-        try:
-            yield from sanitizer.claim_rows([c], ctx.case.part("layout"), build=ctx.build)
-        except StampError as e:
-            yield _row(c, dict.fromkeys(ctx.trees, "SKIP"), f"skipped: {e}")
-
-
-def callers_claim(ctx: Context):
-    """The case's callers paragraph (harness/judge/callers.py) on the trees its pair
-    compares: every call of the paragraph's family FFmpeg's own code makes on every
-    backend and filter built, each named where it is made, against the paragraph."""
-    from harness.judge import callers
-    want = ctx.case.part("callers")
-    trees = ctx.trees_of(ctx.case.pair)
-    censuses = callers.run(list(trees.values()), ctx.preload, want["family"])
-    cells, diffs = {}, {}
-    for name in trees:
-        mine = [c for c in censuses if c.build == name]
-        diffs[name] = [f"{c.backend} / {c.filter}: {d}" for c in mine
-                       for d in callers.diffs(c, want)]
-        calls = sum(c.calls for c in mine)
-        where = sorted({" < ".join(functions(w)[:2]) for c in mine for w in c.stacks})
-        cells[name] = (f"{calls} calls over {len(mine)} graphs"
-                       + (f", each {' or '.join(where)}" if where else ""))
-    paragraph = SimpleNamespace(commit=want["commit"], id="callers", claim=want["cites"],
-                                not_expressible="")
-    yield _row(paragraph, cells, verdict(paragraph, diffs))
-
-
-def warning_claims(ctx: Context):
-    """The case's warning claims against the warning lines its pair's builds recorded."""
-    from harness.judge import warnclaims
-    trees = ctx.trees_of(ctx.case.pair)
-    first, second = trees.values()
-    for c in ctx.case.warning_claims:
-        found = warnclaims.check([c], first.stamp, second.stamp)[c.id]
-        cells = {name: (f"{len(warnclaims.naming(t.stamp, c.file))} warning lines in "
-                        f"{c.file}, {len(warnclaims.lines(t.stamp))} in all" if c.file
-                        else f"{len(warnclaims.lines(t.stamp))} warning lines")
-                 for name, t in trees.items()}
-        yield _row(c, cells, "does not reproduce: " + "; ".join(found) if found
-                   else "reproduces")
-
-
-SOURCES = [  # (the part of the case, its rows, the pair of trees it reads: the case's
-             # field naming it; None: its own variants)
-    ("sanitizer_claims", sanitizer_claims, None),
-    ("commit_claims", commit_claims, "claims_pair"),
-    ("callers", callers_claim, "pair"),
-    ("warning_claims", warning_claims, "pair"),
-]
-
-
-def covers(case, part: str) -> set:
-    """The commits a part of the case has claims for (none when the case lacks it): a
-    claim's `commit`, or the commit a paragraph (a dict) names."""
-    value = getattr(case, part) or ()
-    if isinstance(value, dict):
-        return {value["commit"]} if "commit" in value else set()
-    return {c.commit for c in value}
-
-
-def known_commits(case) -> list:
-    return sorted(set().union(*(covers(case, part) for part, *_ in SOURCES)))
-
-
-def asked(case, commits: set | None) -> list:
-    """The sources that run for `commits` (None: all)."""
-    return [s for s in SOURCES if not commits or commits & covers(case, s[0])]
-
-
-def pairs_read(case, commits: set | None) -> list:
-    """The pairs of trees the sources that run for `commits` read, by the case's field
-    (the sanitizer claims build their own variants: `claims --commit 1 --commit 2` reads
-    none)."""
-    return list(dict.fromkeys(attr for _, _, attr in asked(case, commits) if attr))
-
-
-def rows(ctx: Context) -> list:
+def diffs(obs: dict, want: dict, reference=None) -> list:
+    """What differs from a claim's expectation for one build. `want` keys: hang, crash,
+    frames (md5s, a count, or "reference": the frames of the claim's reference chain),
+    zero_frames (how many came out never written), boxes, errors, log (must contain),
+    no_log (must not contain)."""
     out = []
-    for _, source, _ in asked(ctx.case, ctx.commits):
-        out += [r for r in source(ctx) if not ctx.commits or r["commit"] in ctx.commits]
-    return sorted(out, key=lambda r: r["commit"])
+    if want.get("hang", False) != obs["hang"]:
+        out.append(f"hang: got {obs['hang']}, expected {want.get('hang', False)}")
+    elif obs["hang"] and not obs.get("at_eof", True):
+        out.append("hang: before EOF, expected at EOF")
+    if want.get("crash", "") != obs["crash"]:
+        out.append(f"crash: got {obs['crash'] or 'none'}, expected {want.get('crash') or 'none'}")
+    if obs.get("error"):
+        out.append(f"the run could not start: {obs['error']}")
+    frames = want.get("frames")
+    if frames == "reference":
+        frames = reference
+    if isinstance(frames, int) and len(obs["frames"]) != frames:
+        out.append(f"frames: got {len(obs['frames'])}, expected {frames}")
+    elif isinstance(frames, list) and obs["frames"] != frames:
+        out.append(f"frames: got {obs['frames']}, expected {frames}")
+    zeros = sum(f == ZERO_FRAME_MD5 for f in obs["frames"])
+    if "zero_frames" in want and zeros != want["zero_frames"]:
+        out.append(f"frames never written (all zero): got {zeros}, expected {want['zero_frames']}")
+    if "boxes" in want and obs.get("boxes") != want["boxes"]:
+        out.append(f"(boxes, classified) per frame: got {obs.get('boxes')}, expected {want['boxes']}")
+    if "activate" in want and obs.get("activate") != want["activate"]:
+        out.append(f"activate() at EOF: got {errnos.describe(obs.get('activate'))}, "
+                   f"expected {errnos.describe(want['activate'])}")
+    if "errors" in want and obs["errors"] != want["errors"]:
+        out.append(f"errors: got {codes(obs['errors'])}, expected {codes(want['errors'])}")
+    if want.get("log") and want["log"] not in obs["log"]:
+        out.append(f"log lacks {want['log']!r}")
+    if want.get("no_log") and want["no_log"] in obs["log"]:
+        out.append(f"log has {want['no_log']!r}")
+    return out
+
+
+def codes(errors) -> str:
+    return ", ".join(errnos.describe(c) for c in errors) or "none"
+
+
+def summary(obs: dict, zero_md5: str = "", reference=None, ref_name: str = "") -> str:
+    """One cell of the table: HANG, CRASH, or frames and errors."""
+    if obs.get("error"):
+        return f"ERROR: {obs['error']}"
+    if obs["hang"]:
+        where = "at EOF" if obs.get("at_eof", True) else "before EOF"
+        return f"HANG {where} (killed)"
+    if obs["crash"]:
+        return f"CRASH ({obs['crash']})"
+    n = len(obs["frames"])
+    text = f"{n} frame{'s' * (n != 1)}"
+    zeros = sum(m == zero_md5 for m in obs["frames"]) if zero_md5 else 0
+    if n and zeros == n:
+        text += " (all zero: never written)"
+    elif zeros:
+        text += f" ({zeros} all zero: never written)"
+    elif n and reference and obs["frames"] == reference:
+        text += f" (= `{ref_name}`: the model's output never written)"
+    if any(b for b, _ in obs.get("boxes", [])):
+        text += ", boxes/classified " + " ".join(f"{b}/{c}" for b, c in obs["boxes"])
+    errs = sorted(set(obs["errors"]), key=obs["errors"].index)
+    if "activate" in obs:  # the PR's route: what activate() returned at EOF
+        text += f"; activate() at EOF {errnos.describe(obs['activate'])}"
+    return text + (f"; {codes(errs)}" if errs else "; no error")
 
 
 def skipped(row: dict) -> bool:

@@ -34,3 +34,18 @@ def diffs(claim, before: dict, after: dict) -> list:
 def check(claims, before: dict, after: dict) -> dict:
     """claim id -> differences (empty: the claim holds)."""
     return {c.id: diffs(c, before, after) for c in claims}
+
+
+def rows(claims, trees: dict):
+    """One row of the claims table (harness/judge/claims.py) per warning claim, against the
+    warning lines the two trees (name -> Tree) recorded."""
+    from harness.judge import claims as table
+    first, second = trees.values()
+    for c in claims:
+        found = check([c], first.stamp, second.stamp)[c.id]
+        cells = {name: (f"{len(naming(t.stamp, c.file))} warning lines in "
+                        f"{c.file}, {len(lines(t.stamp))} in all" if c.file
+                        else f"{len(lines(t.stamp))} warning lines")
+                 for name, t in trees.items()}
+        yield table.row_of(c, cells, "does not reproduce: " + "; ".join(found) if found
+                        else "reproduces")

@@ -1,6 +1,7 @@
 """#24702's own claims (issue 8), base against before, with models that make 9.0.2's
 post-processing fail for real. The expected rows live in harness/cases/pr24760/
-(COMMIT_CLAIMS); harness/judge/claimrun.py runs them, harness/judge/claims.py tables them."""
+(COMMIT_CLAIMS); harness/experiments/claimrun.py runs them, harness/judge/claims.py judges and
+tables them."""
 
 import json
 import subprocess
@@ -8,7 +9,8 @@ import sys
 
 import pytest
 
-from harness.judge import claimrun, claims, schemas
+from harness.experiments import claimrun
+from harness.judge import claims, schemas
 from harness.cases import pr24760 as expected
 from harness.obtain import derived
 from harness.obtain.build import git
@@ -53,10 +55,10 @@ def test_commit_claim(observed, claim, build):
     obs = observed(claim, build)
     ref = observed(claim, build, claim.reference)["frames"] if claim.reference else None
     want = getattr(claim, build)
-    assert claimrun.diffs(obs, want, ref) == []
+    assert claims.diffs(obs, want, ref) == []
     other = getattr(claim, OTHER[build])
     if other != want:
-        assert claimrun.diffs(obs, other, ref), f"{build} also matches {OTHER[build]}'s row"
+        assert claims.diffs(obs, other, ref), f"{build} also matches {OTHER[build]}'s row"
 
 
 @pytest.mark.unit
@@ -158,8 +160,8 @@ def test_reverted_commit(tree, preload, reverted, rows, needs):
         == f'Revert "{reverted.subject}"'
     for claim in rows:
         obs = claimrun.observe(claim, undone, preload, runner="ffmpeg")
-        assert claimrun.diffs(obs, reverted.rows[claim.id]) == [], claim.id
-        assert claimrun.diffs(obs, claim.before), f"{claim.id} passes without its commit"
+        assert claims.diffs(obs, reverted.rows[claim.id]) == [], claim.id
+        assert claims.diffs(obs, claim.before), f"{claim.id} passes without its commit"
 
 
 @pytest.mark.before

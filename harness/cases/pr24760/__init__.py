@@ -325,7 +325,7 @@ WRAP_FIRES = {
 
 # #24702's own claims (issue 8), base (9.0.2) against before (patches 1-8): measured
 # here with models that make 9.0.2's post-processing fail for real (harness/cases/pr24760/claims_models.py),
-# run by harness/judge/claimrun.py, tabled by harness/judge/claims.py. Each row quotes its commit.
+# run by harness/experiments/claimrun.py, tabled by harness/judge/claims.py. Each row quotes its commit.
 TF_DET = ("dnn_detect=dnn_backend=tensorflow:model={det}:input=image_tensor"
           ":output=num_detections&detection_scores&detection_classes&detection_boxes")
 OV_DET = "dnn_detect=dnn_backend=openvino:model={det}:input=x"
@@ -345,7 +345,7 @@ class CommitClaim:
     needs: tuple   # the backends the graph uses
     graph: str     # filters between the source and the sink; {field}: models[field]
     models: dict
-    base: dict     # what base must do (keys: claimrun.diffs)
+    base: dict     # what base must do (keys: judge.claims.diffs)
     before: dict
     runner: str = "worker"   # worker: buffer -> graph -> buffersink; ffmpeg: the program
     filter: str = ""         # worker: the first filter of this name gets the recorder
@@ -590,7 +590,7 @@ class Reverted:
     commit: int
     subject: str   # the commit's subject, to find it in the tree's git history
     cites: str
-    rows: dict     # COMMIT_CLAIMS id -> what before without the commit does (claimrun.diffs)
+    rows: dict     # COMMIT_CLAIMS id -> what before without the commit does (judge.claims.diffs)
 
 
 _NO_CAUSE = {"frames": [], "errors": [EINVAL], "no_log": POST_PROC_FAILED}
