@@ -80,11 +80,12 @@ def callers_claim(ctx: Context):
     """The case's callers paragraph (harness/judge/callers.py) on the trees its pair
     compares: every call of the paragraph's family FFmpeg's own code makes on every
     backend and filter built, each named where it is made, against the paragraph."""
-    from harness.judge import callers
+    from harness.experiments import callers
+    from harness.judge import callers as paragraph
     want = ctx.case.part("callers")
     trees = ctx.trees_of(ctx.case.pair)
     censuses = callers.run(list(trees.values()), ctx.preload, want["family"])
-    yield callers.row(want, list(trees), censuses)
+    yield paragraph.row(want, list(trees), censuses)
 
 
 def warning_claims(ctx: Context):

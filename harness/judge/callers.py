@@ -1,16 +1,14 @@
 """The PR's "Callers" paragraph from real runs: on every backend and filter built, the
 census of the calls of one family (the case's paragraph names it: pthread_create for the
-PR's) FFmpeg's own code makes (harness/judge/sweep.py's clean run: a window that never
-fails, armed before the first frame), each call named by its stack; checked against a
-case's paragraph (its callers)."""
+PR's) FFmpeg's own code makes (run by harness/experiments/callers.py), each call named by
+its stack; checked against a case's paragraph (its callers)."""
 
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
 from harness.judge import sweep
-from harness.run import chains as graphs, matrix
+from harness.run import chains as graphs
 from harness.run.outcome import Outcome, functions
-from harness.run.runner import NOTHING, run as run_all
 
 
 @dataclass
@@ -26,25 +24,6 @@ class Census:
 def pairs(have: set) -> list:
     """Every (backend, filter) with a graph on this base whose backends are built."""
     return [k for k in graphs.GRAPHS if graphs.needs(*k) <= have]
-
-
-def run(trees, preload: str, family: str, jobs: int = 2, expect=NOTHING,
-        pool=None) -> list:
-    """One census run of `family`'s calls per tree and pair: [Census]; through `pool`'s
-    fork servers, left running, when given (runner.run)."""
-    from harness.compile.families import sweep_fault
-    have = trees[0].backends
-    scs = [sweep.census(sc) for backend, filt in pairs(have)
-           for sc in matrix.scenarios(trees, backend, filt, [sweep_fault(family)],
-                                      route="sweep")]
-    out = []
-    for sc, r in zip(scs, run_all(scs, preload, jobs=jobs, expect=expect, pool=pool)):
-        c = Census(sc.build, sc.backend, sc.filter, r)
-        if r.outcome in (Outcome.PASS, Outcome.MEASURED):
-            c.calls = r.data.get("counters", {}).get("eligible", 0)
-            c.stacks = [s["where"] for s in r.data.get("sites", [])]
-        out.append(c)
-    return out
 
 
 def diffs(c: Census, want: dict) -> list:

@@ -1,4 +1,5 @@
-"""The PR's "Callers" paragraph from real runs (harness/judge/callers.py, harness/cases/pr24760/ CALLERS):
+"""The PR's "Callers" paragraph from real runs (harness/experiments/callers.py runs them,
+harness/judge/callers.py checks them against harness/cases/pr24760/ CALLERS):
 on every backend and filter built, every pthread_create() call FFmpeg's own code makes
 is made in ff_dnn_start_inference_async(), called from the TensorFlow or LibTorch
 backend; graphs on ONNX Runtime and OpenVINO alone make none."""
@@ -6,6 +7,7 @@ backend; graphs on ONNX Runtime and OpenVINO alone make none."""
 import pytest
 
 from harness.cases import pr24760 as expected
+from harness.experiments import callers as census
 from harness.judge import callers
 from harness.run import chains as graphs, forkclient
 
@@ -14,8 +16,8 @@ pytestmark = [pytest.mark.before, pytest.mark.after]
 
 @pytest.fixture(scope="module")
 def censuses(tree, preload):
-    return callers.run([tree("before"), tree("after")], preload, expected.CALLERS["family"],
-                       jobs=2, expect=expected.EXPECT, pool=forkclient.DEFAULT)  # the process-wide servers, as test_sweep's
+    return census.run([tree("before"), tree("after")], preload, expected.CALLERS["family"],
+                      jobs=2, expect=expected.EXPECT, pool=forkclient.DEFAULT)  # the process-wide servers, as test_sweep's
 
 
 def test_every_built_pair_is_counted(censuses, tree):

@@ -696,11 +696,11 @@ WARNING_CLAIMS = (
 )
 
 
-# The PR's "Callers" paragraph, from real runs (harness/judge/callers.py): the census of every
-# pthread_create() call FFmpeg's own code makes (a window that never fails, armed before
-# the first of 4 frames) on every backend and filter. Each call's innermost function in
-# FFmpeg's code must be `creates`, called from one of its backend's `reached_from`; a
-# backend with none makes no call at all.
+# The PR's "Callers" paragraph, from real runs (harness/experiments/callers.py; checked by
+# harness/judge/callers.py): the census of every pthread_create() call FFmpeg's own code
+# makes (a window that never fails, armed before the first of 4 frames) on every backend
+# and filter. Each call's innermost function in FFmpeg's code must be `creates`, called
+# from one of its backend's `reached_from`; a backend with none makes no call at all.
 CALLERS_CITES = ("In libavfilter/dnn, `pthread_create()` is called only in "
                  "`ff_dnn_start_inference_async()`, and only the TensorFlow and Torch "
                  "backends call that function. ONNX Runtime and OpenVINO do not use it.")

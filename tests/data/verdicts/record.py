@@ -107,11 +107,11 @@ def sweep(builds, backend, filt, fault, route="sweep", limit=None):
 def census():
     """callers.run() on before and after, as tests/pr24760/test_callers.py runs it."""
     from cases.pr24760 import EXPECT
-    from harness.judge import callers
+    from harness.experiments import callers
     from harness.run import matrix
     cs = callers.run(_trees("before", "after"), matrix.preload_library(), jobs=2,
                      expect=EXPECT)
-    return {"command": "harness.judge.callers.run([before, after], ...) as "
+    return {"command": "harness.experiments.callers.run([before, after], ...) as "
                        "tests/pr24760/test_callers.py runs it",
             "censuses": [{"build": c.build, "backend": c.backend, "filter": c.filter,
                           "calls": c.calls, "stacks": c.stacks, **_result(c.result, CENSUS)}
