@@ -18,7 +18,7 @@ class CaseLacks(HarnessError):
 
 @dataclass(frozen=True)
 class TrainedRow:
-    """A row of `unchanged` over real footage with a trained model (harness/judge/trained.py):
+    """A row of `unchanged` over real footage with a trained model (harness/experiments/trained.py):
     its chain, the generated or trained models it uses, the backends and packages it needs,
     and what its counts must be over the clip."""
     label: str

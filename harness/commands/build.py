@@ -20,7 +20,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from harness.compile import ffi_build
     if args.sanitizer:  # a variant's backend set is the one its claim needs
-        from harness.judge import sanitizer
+        from harness.experiments import sanitizer
         plan = sanitizer.plan(args.sanitizer, common.case_of(args).part("layout"),
                               source_file=args.source, repo=args.git_dir)
     else:

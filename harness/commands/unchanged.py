@@ -14,12 +14,14 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from harness.run import matrix
+    from harness.experiments import unchanged as runs
     from harness.judge import unchanged as u
+    from harness.run import matrix
     plan = common.plan(args, names=common.tree_names(args))
     trees = [matrix.resolve_tree(b, plan) for b in common.builds(args)]
-    identity, rows = u.plan_rows(trees[0].backends)
-    u.run_rows(trees, identity, rows, u.clip(trees[0], u.SHORT_CLIP if args.short else u.CLIP))
+    identity, rows = runs.plan_rows(trees[0].backends)
+    runs.run_rows(trees, identity, rows,
+                  runs.clip(trees[0], runs.SHORT_CLIP if args.short else runs.CLIP))
     print()
     print(u.markdown(identity, rows, [t.name for t in trees]))
     want = common.case_of(args).identity_md5
@@ -28,11 +30,12 @@ def run(args) -> int:
         same = "reproduces" if got == want else "differs from"
         print(f"- {row.backend}: identity MD5 {got} {same} case {args.case}'s {want}")
     bad = u.problems(identity, rows)
-    from harness.judge import trained
+    from harness.experiments import trained
+    from harness.judge.trained import report
     tp = trained.plan(trees[0].backends, trees[0], args.short, common.case_of(args).trained_rows)
     trained.run(trees, tp)
-    text, more = trained.report(tp, [t.name for t in trees], args.short,
-                                common.case_of(args).trained_conversion)
+    text, more = report(tp, [t.name for t in trees], args.short,
+                        common.case_of(args).trained_conversion)
     print()
     print(text)
     for p in bad + more:

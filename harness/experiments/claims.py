@@ -65,9 +65,9 @@ def commit_claims(ctx: Context):
 
 
 def sanitizer_claims(ctx: Context):
-    """The case's sanitizer claims under ASan and TSan (harness/judge/sanitizer.py); a
+    """The case's sanitizer claims under ASan and TSan (harness/experiments/sanitizer.py); a
     variant that is not built gives a SKIP row naming the command that builds it."""
-    from harness.judge import sanitizer
+    from harness.experiments import sanitizer
     from harness.errors import StampError
     for c in ctx.case.sanitizer_claims:
         try:

@@ -1,5 +1,6 @@
 """The verdict on a sanitizer claim: which reports are the one the claim is about, and
-one row of the claims table from a base run and a before run (harness/judge/sanitizer.py)."""
+one row of the claims table from a base run and a before run
+(harness/experiments/sanitizer.py)."""
 
 from collections import Counter
 

@@ -7,52 +7,19 @@ wheel (written by the case: its models), classifying each box of a detector as f
 are fetched pinned; a row whose package cannot be fetched is skipped with a reason
 naming it, never run on something else.
 
+The rows are run by harness/experiments/trained.py; here, what their counts show.
 A case's trained_rows are the data (harness/case.py's TrainedRow): each row's chain, the
 generated or trained models it uses, the backends and packages it needs, and what its
 counts must be over the clip.
 """
 
-from dataclasses import dataclass, field
-
-from harness.run import chains
 from harness.judge import unchanged as u
 from harness.obtain import footage, packages
 
 
-@dataclass
-class Plan:
-    rows: list = field(default_factory=list)    # (TrainedRow, u.Row)
-    skipped: list = field(default_factory=list)  # one line each: row and reason
-    clip: object = None
-
-
-def plan(backends: set, tree, short: bool = False, rows=()) -> Plan:
-    """The rows (a case's trained_rows) this build can run; the clip, or every row
-    skipped with the reason."""
-    p = Plan()
-    try:
-        p.clip = footage.clip(tree, u.ffmpeg, footage.SHORT if short else footage.FULL)
-    except packages.PackageError as e:
-        p.skipped = [f"{r.label} ({r.what}): skipped, no real footage: {e}" for r in rows]
-        return p
-    for r in rows:
-        if not r.needs <= set(backends):
-            p.skipped.append(f"{r.label} ({r.what}): skipped, the build has no "
-                             f"{', '.join(sorted(r.needs - set(backends)))}")
-            continue
-        try:
-            for name in r.packages:
-                packages.fetch(name)
-            paths = {k: chains.cached_model(m) for k, m in r.models.items()}
-        except packages.PackageError as e:
-            p.skipped.append(f"{r.label} ({r.what}): skipped: {e}")
-            continue
-        p.rows.append((r, u.Row(r.label, r.what, r.chain.format(**paths))))
-    return p
-
-
-def expected_problems(p: Plan, frames: int) -> list:
-    """Counts against the rows: every frame, its boxes, a label a box, and faces found."""
+def expected_problems(p, frames: int) -> list:
+    """Counts against the rows of `p` (a Plan, harness/experiments/trained.py): every
+    frame, its boxes, a label a box, and faces found."""
     out = []
     for r, row in p.rows:
         for name, run in row.runs.items():
@@ -71,15 +38,11 @@ def expected_problems(p: Plan, frames: int) -> list:
     return out
 
 
-def run(trees, p: Plan) -> None:
-    u.run_rows(trees, [], [row for _, row in p.rows], p.clip)
-
-
 def frames(short: bool) -> int:
     return len(footage.PHOTOS) * (footage.SHORT if short else footage.FULL)["grid"] ** 2
 
 
-def report(p: Plan, builds: list, short: bool, conversion: str = "") -> tuple[str, list]:
+def report(p, builds: list, short: bool, conversion: str = "") -> tuple[str, list]:
     """The rows as markdown with their sources and times, and what went wrong;
     `conversion`: how the case made its models from the packages' weights."""
     rows = [row for _, row in p.rows]

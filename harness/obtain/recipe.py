@@ -22,7 +22,7 @@ CONFIGURE = COMMON + (
     "--enable-protocol=file,pipe",
 )
 # A sanitizer variant only runs its claims' lavfi input through the filters into an MD5
-# (harness/judge/sanitizer.py): no clip to read, so no mpeg4 and no nut, which leaves
+# (harness/experiments/sanitizer.py): no clip to read, so no mpeg4 and no nut, which leaves
 # out about 45 of libavcodec's objects, a fifth of the compile and its slowest
 # (qpeldsp, motion_est, the MPEG-4 coders).
 SANITIZER_CONFIGURE = COMMON + (
@@ -36,13 +36,13 @@ def filter_arg(layout) -> str:
     return FILTER_ARG + ",".join((FILTERS, *(layout.filters if layout else ())))
 
 
-# Sanitizer variants: FFmpeg's own configure toolchains, for the trees the layout names
-# (its sanitizer_trees), each with the one backend set its claim needs (harness/judge/sanitizer.py).
-# ASan is built recoverable (halt_on_error=0 at run time) so that one run shows every
-# path that overflows, not only the first. Both at -O1 (the sanitizers' documents ask for
-# -O1 or higher), not FFmpeg's -O3: the same reports (commit 1's 30 overflows on both paths,
-# commit 2's race at the same lines), the two bases compiled in 163 s side by side
-# where -O3 took 214-224 s.
+# Sanitizer variants: FFmpeg's own configure toolchains, for the trees the layout names (its
+# sanitizer_trees), each with the one backend set its claim needs
+# (harness/experiments/sanitizer.py). ASan is built recoverable (halt_on_error=0 at run
+# time) so that one run shows every path that overflows, not only the first. Both at -O1
+# (the sanitizers' documents ask for -O1 or higher), not FFmpeg's -O3: the same reports
+# (commit 1's 30 overflows on both paths, commit 2's race at the same lines), the two bases
+# compiled in 163 s side by side where -O3 took 214-224 s.
 SANITIZERS = {"asan": ("--toolchain=gcc-asan", "--extra-cflags=-fsanitize-recover=address",
                        "--optflags=-O1"),
               "tsan": ("--toolchain=gcc-tsan", "--optflags=-O1")}

@@ -9,7 +9,8 @@ import pytest
 
 from harness.cases import pr24760 as expected
 from harness.cases.pr24760 import LAYOUT
-from harness.judge import sanitizer, sanreport, sanverdict, unchanged
+from harness.experiments import sanitizer
+from harness.judge import sanreport, sanverdict
 from harness.obtain import derived
 from harness.obtain.build import git
 from harness.errors import HarnessError

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from harness.cases import pr24760 as case
-from harness.judge import trained
+from harness.experiments import trained
+from harness.judge.trained import report
 from harness.obtain import footage, packages, png
 
 # ONet's layers as facenet_pytorch/models/mtcnn.py defines them: name -> shape
@@ -193,7 +194,7 @@ def test_trained_rows_same_before_and_after(tree):
         pytest.skip("; ".join(p.skipped))
     assert [r.label for r, _ in p.rows] == [r.label for r in case.TRAINED_ROWS], p.skipped
     trained.run(builds, p)
-    _, bad = trained.report(p, [b.name for b in builds], short=True)
+    _, bad = report(p, [b.name for b in builds], short=True)
     assert bad == []
 
 

@@ -4,7 +4,8 @@ MD5s, and the check can fail (a different model through one build is caught)."""
 import pytest
 
 from harness.cases import pr24760 as expected
-from harness.judge import unchanged as u
+from harness.experiments import unchanged as u
+from harness.judge.unchanged import Row, problems
 
 pytestmark = [pytest.mark.onnx, pytest.mark.dnn_processing]
 
@@ -33,7 +34,7 @@ def test_identity_md5_every_backend(builds):
     """The PR: the same MD5, exit 0, for both builds on each backend (identity models)."""
     identity, _ = u.plan_rows(builds[0].backends)
     u.run_rows(builds, identity, [], None)
-    assert u.problems(identity, []) == []
+    assert problems(identity, []) == []
     assert {r.md5 for row in identity for r in row.runs.values()} == {expected.IDENTITY_MD5}
 
 
@@ -43,7 +44,7 @@ def test_whole_clip_same_before_and_after(builds, short_clip):
     label a box."""
     _, rows = u.plan_rows(builds[0].backends)
     u.run_rows(builds, [], rows, short_clip)
-    assert u.problems([], rows) == []
+    assert problems([], rows) == []
     first = {row.label + row.backend: next(iter(row.runs.values())) for row in rows}
     assert {r.frames for r in first.values()} == {4}, "fps=2 over 50 frames at 25 fps"
     for key, r in first.items():
@@ -53,9 +54,9 @@ def test_whole_clip_same_before_and_after(builds, short_clip):
 
 
 def test_the_check_can_fail(builds, short_clip):
-    row = u.Row("`dnn_processing`", "onnx, mixed", "")
+    row = Row("`dnn_processing`", "onnx, mixed", "")
     conv, ident = u.processing_chain("onnx", identity=False), u.processing_chain("onnx")
     row.runs["before"] = u.showinfo_md5(builds[0], short_clip, conv)
     row.runs["after"] = u.showinfo_md5(builds[1], short_clip, ident)
     assert row.runs["before"].md5 != row.runs["after"].md5
-    assert u.problems([], [row]) == ["`dnn_processing` (onnx, mixed): MD5 differs between builds"]
+    assert problems([], [row]) == ["`dnn_processing` (onnx, mixed): MD5 differs between builds"]

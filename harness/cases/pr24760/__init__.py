@@ -615,10 +615,10 @@ REVERTED = (
 )
 
 # #24702's commits 1 and 2 (issue 8) under FFmpeg's own sanitizer toolchains, base against
-# before, each through the tree's own ffmpeg_g (harness/judge/sanitizer.py). `base` is the report
-# the commit says base has: its kind, the functions its access stacks must name, the
-# callers each of which must have one (the paths), and the variable it is about (for ASan
-# the stack variable the access ran past; for TSan the source line of an access's top
+# before, each through the tree's own ffmpeg_g (harness/experiments/sanitizer.py). `base` is
+# the report the commit says base has: its kind, the functions its access stacks must name,
+# the callers each of which must have one (the paths), and the variable it is about (for
+# ASan the stack variable the access ran past; for TSan the source line of an access's top
 # FFmpeg frame must name it). `before` must have no such report.
 @dataclass(frozen=True)
 class SanitizerClaim:
@@ -714,7 +714,7 @@ CALLERS = {
 }
 
 
-# `unchanged`'s rows over real footage with a trained model (harness/judge/trained.py): the
+# `unchanged`'s rows over real footage with a trained model (harness/experiments/trained.py): the
 # PR hashed `showinfo` over a real clip through trained detectors and a classifier; here
 # photographs panned into a clip and MTCNN's nets, each row with what its counts must be.
 ONET = "MTCNN ONet (trained; facenet-pytorch 2.6.0 `facenet_pytorch/data/onet.pt`)"
