@@ -113,9 +113,9 @@ def checked(args, option: str, given, default):
 def groups(args, trees) -> list:
     """Every family's groups on every pair the trees can run, on the routes asked for."""
     from harness.commands.diff import families, pairs
-    from harness.judge import diff, sweep
-    return diff.plan_groups(pairs(args, trees), families(args.fault),
-                            sweep.route_names(args.route))
+    from harness.experiments.diff import plan_groups
+    from harness.judge import sweep
+    return plan_groups(pairs(args, trees), families(args.fault), sweep.route_names(args.route))
 
 
 def run(args) -> int:

@@ -14,7 +14,7 @@ import sys
 from harness import inputs
 from harness.errors import ExitStatus, HarnessError
 
-CONFIRM = 4  # as harness.judge.diff.CONFIRM, without importing the runner for --help
+CONFIRM = 4  # as harness.experiments.diff.CONFIRM, without importing the runner for --help
 
 def add_parser(sub) -> None:
     from harness import caseload
@@ -280,6 +280,7 @@ def run(args) -> int:
     import json
 
     from harness import caseload
+    from harness.experiments import diff as experiment
     from harness.judge import diff, diffreport, profiles, shard as sharding, sweep, touched
     from harness.run import matrix, runner
     case = caseload.load(args.case)
@@ -314,13 +315,14 @@ def run(args) -> int:
             claims = narrowed(args, claims)
             groups = case_groups(args, claims, [s.tree for s in two])
         else:
-            groups = diff.plan_groups(pairs(args, [s.tree for s in two]), specs, routes)
+            groups = experiment.plan_groups(pairs(args, [s.tree for s in two]), specs, routes)
         print(f"diff: {two[0].label} -> {two[1].label}: {len(groups)} families x pairs x "
               f"routes; the change touches {len(change.paths)} files, "
               f"{len(change.functions)} functions", flush=True)
-        d = diff.run(two, groups, matrix.preload_library(), args.jobs, case.expect, runner.progress,
-                     results=args.results or None, confirm=max(0, args.confirm),
-                     touched=change, shard=shard, values=values, focus=args.focus)
+        d = experiment.run(two, groups, matrix.preload_library(), args.jobs, case.expect,
+                           runner.progress, results=args.results or None,
+                           confirm=max(0, args.confirm), touched=change, shard=shard,
+                           values=values, focus=args.focus)
     from harness.paths import write_file
     if shard:  # a part: its verdict is the merge's (with the case's claim, if any)
         write_file("--json", args.json, json.dumps(

@@ -2,7 +2,7 @@
 mutant of a file's error handling (harness/judge/mutants.py) is a patch on the from-tree,
 built as a to-tree of its own (harness/obtain/patched.py OnTree: the from-tree's objects,
 the mutated one compiled again, instrumented), and diffed against the from-tree
-(harness/judge/diff.py), small: only the groups (backend / filter / route / family)
+(harness/experiments/diff.py), small: only the groups (backend / filter / route / family)
 whose census, run once on the from-tree, has a site whose stack runs through the mutated
 function, and in those only the sites through it (what the diff marks). Each mutant's fate
 is the judge's (harness/judge/mutate.py); one that needs no diff (not compiled,
@@ -71,7 +71,9 @@ def one(m: ops.Mutant, text: str, tree, layout, groups: list, preload: str, jobs
     """Build the mutant's tree, diff it against `tree` on `groups`, only the sites
     through its function; remove its tree and module unless `keep`."""
     from harness.errors import CompileError
-    from harness.judge import diff, touched
+    from harness.experiments import diff
+    from harness.judge import touched
+    from harness.judge.diff import Side
     from harness.obtain.patched import OnTree
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="ffdnn-mutant-") as tmp:
@@ -84,8 +86,8 @@ def one(m: ops.Mutant, text: str, tree, layout, groups: list, preload: str, jobs
             return Fate(m, UNBUILT, e.first, seconds=round(time.monotonic() - t0, 1))
     try:
         gs = [replace(g, sites=[], errors=[]) for g in groups]
-        d = diff.run([diff.Side(tree.name, tree), diff.Side(m.name, mutant)], gs, preload,
-                     jobs, expect, confirm=confirm, touched=touched.between(tree, mutant),
+        d = diff.run([Side(tree.name, tree), Side(m.name, mutant)], gs, preload, jobs, expect,
+                     confirm=confirm, touched=touched.between(tree, mutant),
                      values=values, only=lambda mark: mark == "function")
     finally:
         if not keep:

@@ -16,6 +16,7 @@ from types import SimpleNamespace
 import pytest
 
 from harness.errors import ExitStatus
+from harness.experiments.diff import pair_plan
 from harness.judge import diff, diffreport, schemas
 from harness.judge.diff import Change
 from harness.judge.sweep import Class
@@ -133,11 +134,11 @@ def site(where, cls, index=0):
 
 
 def paired(a: list, b: list) -> list:
-    """The sites of two sides as diff.run() pairs them (pair_plan on their calls): (place,
-    nth, the two sites, their change)."""
+    """The sites of two sides as harness/experiments/diff.py's run() pairs them (pair_plan on
+    their calls): (place, nth, the two sites, their change)."""
     by = [{s.index: s for s in sites} for sites in (a, b)]
     out = []
-    for p, n, idx in diff.pair_plan([[(s.index, s.where) for s in sites] for sites in (a, b)]):
+    for p, n, idx in pair_plan([[(s.index, s.where) for s in sites] for sites in (a, b)]):
         two = [by[i][x] if x is not None else None for i, x in enumerate(idx)]
         out.append((p, n, two, diff.change(*(s.cls if s else None for s in two))))
     return out
@@ -170,7 +171,7 @@ def test_a_new_call_beside_another_shifts_nothing():
     old, new, later = "cb (x.c:18) < run (y.c:5)", "cb (x.c:22) < run (y.c:5)", "cb (x.c:30)"
     a = [(0, old), (1, later), (2, old), (3, later)]
     b = [(0, old), (1, new), (2, "cb (x.c:33)"), (3, old), (4, new), (5, "cb (x.c:33)")]
-    got = [(n, idx) for _, n, idx in diff.pair_plan([a, b], change.map_where)]
+    got = [(n, idx) for _, n, idx in pair_plan([a, b], change.map_where)]
     assert got == [(0, [0, 0]), (1, [2, 3]), (2, [None, 1]), (3, [None, 4]),
                    (0, [1, 2]), (1, [3, 5])]
 

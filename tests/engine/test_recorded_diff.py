@@ -10,6 +10,7 @@ import dataclasses
 import pytest
 
 from harness.errors import ExitStatus
+from harness.experiments.diff import CONFIRM
 from harness.judge import diff
 from harness.judge.diff import Change
 from harness.judge.sweep import Class
@@ -90,7 +91,7 @@ def test_judged_after_reruns(how):
     if a == "BACK":
         (p,) = recorded.diff(BACK).pairs
         a, b = p.seen
-        assert len(a) == len(b) == 1 + diff.CONFIRM
+        assert len(a) == len(b) == 1 + CONFIRM
     assert diff.judged(a, b) is want
 
 
@@ -139,7 +140,7 @@ def _keep(d, keys):
 
 
 def _census_error(d, key, side, why="ERROR: the clean run failed"):
-    """A census that could not run: its group's sites are not paired (diff._run)."""
+    """A census that could not run: its group's sites are not paired (harness/experiments/diff.py)."""
     g = next(g for g in d.groups if g.key == key)
     g.errors[side], g.sites[side] = why, None
     d.pairs = [p for p in d.pairs if p.group is not g]

@@ -1,0 +1,289 @@
+"""What a change does under faults, run: the sweep (harness/judge/sweep.py) of each family
+on two trees, the sites paired by where they are in FFmpeg's code, each site run on both
+sides and its class before -> after judged (harness/judge/diff.py), the sites whose verdict
+more runs could change run again.
+
+A site is one call of a family in a clean run (the census), failed with one value of its
+function's fault profile (harness/judge/profiles.py: every value where the site's stack
+runs through the change, the first elsewhere, by default). Sites pair by the place the
+census names (the first frames of FFmpeg's own code, function and file, line numbers
+left out, so a patch that moves code does not unpair them), by their order among the
+calls made there (the n-th allocation in `fill_model_input_onnx` pairs with the n-th)
+and by the value.
+"""
+
+import re
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from harness.compile import families as registry
+from harness.judge import coverage as lines_run, profiles, sweep
+from harness.judge.diff import Diff, Group, Pair, change, judged, worth_rerunning
+from harness.judge.sweep import Site
+from harness.judge.touched import UNKNOWN, Touched
+from harness.run import matrix
+from harness.run.outcome import Outcome
+from harness.run.runner import NOTHING, run as run_all, servers
+
+CONFIRM = 4  # runs more of each side of a site whose class changed
+
+
+def plan_groups(pairs: list, families: list, routes=("sweep",)) -> list:
+    """One Group per (backend, filter) pair, route (the worker's: sweep.ROUTES) and family
+    spec, in that order."""
+    from harness.run import faults
+    out = []
+    from harness.run import chains as graphs
+    for backend, filt in pairs:
+        for route in routes:
+            for spec in families:
+                site = faults.parse(spec).site
+                of = registry.of_site(site)
+                if of is not None and of.backend and of.backend not in graphs.needs(backend, filt):
+                    continue  # a backend's API family runs only where the graph uses it
+                out.append(Group(backend, filt, spec, site, route=sweep.ROUTE_NAMES[route]))
+    return out
+
+
+def place(where: str) -> str:
+    """A census's `f (file.c:12) < g (file.c:34)` without its line numbers."""
+    return re.sub(r":\d+\)", ")", where or "") or "?"
+
+
+def innermost(place_text: str) -> str:
+    """A place's innermost frame, `f (file.c)`: where the call is made, whatever inlining
+    or a new function between it and its callers did to the frames above."""
+    return place_text.split(" < ")[0]
+
+
+def pair_plan(per_side: list, mapped=None) -> list:
+    """Pair the calls of two sides: per_side is, for each side, its calls' (index, where)
+    in call order; the result (place, nth, [index or None per side]), grouped by place in
+    the order the from-tree, then the to-tree, reaches them. A from-tree call pairs, in
+    turn: with the to-tree's call at the same lines once `mapped` (Touched.map_where) has
+    moved them through the change (so a call the change adds beside another shifts
+    nothing); then by place (lines left out: code the change moved) and order there;
+    then by innermost frame and order (a change of inlining, or a function put between a
+    call and its callers, changes the frames above the call, not where it is made)."""
+    frm, to = per_side
+    partner, taken = {}, set()
+    keys = (lambda w: (mapped or (lambda x: x))(w) if w and w != "?" else None,
+            place, lambda w: innermost(place(w)))
+    for stage, key in enumerate(keys):
+        left = defaultdict(list)
+        for index, where in to:
+            k = where if stage == 0 else key(where)
+            if index not in taken and k:
+                left[k].append(index)
+        for index, where in frm:
+            k = key(where)
+            if index not in partner and k and left.get(k):
+                partner[index] = left[k].pop(0)
+                taken.add(partner[index])
+    order, rows = {}, defaultdict(list)
+    for index, where in frm:
+        rows[order.setdefault(place(where), place(where))].append([index, partner.get(index)])
+    for index, where in to:
+        if index not in taken:
+            rows[order.setdefault(place(where), place(where))].append([None, index])
+    return [(p, n, idx) for p in order for n, idx in enumerate(rows[p])]
+
+
+def _function(group: Group, named: list) -> str:
+    """Which of the family's functions a paired call is: the census's name (the from-tree's
+    first), a per-function family's own, else the family's first."""
+    fam = registry.of_site(group.family)
+    if fam.per_function:
+        return group.family.partition(":")[2]
+    return next((f for f in named if f), fam.functions[0])
+
+
+@dataclass(frozen=True)
+class Batch:
+    """What every batch of a diff's runs shares (runner.run): the preload library, the runs
+    at a time, the case's word on the runs, the fork servers; and what the runs of the sites
+    are given besides: the line printed as each ends, where the artifacts go."""
+    preload: str
+    jobs: int
+    expect: object
+    pool: object
+    progress: object = None
+    results: object = None
+
+    def run(self, scenarios: list, progress: bool = False, results: bool = False) -> list:
+        return run_all(scenarios, self.preload, jobs=self.jobs,
+                       progress=self.progress if progress else None,
+                       results=self.results if results else None, expect=self.expect,
+                       pool=self.pool)
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One site to run on each side that makes its call."""
+    group: int        # the group's index
+    pair: int         # the pair's index among the group's pairs
+    place: str
+    nth: int
+    calls: list       # per side: the call's index, or None
+    value: str        # what the call fails with, as the spec writes it
+    value_index: int  # its index in the profile
+    mark: str         # its stack runs through a "function" or only a "file" the change touches
+
+
+def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
+        progress=None, results=None, confirm: int = CONFIRM, pool=None,
+        touched: Touched = UNKNOWN, shard=None, values: str = profiles.DEFAULT,
+        focus: bool = False, only=None) -> Diff:
+    """Every group's census on both sides in one batch; the sites paired by where the
+    censuses found them; then every site of every pair failed in turn in a second batch,
+    with each value `values` asks for (profiles.chosen()) (jobs at a time, through the
+    fork servers: `pool`'s, left running, or the diff's own, the same for every batch),
+    the longest first; then each side of every site whose verdict more runs could change
+    `confirm` times more (judged()). `touched`: what the change touches, which marks the
+    sites whose stacks run through it; `focus`: only those sites run (a known change).
+    `shard` (K, N): only the pairs harness.judge.shard gives shard K of N (the censuses run
+    in every shard). `only`: a predicate on a pair's mark ("function", "file" or "") that
+    keeps the pairs to run (harness/experiments/mutate.py: the sites through a mutant's
+    function); None keeps every pair."""
+    with servers(pool) as pool, tempfile.TemporaryDirectory(prefix="ffdnn-lines-") as cov:
+        want = lines_run.request(sides[1].tree, Path(cov))
+        d = _run(sides, groups, Batch(preload, jobs, expect, pool, progress, results),
+                 confirm=confirm, shard=shard, touched=touched, values=values, counting=want,
+                 focus=focus and touched.known, only=only)
+        if want is not None and touched.known:
+            d.coverage = lines_run.changed_lines(touched, lines_run.read(
+                sides[1].tree, Path(cov), [path for path, _ in touched.lines]))
+    d.touched, d.values = touched, values
+    return d
+
+
+def _run(sides, groups, batch: Batch, *, confirm, shard, touched=UNKNOWN,
+         values=profiles.DEFAULT, counting=None, focus=False, only=None) -> Diff:
+    from harness.judge import shard as sharding
+    base = {}  # (group index, side index) -> the scenario a site's run derives from
+    for gi, g in enumerate(groups):  # compiles each tree's module the first time
+        for si, side in enumerate(sides):
+            (sc,) = matrix.scenarios([side.tree], g.backend, g.filter, [g.fault],
+                                     route=sweep.ROUTES[g.route])
+            base[(gi, si)] = sc
+    t0 = time.monotonic()
+    reference, calls, function = _censuses(groups, len(sides), base, batch)
+    t1 = time.monotonic()
+    where = {k: dict(c) for k, c in calls.items()}  # (group, side) -> call index -> where
+    planned = _plan(groups, sides, base, calls, where, function, touched, values)
+    found = len(planned)
+    if focus:  # only the sites whose stack runs through the change
+        planned = [item for item in planned if item.mark]
+    if only is not None:
+        planned = [item for item in planned if only(item.mark)]
+
+    def site_scenario(gi, si, i, value):
+        sc = sweep.census(base[(gi, si)])
+        if si == 1 and counting is not None:  # the change's tree counts the lines it runs
+            sc = replace(sc, extra={**sc.extra, "coverage": counting})
+        return replace(sc, fault=registry.failing(replace(base[(gi, si)].fault, skip=i, count=1),
+                                                  value))
+
+    costs = [sum(sharding.cost(site_scenario(item.group, si, i, item.value), batch.expect)
+                 for si, i in enumerate(item.calls) if i is not None)
+             for item in planned]
+    mine = sharding.mine(planned, costs, shard) if shard else list(range(len(planned)))
+    plans = [((item.group, si), site_scenario(item.group, si, i, item.value), k)
+             for k in sorted(mine, key=lambda k: (-costs[k], k))  # the longest first
+             for item in [planned[k]]
+             for si, i in enumerate(item.calls) if i is not None]
+    if batch.progress:
+        print(f"census: {len(base)} runs in {t1 - t0:.1f} s; {len(plans)} site runs, each "
+              f"call failed with {'every value of its profile' if values == 'all' else 'the first value of its profile' if values == 'one' else 'every value of its profile where it runs through the change, the first elsewhere'}"
+              + (f" (shard {shard[0]}/{shard[1]} of {sum(len([i for i in p.calls if i is not None]) for p in planned)})"
+                 if shard else "")
+              + f" ({', '.join(f'{g.key} {g.sites}' for g in groups if any(g.sites))})",
+              file=sys.stderr, flush=True)
+    runs = batch.run([sc for _, sc, _ in plans], progress=True, results=True)
+    t2 = time.monotonic()
+    got = {}  # (planned index, side index) -> Site
+    for (k, sc, pk), r in zip(plans, runs):
+        i = sc.fault.skip
+        got[(pk, k[1])] = Site(sc.build, i, sweep.classify(r, reference[k]), r,
+                               sweep.reproducer(sc), where[k][i])
+    pairs = []
+    for k in sorted(mine):
+        item = planned[k]
+        sites = [got.get((k, si)) for si in range(len(item.calls))]
+        pair = Pair(groups[item.group], item.place, item.nth, sites,
+                    change(*(s.cls if s is not None else None for s in sites)),
+                    [[s.cls] if s is not None else [] for s in sites], item.mark,
+                    (item.group, item.pair, item.value_index), item.value)
+        pairs.append(pair)
+    reruns = _confirm(pairs, groups, reference, batch, confirm)
+    t3 = time.monotonic()
+    every = runs + reruns
+    hung = sum(r.seconds for r in every if r.outcome is Outcome.HANG)
+    ended = [r.seconds for r in every if r.outcome is not Outcome.HANG]
+    return Diff(sides, groups, pairs,
+                {"census": round(t1 - t0, 2), "sites": round(t2 - t1, 2),
+                 "confirm": round(t3 - t2, 2), "total": round(t3 - t0, 2)},
+                len(base) + len(every), round(hung, 2), (len(ended), round(sum(ended), 2)),
+                shard=shard, focus=(len(planned), found) if focus else None)
+
+
+def _censuses(groups: list, n_sides: int, base: dict, batch: Batch) -> tuple:
+    """Every census in one batch: (the md5s of its frames, its calls' (index, where), each
+    call's function), each keyed (group index, side index); a census that did not run
+    clean is its group's error on that side, and has none."""
+    keys = list(base)
+    clean = batch.run([sweep.census(base[k]) for k in keys])
+    reference, calls, function = {}, {}, {}
+    for g in groups:
+        g.sites, g.errors = [None] * n_sides, [""] * n_sides
+    for (gi, si), r in zip(keys, clean):
+        g = groups[gi]
+        if r.outcome not in (Outcome.PASS, Outcome.MEASURED):
+            g.errors[si] = f"{r.outcome.value}: {r.reason or 'the clean run failed'}"
+            continue
+        calls[(gi, si)] = sweep.census_calls(r)
+        g.sites[si] = len(calls[(gi, si)])
+        reference[(gi, si)] = [f["md5"] for f in r.data.get("frames", [])]
+        function[(gi, si)] = sweep.census_functions(r)
+    return reference, calls, function
+
+
+def _plan(groups: list, sides: list, base: dict, calls: dict, where: dict, function: dict,
+          touched: Touched, values: str) -> list:
+    """[Planned]: the calls of every group whose censuses ran paired, each pair with every
+    value of its function's profile `values` asks for, marked where its stack runs through
+    the change."""
+    trees = [side.tree for side in sides]
+    planned = []
+    for gi, g in enumerate(groups):
+        if any(e != "" for e in g.errors):
+            continue
+        for pi, (p, n, idx) in enumerate(pair_plan([calls[(gi, si)] for si in range(len(sides))],
+                                                     touched.map_where)):
+            mark = touched.mark(" < ".join(where[(gi, si)][i]
+                                           for si, i in enumerate(idx) if i is not None))
+            fn = _function(g, [function[(gi, si)].get(i, "") for si, i in enumerate(idx)
+                               if i is not None])
+            for vi, v in enumerate(profiles.chosen(registry.of_site(g.family).name, fn, trees,
+                                                   values, bool(mark),
+                                                   base[(gi, 0)].fault.value_text)):
+                planned.append(Planned(gi, pi, p, n, idx, v, vi, mark))
+    return planned
+
+
+def _confirm(pairs: list, groups: list, reference: dict, batch: Batch, confirm: int) -> list:
+    """Each side of every pair whose verdict more runs could change run `confirm` times
+    more, and judged on every class it showed (judged()); the reruns."""
+    again = [(p, si, s.result.scenario, (groups.index(p.group), si))  # sides side by side:
+             for p in pairs if worth_rerunning(p)                      # the same load on both
+             for _ in range(confirm) for si, s in enumerate(p.sites) if s is not None]
+    reruns = batch.run([sc for _, _, sc, _ in again], progress=True) if again else []
+    for (p, si, _, k), r in zip(again, reruns):
+        p.seen[si].append(sweep.classify(r, reference[k]))
+    for p in {id(p): p for p, *_ in again}.values():
+        p.change = judged(*p.seen)
+    return reruns
