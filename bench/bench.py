@@ -341,7 +341,8 @@ def p8_sweeps() -> list:
     (one site run alone through a server already up, median of 5), at -j 1 so the two
     compare; P8b: the ONNX Runtime malloc sweep as `make sweep` runs it (its command
     line, --jobs 2, artifacts of each unexpected hang kept in a scratch directory)."""
-    from harness.judge import sweep
+    from harness.experiments import sweep
+    from harness.judge.sweep import problems
     backend, filt, fault = SWEEP_RATE
     trees = [Plan(BACKENDS, case().layout).get(n, build=False) for n in ("base", "before", "after")]
     scs = matrix.scenarios(trees, backend, filt, [fault], route="sweep")
@@ -351,7 +352,7 @@ def p8_sweeps() -> list:
         t0 = time.monotonic()
         found[jobs] = sweep.sweep(scs, preload, jobs=jobs, expect=case().expect)
         walls[jobs] = time.monotonic() - t0
-    assert not sweep.problems(found[1]), sweep.problems(found[1])
+    assert not problems(found[1]), problems(found[1])
     runs, site = sweep_runs(found[1])
     pool = forkclient.Pool()
     try:

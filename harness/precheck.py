@@ -139,5 +139,5 @@ def check(args) -> None:
     _faults(args)
     _files(args)
     if args.command in ("sweep", "diff", "coverage", "mutate") and _get(args, "route") is not None:
-        from harness.judge import sweep
+        from harness.experiments import sweep
         sweep.route_names(args.route)

@@ -27,8 +27,8 @@ EQUIVALENT = ROOT / "tests" / "mutants-equivalent.txt"
 TARGET = 0.90
 
 # module -> the functions (Class.method) that decide a verdict, None for all of them;
-# what is left out runs real processes (sweep.sweep, diff.run, callers.run: the real-run
-# tests cover them) or only formats a report
+# what is left out runs real processes (harness/experiments/: sweep.sweep, diff.run,
+# callers.run; the real-run tests cover them) or only formats a report
 SCOPE = {
     "harness/run/outcome.py": None,
     "harness/judge/sweep.py": ["classify", "problems"],

@@ -103,7 +103,7 @@ def checked(args, option: str, given, default):
     from pathlib import Path
 
     from harness.commands.diff import check_names, families
-    from harness.judge import sweep
+    from harness.experiments import sweep
     families(args.fault)
     sweep.route_names(args.route)
     check_names(args)
@@ -113,8 +113,8 @@ def checked(args, option: str, given, default):
 def groups(args, trees) -> list:
     """Every family's groups on every pair the trees can run, on the routes asked for."""
     from harness.commands.diff import families, pairs
+    from harness.experiments import sweep
     from harness.experiments.diff import plan_groups
-    from harness.judge import sweep
     return plan_groups(pairs(args, trees), families(args.fault), sweep.route_names(args.route))
 
 

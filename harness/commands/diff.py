@@ -280,8 +280,8 @@ def run(args) -> int:
     import json
 
     from harness import caseload
-    from harness.experiments import diff as experiment
-    from harness.judge import diff, diffreport, profiles, shard as sharding, sweep, touched
+    from harness.experiments import diff as experiment, sweep
+    from harness.judge import diff, diffreport, profiles, shard as sharding, touched
     from harness.run import matrix, runner
     case = caseload.load(args.case)
     shard = sharding.parse(args.shard)

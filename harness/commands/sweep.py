@@ -64,6 +64,7 @@ def to_json(found: dict, groups: dict) -> dict:
 
 
 def run(args) -> int:
+    from harness.experiments import sweep as sweeps
     from harness.judge import shard as sharding, sweep
     from harness.run import chains as graphs, matrix, runner
     case = common.case_of(args)
@@ -75,7 +76,7 @@ def run(args) -> int:
     plan = common.plan(args, need, common.tree_names(args))
     trees = [matrix.resolve_tree(b, plan) for b in common.builds(args)]
     fault = sweep_fault(args.fault)
-    routes = sweep.route_names(args.route)
+    routes = sweeps.route_names(args.route)
     have = trees[0].backends
     pairs, skipped = [], []
     for backend in args.backend_name.split(","):
@@ -93,7 +94,7 @@ def run(args) -> int:
     scenarios, groups = {}, {}
     for backend, filt in pairs:
         for route in routes:
-            name = sweep.ROUTE_NAMES[route]
+            name = sweeps.ROUTE_NAMES[route]
             scs = matrix.scenarios(trees, backend, filt, [fault], route=route)
             key = backend if filt == "dnn_processing" else f"{backend}/{filt}"
             key += "" if name == "frames" else f"/{name}"
@@ -102,15 +103,15 @@ def run(args) -> int:
                            "family": scs[0].fault.site, "fault": scs[0].fault.spec,
                            "title": f"{backend} / {filt} / {name} route: every site of "
                                     f"`{scs[0].fault.spec}` failed in turn"}
-    found = sweep.sweep_many(scenarios, matrix.preload_library(), args.jobs, runner.progress,
-                             args.limit, results=args.results or None, expect=case.expect,
-                             shard=shard)
+    found = sweeps.sweep_many(scenarios, matrix.preload_library(), args.jobs, runner.progress,
+                              args.limit, results=args.results or None, expect=case.expect,
+                              shard=shard)
     bad = problems(case, groups, found)
     status = ExitStatus.FAIL if bad and not shard else ExitStatus.OK  # a shard's: the merge's
     for key, g in groups.items():
         print(sweep.markdown(found[key], g["title"]))
     publish(args.json, trees, status, case.name, shard,
-            {"fault": fault, "routes": [sweep.ROUTE_NAMES[r] for r in routes],
+            {"fault": fault, "routes": [sweeps.ROUTE_NAMES[r] for r in routes],
              "pairs": [list(p) for p in pairs], "limit": args.limit},
             skipped, bad, found, groups)
     return status

@@ -1,9 +1,9 @@
 """The census runs of the PR's "Callers" paragraph: on every backend and filter built,
-one clean run of a family's calls (harness/judge/sweep.py's census: a window that never
+one clean run of a family's calls (harness/experiments/sweep.py's census: a window that never
 fails, armed before the first frame) per tree, each call named by its stack; the judge
 checks them against the case's paragraph (harness/judge/callers.py)."""
 
-from harness.judge import sweep
+from harness.experiments import sweep
 from harness.judge.callers import Census, pairs
 from harness.run import matrix
 from harness.run.outcome import Outcome

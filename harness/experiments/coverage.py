@@ -17,7 +17,8 @@ def run(tree, groups: list, preload: str, jobs: int, expect, progress, results,
         directory: Path, pool=None) -> dict:
     """The sweep of every group on `tree` (a coverage variant), each site's run counting
     into `directory`: group key -> build -> Found (harness/judge/sweep.py)."""
-    from harness.judge import coverage, sweep
+    from harness.experiments import sweep
+    from harness.judge import coverage
     from harness.run import matrix
     want = coverage.request(tree, directory)
     if want is None:

@@ -1,4 +1,4 @@
-"""What a change does under faults, run: the sweep (harness/judge/sweep.py) of each family
+"""What a change does under faults, run: the sweep (harness/experiments/sweep.py) of each family
 on two trees, the sites paired by where they are in FFmpeg's code, each site run on both
 sides and its class before -> after judged (harness/judge/diff.py), the sites whose verdict
 more runs could change run again.
@@ -21,9 +21,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harness.compile import families as registry
-from harness.judge import coverage as lines_run, profiles, sweep
+from harness.experiments import sweep
+from harness.judge import coverage as lines_run, profiles
 from harness.judge.diff import Diff, Group, Pair, change, judged, worth_rerunning
-from harness.judge.sweep import Site
+from harness.judge.sweep import Site, classify
 from harness.judge.touched import UNKNOWN, Touched
 from harness.run import matrix
 from harness.run.outcome import Outcome
@@ -208,7 +209,7 @@ def _run(sides, groups, batch: Batch, *, confirm, shard, touched=UNKNOWN,
     got = {}  # (planned index, side index) -> Site
     for (k, sc, pk), r in zip(plans, runs):
         i = sc.fault.skip
-        got[(pk, k[1])] = Site(sc.build, i, sweep.classify(r, reference[k]), r,
+        got[(pk, k[1])] = Site(sc.build, i, classify(r, reference[k]), r,
                                sweep.reproducer(sc), where[k][i])
     pairs = []
     for k in sorted(mine):
@@ -283,7 +284,7 @@ def _confirm(pairs: list, groups: list, reference: dict, batch: Batch, confirm: 
              for _ in range(confirm) for si, s in enumerate(p.sites) if s is not None]
     reruns = batch.run([sc for _, _, sc, _ in again], progress=True) if again else []
     for (p, si, _, k), r in zip(again, reruns):
-        p.seen[si].append(sweep.classify(r, reference[k]))
+        p.seen[si].append(classify(r, reference[k]))
     for p in {id(p): p for p, *_ in again}.values():
         p.change = judged(*p.seen)
     return reruns

@@ -55,7 +55,7 @@ def compiled_lines(tree, path: str) -> set | None:
 
 def censuses(tree, groups: list, preload: str, jobs: int, expect) -> dict:
     """group key -> the stacks (`where`) of every site of the group's census on `tree`."""
-    from harness.judge import sweep
+    from harness.experiments import sweep
     from harness.run import matrix
     from harness.run.runner import run as run_all
     scs = [sweep.census(matrix.scenarios([tree], g.backend, g.filter, [g.fault],

@@ -126,7 +126,7 @@ class Group:
     family: str                                 # pthread_create, malloc, wrap:<symbol>
     sites: list = field(default_factory=list)   # per side: number of calls, None if no census
     errors: list = field(default_factory=list)  # per side: why the census did not run, or ""
-    route: str = "frames"                       # the sweep's route (ROUTES of harness/judge/sweep.py)
+    route: str = "frames"                       # the sweep's route (ROUTES of harness/experiments/sweep.py)
 
     @property
     def key(self) -> str:

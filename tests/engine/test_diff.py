@@ -530,7 +530,7 @@ def test_setup_route_sites_are_the_dnn_codes(tmp_path):
     """census_calls(): the setup route keeps the calls with a DNN file on their stack (the
     tree's own file names), the other routes every call."""
     from types import SimpleNamespace
-    from harness.judge import sweep
+    from harness.experiments import sweep
     (tmp_path / "src/libavfilter/dnn").mkdir(parents=True)
     for name in ("dnn/dnn_backend_onnx.c", "vf_dnn_processing.c", "formats.c"):
         (tmp_path / "src/libavfilter" / name).write_text("")

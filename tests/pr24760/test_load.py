@@ -14,7 +14,7 @@ import pytest
 
 from harness.cases import pr24760 as expected
 from harness import errnos
-from harness.judge import sweep
+from harness.experiments import sweep
 from harness.run import matrix
 from harness.run.outcome import Outcome
 

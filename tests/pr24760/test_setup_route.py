@@ -12,6 +12,7 @@ import pytest
 from harness.cases import pr24760
 from harness.cases.pr24760 import EXPECT
 from harness.errors import ExitStatus
+from harness.experiments import sweep as sweeps
 from harness.judge import sweep
 from harness.paths import PROJECT
 from harness.run import forkclient, matrix, sites
@@ -34,7 +35,7 @@ def test_every_setup_site_is_the_dnn_codes_and_a_failed_setup_surfaces(tree, pre
     after = tree("after")
     scs = matrix.scenarios([after], "onnx", "dnn_processing", ["malloc=1*return(ENOMEM)"],
                            route="setup")
-    count, found = sweep.sweep(scs, preload, jobs=2, expect=EXPECT, pool=SERVERS)["after"]
+    count, found = sweeps.sweep(scs, preload, jobs=2, expect=EXPECT, pool=SERVERS)["after"]
     assert count == len(found) > 5, "the model's loading allocates"
     assert all(sites.in_dnn_code(s.where, after.src) for s in found), \
         [s.where for s in found if not sites.in_dnn_code(s.where, after.src)]

@@ -8,6 +8,7 @@ import pytest
 
 from harness.cases import pr24760 as expected
 from harness.run import forkclient, matrix, runner
+from harness.experiments import sweep as sweeps
 from harness.judge import sweep
 from harness.run.outcome import Outcome, functions
 from harness.cases.pr24760 import EXPECT
@@ -22,7 +23,7 @@ def run_sweep(tree, preload, backend, filt="dnn_processing"):
         pytest.skip(f"tree built without {backend} (run: make test BACKENDS=all)")
     trees = [tree("before"), tree("after")]
     scs = matrix.scenarios(trees, backend, filt, ["pthread_create=EAGAIN"], route="sweep")
-    return sweep.sweep(scs, preload, jobs=2, expect=EXPECT, pool=SERVERS)
+    return sweeps.sweep(scs, preload, jobs=2, expect=EXPECT, pool=SERVERS)
 
 
 @pytest.mark.parametrize("backend, filt, caller", [
@@ -33,8 +34,8 @@ def run_sweep(tree, preload, backend, filt="dnn_processing"):
     pytest.param("torch", "dnn_processing", "execute_model_th (dnn_backend_torch.cpp:",
                  marks=[pytest.mark.torch, pytest.mark.dnn_processing])])
 def test_async_start_failure_hangs(tree, preload, monkeypatch, backend, filt, caller):
-    monkeypatch.setattr(sweep, "FRAMES", 2)  # two sites are enough to show it
-    monkeypatch.setattr(sweep, "TIMEOUT", 6.0)
+    monkeypatch.setattr(sweeps, "FRAMES", 2)  # two sites are enough to show it
+    monkeypatch.setattr(sweeps, "TIMEOUT", 6.0)
     found = run_sweep(tree, preload, backend, filt)
     want, _ = expected.SWEEP[(backend, filt, "pthread_create")]
     for build in ("before", "after"):
@@ -104,8 +105,8 @@ def test_malloc_sweep_classifies_every_site(tree, preload):
     scs = matrix.scenarios(trees, "onnx", "dnn_processing", ["malloc=1*return(ENOMEM)"],
                            route="sweep")
     total, first = expected.SWEEP_FIRST[("onnx", "dnn_processing", "malloc")]
-    found = sweep.sweep(scs, preload, jobs=2, limit=len(first), expect=EXPECT,
-                        pool=SERVERS)
+    found = sweeps.sweep(scs, preload, jobs=2, limit=len(first), expect=EXPECT,
+                         pool=SERVERS)
     count, sites = found["after"]
     assert count == total
     assert [(s.cls.value, functions(s.where)[0]) for s in sites] == list(first)
@@ -145,7 +146,7 @@ def test_pre_processing_result_is_ignored(tree, preload, build):
     scs = matrix.scenarios([tree(build)], "onnx", "dnn_processing",
                            ["wrap:ff_proc_from_frame_to_dnn=1*return(AVERROR(ENOMEM))"],
                            route="sweep")
-    count, sites = sweep.sweep(scs, preload, jobs=2, expect=EXPECT, pool=SERVERS)[build]
+    count, sites = sweeps.sweep(scs, preload, jobs=2, expect=EXPECT, pool=SERVERS)[build]
     want, _ = expected.SWEEP[("onnx", "dnn_processing", "wrap:ff_proc_from_frame_to_dnn")]
     assert count == sweep.FRAMES, "one pre-processing call per frame"
     assert [s.cls.value for s in sites] == [want] * count
@@ -164,7 +165,7 @@ def test_lltask_sites_are_steady(tree, preload):
     surface)."""
     scs = matrix.scenarios([tree("after")], "onnx", "dnn_processing",
                            ["malloc=1*return(ENOMEM)"], route="sweep")
-    census = sweep.census(scs[0])
+    census = sweeps.census(scs[0])
     clean = runner.run([census], preload, jobs=1, expect=EXPECT, pool=SERVERS)[0]
     calls = [s["call"] - 1 for s in clean.data["sites"]
              if functions(s["where"])[0] == "extract_lltask_from_task"]

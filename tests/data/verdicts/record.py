@@ -90,11 +90,11 @@ def sweep(builds, backend, filt, fault, route="sweep", limit=None):
     """sweep.sweep() as `harness sweep --limit` runs it: each census and each site's run."""
     from cases.pr24760 import EXPECT
     from harness.compile.families import sweep_fault
-    from harness.judge import sweep as sw
+    from harness.experiments import sweep as sw
     from harness.run import matrix
     scs = matrix.scenarios(_trees(*builds), backend, filt, [sweep_fault(fault)], route=route)
     found = sw.sweep(scs, matrix.preload_library(), jobs=2, limit=limit, expect=EXPECT)
-    return {"command": f"harness.judge.sweep.sweep(): python -m harness sweep --build "
+    return {"command": f"harness.experiments.sweep.sweep(): python -m harness sweep --build "
                        f"{','.join(builds)} --backend-name {backend} --filter {filt} --fault "
                        f"{fault} --route {sw.ROUTE_NAMES[route]}"
                        + (f" --limit {limit}" if limit else ""),
