@@ -81,8 +81,8 @@ def _faults(args) -> None:
 def _clone(args) -> None:
     git_dir = _get(args, "git_dir")
     if args.command == "diff":  # which trees: the series' or the clone's, not both
-        from harness.commands import diff as diffcmd
-        diffcmd.check_combinations(args)
+        from harness.commands.difftrees import check_combinations
+        check_combinations(args)
     if git_dir is None:
         return
     repo = inputs.git_dir(git_dir)
