@@ -177,8 +177,7 @@ def _compile(args: list[str]) -> None:
 
 
 def sources(src_dir: Path = SRC_DIR) -> list:
-    """What the injectors are made of: the stanzas, the C they include, the parser and the
-    generator."""
+    """What the injectors are made of: the stanzas, their C, the parser and the generator."""
     return sorted([*Path(src_dir).glob("*.[ch]"), *Path(src_dir).glob("*.fi")]) + \
         [Path(stanzas.__file__), Path(interposers.__file__)]
 
