@@ -57,7 +57,7 @@ def _plans(stamps: dict):
     of the cache was built with, whose backends are installed and whose release's
     configure script is cached (nothing is fetched to find out)."""
     from harness import caseload
-    from harness.obtain import releases, source
+    from harness.obtain import debian, releases, source
     from harness.obtain.patched import PatchedPlan
     from harness.obtain.trees import Plan
     have, combos = _installed(), set()
@@ -67,7 +67,7 @@ def _plans(stamps: dict):
         if all(b.get("versions") in have for b in s.get("backends", [])):
             src = s["source"]  # a Debian suite's tree is named by its suite
             combos.add((",".join(sorted(b["name"] for b in s["backends"])), s.get("sanitizer"),
-                        f"{releases.DEBIAN_PREFIX}{src['debian']['suite']}"
+                        f"{debian.PREFIX}{src['debian']['suite']}"
                         if src.get("debian") else src.get("version")))
     for name in sorted(caseload.names(), key=lambda n: n != caseload.default()):
         case = caseload.load(name)

@@ -20,6 +20,8 @@ from harness.errors import BuildError, SourceError, first_error
 from harness.obtain import apt
 from harness.paths import atomic_file, cache_root, file_sha256
 
+PREFIX = "debian:"  # --release debian:SUITE
+
 
 @dataclass(frozen=True)
 class Packaging:

@@ -14,7 +14,7 @@ of the series is tried with `git am -3` as on another release.
 import dataclasses
 
 from harness.errors import SourceError
-from harness.obtain.debian import Packaging
+from harness.obtain.debian import PREFIX as DEBIAN_PREFIX, Packaging
 from harness.obtain.source import FFMPEG, Release, release
 
 SERIES_BASE = FFMPEG.version
@@ -60,12 +60,16 @@ DEBIAN = {
                                "92c2192f4bda036c3052fca0e264492dab0a160e747938ef4c320030605d160b",
                                56340)),
 }
-DEBIAN_PREFIX = "debian:"
+
+
+def _numbers(version: str) -> tuple:
+    """`5.1.9` as (5, 1, 9): releases in the order they came out."""
+    return tuple(int(p) for p in version.split("."))
 
 
 def versions() -> list:
     """The pinned releases' versions, oldest first."""
-    return sorted(RELEASES, key=lambda v: tuple(int(p) for p in v.split(".")))
+    return sorted(RELEASES, key=_numbers)
 
 
 def get(version: str | None) -> Release:
@@ -95,7 +99,7 @@ def get(version: str | None) -> Release:
 def probed() -> list:
     """Every pinned release `probe --releases` shows, the probe-only ones too, oldest first."""
     every = {**RELEASES, **PROBE_ONLY}
-    return [every[v] for v in sorted(every, key=lambda v: tuple(int(p) for p in v.split(".")))]
+    return [every[v] for v in sorted(every, key=_numbers)]
 
 
 def find(name: str | None) -> Release | None:

@@ -12,7 +12,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.obtain import apt
+from harness.obtain import apt, debian
 from harness.errors import SourceError
 from harness.paths import atomic_file, cache_root, file_sha256
 
@@ -31,7 +31,7 @@ class Release:
     @property
     def name(self) -> str:
         """What --release calls it: `5.1.9`, or `debian:bookworm`."""
-        return f"debian:{self.packaging.suite}" if self.packaging else self.version
+        return f"{debian.PREFIX}{self.packaging.suite}" if self.packaging else self.version
 
     def describe(self) -> str:
         """`FFmpeg 5.1.9`, or `FFmpeg 5.1.9 as Debian bookworm patches it (7:5.1.9-0+deb12u1)`."""

@@ -135,8 +135,7 @@ def run(sc: Scenario, checkpoint=lambda result: None, stuck=lambda reason: None)
     result["drained"], result["frames"] = [], []
     # a tree whose graph does not activate the filter when its task ends (AVFilterContext.ready
     # public: 5.1's) has it activated while a frame is awaited, as its next frame would
-    poke = (lambda: lib.ffdnn_activate_again(ctx)) \
-        if lib.HAS_CONTEXT_READY else None
+    poke = (lambda: lib.ffdnn_activate_again(ctx)) if lib.HAS_CONTEXT_READY else None
     lost = 0  # frames settle() gave up (failed, or waited for long enough): not waited for again
     for i in range(drained):  # one at a time: Torch has a single request
         ret = g.push(inputs[i])

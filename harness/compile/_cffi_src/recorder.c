@@ -5,7 +5,8 @@
  * have one and of the public AVFilter (libavfilter/avfilter.h) in older ones; the probe
  * says which (FFDNN_HAS_FFFILTER, FFDNN_HAS_AVFILTER_ACTIVATE) and the recorder copies
  * that struct: RecordedFilter, the struct; recorded_of(), the struct a context's
- * filter is; public_of(), the AVFilter a context points at.
+ * filter is; public_of(), the AVFilter a context points at. Beside it,
+ * ffdnn_activate_again() marks a filter to be activated (FFDNN_HAS_CONTEXT_READY).
  */
 #define FFDNN_MAX_RECORDS 1024
 #ifndef FFDNN_HAS_FFFILTER
@@ -14,10 +15,10 @@
 #ifndef FFDNN_HAS_AVFILTER_ACTIVATE
 #define FFDNN_HAS_AVFILTER_ACTIVATE 0
 #endif
-static const int HAS_FFFILTER = FFDNN_HAS_FFFILTER;
 #ifndef FFDNN_HAS_CONTEXT_READY
 #define FFDNN_HAS_CONTEXT_READY 0
 #endif
+static const int HAS_FFFILTER = FFDNN_HAS_FFFILTER;
 static const int HAS_AVFILTER_ACTIVATE = FFDNN_HAS_AVFILTER_ACTIVATE;
 static const int HAS_CONTEXT_READY = FFDNN_HAS_CONTEXT_READY;
 
