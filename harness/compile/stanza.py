@@ -113,8 +113,9 @@ def _split(params: str) -> list:
 
 
 def _param_name(param: str) -> str:
-    m = re.search(r"\(\s*\*\s*(\w+)\s*\)", param) or re.search(r"(\w+)\s*(\[\s*\])?$", param)
-    return m.group(1)
+    """The name a parameter declares (`int *x`, `int x[4]`, `void (*cb)(int)`), "" if none."""
+    m = re.search(r"\(\s*\*\s*(\w+)\s*\)", param) or re.search(r"(\w+)\s*(\[\s*\w*\s*\])?$", param)
+    return m.group(1) if m else ""
 
 
 DECL = re.compile(r"^(?P<ret>[\w\s*]+?)\s*\b(?P<name>\w+)\s*\((?P<params>.*)\)$")
@@ -191,6 +192,9 @@ def _check(st: Stanza, where: str) -> None:
             raise StanzaError(f"{where}: {f.name} has no 'fail:' line")
         if not f.values:
             raise StanzaError(f"{where}: {f.name} has no 'values:' line (its fault profile)")
+        if not all(_param_name(p) for p in _split(f.params)):
+            raise StanzaError(f"{where}: {f.name}: every parameter needs a name (the "
+                              "wrapper passes them on)")
         if f.void and set(st.variants) - {"link"}:
             raise StanzaError(f"{where}: {f.name} returns void: only a link family's "
                               "function may (its failure is in an argument)")

@@ -20,6 +20,8 @@ def test_the_stanzas_declare_their_functions():
     assert got["malloc"].variants == ("preload",) and got["malloc"].tls == "initial-exec"
     create = got["pthread_create"].functions[0]
     assert create.args == "thread, attr, start, arg"  # a function pointer's name too
+    sized = stanzas.Function("int", "f", "int lines[4], enum E e, char *s[]", "return err;")
+    assert sized.args == "lines, e, s"  # an array parameter's name, sized or not
     assert create.versions == ("GLIBC_2.34", "GLIBC_2.2.5")
 
 
@@ -83,6 +85,8 @@ def test_a_resolver_only_where_the_real_function_is_called():
     ("family x\nvariants preload\n    fail: return err;\n", "x.fi:3: expected 'fail: C'"),
     ("family x\nvariants preload\ntls global-dynamic\nint f(int a)\n    fail: return err;\n"
      "    values: EIO\n", "tls 'global-dynamic'"),
+    ("family x\nvariants preload\nint f(int a, int *)\n    fail: return err;\n"
+     "    values: EIO\n", "f: every parameter needs a name"),
 ])
 def test_a_bad_stanza_is_one_line(tmp_path, text, why):
     path = tmp_path / "x.fi"
