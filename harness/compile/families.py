@@ -49,6 +49,11 @@ class Family:
         return self.stanza.per_function
 
     @property
+    def dnn_sites_only(self) -> bool:
+        """Only calls with the DNN code on their stack are sites (`sites dnn`)."""
+        return self.stanza.sites == "dnn"
+
+    @property
     def selectors(self) -> tuple:
         return self.stanza.selectors
 

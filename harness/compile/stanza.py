@@ -20,6 +20,9 @@ A stanza (injectors/<family>.fi) declares a family and each function it can fail
                              window for all the family's functions
     requires MACRO...        (link) compiled only where the tree's config.h sets every MACRO
     backend NAME             the calls are that backend's API: swept on its graphs only
+    sites dnn                a call is a site only with FFmpeg's DNN code on its stack (on
+                             every route, as the setup route has it for every family): for
+                             functions the rest of FFmpeg calls too
     selectors S...           spec selectors the family takes besides after= (caller, start)
     table TYPE via SYMBOL    the functions are entries of TYPE, a table of function pointers
                              that SYMBOL hands out: the hooks wrap SYMBOL and put the
@@ -93,6 +96,7 @@ class Stanza:
     backend: str = ""
     selectors: tuple = ()
     table: tuple = ()  # (TYPE, SYMBOL)
+    sites: str = ""    # "dnn": only the DNN code's calls are sites
 
     def function(self, name: str) -> Function | None:
         return next((f for f in self.functions if f.name == name), None)
@@ -120,7 +124,7 @@ def _param_name(param: str) -> str:
 
 DECL = re.compile(r"^(?P<ret>[\w\s*]+?)\s*\b(?P<name>\w+)\s*\((?P<params>.*)\)$")
 KEYS = ("fail", "call", "version", "values", "symbol")
-SINGLE = ("family", "hooks", "tls", "values", "window", "requires", "backend")
+SINGLE = ("family", "hooks", "tls", "values", "window", "requires", "backend", "sites")
 MANY = {"variants": "variants", "include": "includes", "selectors": "selectors"}
 
 
@@ -150,6 +154,10 @@ def parse(path: Path) -> Stanza:
         if word in SINGLE and rest:
             if word == "values":
                 st.kind = rest
+            elif word == "sites":
+                if rest != "dnn":
+                    raise bad("expected 'sites dnn'")
+                st.sites = rest
             elif word == "window":
                 if rest not in ("shared", "per-function"):
                     raise bad("expected 'window shared' or 'window per-function'")

@@ -49,16 +49,20 @@ def census(scenario) -> object:
 
 def census_calls(r) -> list:
     """[(call index, where)] of the calls a clean census run counted that are sites of
-    its route: every one, or on a route whose sites are the DNN code's (the setup's) those
-    made with it on their stack: a failed allocation of libavfilter's graph parser is not
-    the DNN code's to handle."""
+    its route: every one, or on a route whose sites are the DNN code's (the setup's), or of
+    a family whose are (`sites dnn`: libavfilter's calls the rest of FFmpeg makes too),
+    those made with it on their stack: a failed allocation of libavfilter's graph parser,
+    a frame the sink takes, are not the DNN code's to handle."""
     from pathlib import Path
+    from harness.compile import families
     from harness.obtain.tree import Tree
     from harness.run import routes, sites
     n = r.data.get("counters", {}).get("eligible", 0)
     where = {s["call"] - 1: s["where"] for s in r.data.get("sites", [])}
     calls = [(i, where.get(i, "")) for i in range(n)]
-    if not routes.of(r.scenario.route).dnn_sites_only:
+    family = families.of_site(r.scenario.fault.site)
+    if not (routes.of(r.scenario.route).dnn_sites_only
+            or (family is not None and family.dnn_sites_only)):
         return calls
     src = Tree("census", Path(r.scenario.tree), {}).src
     return [(i, w) for i, w in calls if sites.in_dnn_code(w, src)]

@@ -528,7 +528,8 @@ def test_blind_counts_in_every_report():
 @pytest.mark.unit
 def test_setup_route_sites_are_the_dnn_codes(tmp_path):
     """census_calls(): the setup route keeps the calls with a DNN file on their stack (the
-    tree's own file names), the other routes every call."""
+    tree's own file names), the other routes every call, but a family's whose stanza says
+    `sites dnn` (libav: the sink's calls are no sites)."""
     from types import SimpleNamespace
     from harness.experiments import sweep
     (tmp_path / "src/libavfilter/dnn").mkdir(parents=True)
@@ -540,11 +541,13 @@ def test_setup_route_sites_are_the_dnn_codes(tmp_path):
              {"call": 4, "where": "create_entry (queue.c:41) < x (dnn_backend_onnx.c:982)"}]
     data = {"counters": {"eligible": 4}, "sites": sites}
 
-    def calls(route):
-        sc = SimpleNamespace(route=route, tree=str(tmp_path))
+    def calls(route, site="malloc"):
+        sc = SimpleNamespace(route=route, tree=str(tmp_path), fault=SimpleNamespace(site=site))
         return sweep.census_calls(SimpleNamespace(data=data, scenario=sc))
     assert [i for i, _ in calls("setup")] == [1, 3]
     assert [i for i, _ in calls("sweep")] == [0, 1, 2, 3]
+    assert [i for i, _ in calls("sweep", "libav")] == [1, 3]
+    assert [i for i, _ in calls("sweep", "wrap:ff_dnn_fill_task")] == [0, 1, 2, 3]
 
 
 @pytest.mark.unit

@@ -37,7 +37,7 @@ def test_bad_fault():
 @pytest.mark.parametrize("family, says", [
     ("wrap", "a wrap sweep names its function: --fault wrap:<function> (known: "
              "ff_proc_from_dnn_to_frame"),
-    ("read", "bad sweep family 'read' (known: libtorch, malloc, onnxruntime, openvino, "
+    ("read", "bad sweep family 'read' (known: libav, libtorch, malloc, onnxruntime, openvino, "
              "pthread_create, tensorflow, wrap:<function>")])
 def test_bad_sweep_family(family, says):
     one_error_line(harness("sweep", "--fault", family), says)

@@ -22,7 +22,7 @@ def test_the_module_wraps_the_named_set(tree):
     every family's is; a function it does not name has none."""
     ffi, lib = ffi_build.load(tree("after"))
     names = FAMILIES["wrap"].functions
-    assert len(names) == 5
+    assert len(names) == 8
     for name in names:
         window = f"wrap_{name}".encode()
         assert lib.ffdnn_inject_available(window) == 1, name
@@ -75,6 +75,10 @@ def test_each_wrapper_fires(run_scenario, symbol):
     if effect == "first_error":
         assert d["activate_first_error"] == arg and errors == [arg]
         assert md5s == d["inputs"][1:], "the failed frame is dropped, the other goes through"
+    elif effect == "error_then_every_frame":
+        assert d["activate_first_error"] == arg and errors == [arg]
+        assert d["sink"][-1] == errnos.AVERROR_EOF and not [c for c in d["sink"] if c < 0][:-1]
+        assert md5s == d["inputs"], "every frame comes out, the failed one later"
     elif effect == "altered":
         assert errors == [] and len(md5s) == len(d["inputs"])
         assert md5s[arg] != d["inputs"][arg] and md5s[arg + 1:] == d["inputs"][arg + 1:]
@@ -88,6 +92,37 @@ def test_each_wrapper_fires(run_scenario, symbol):
     else:
         assert effect == "unseen" and arg, "a wrapper whose effect cannot show says why"
         assert errors == [] and md5s == d["inputs"]
+
+
+@pytest.mark.parametrize("function", [
+    pytest.param(f, marks=[getattr(pytest.mark, row[1]), MARK[row[0]]])
+    for f, row in expected.LIBAV_SITES.items()])
+def test_each_libav_call_fails_where_the_dnn_code_makes_it(tree, preload, monkeypatch,
+                                                           function):
+    """The libav family (injectors/libav.fi) fails FFmpeg's calls only where the DNN code
+    makes them: the census of the graph counts the function's calls with a DNN function
+    innermost, and failing them gives the class the case measured
+    (expected.LIBAV_SITES); the sink's, the format filter's calls are no sites."""
+    from harness.compile.families import sweep_fault
+    from harness.experiments import sweep as sweeps
+    from harness.run import forkclient, matrix
+    from harness.cases.pr24760 import EXPECT
+    backend, filt, caller, cls = expected.LIBAV_SITES[function]
+    if backend not in tree("after").backends:
+        pytest.skip(f"tree built without {backend} (run: make test BACKENDS=all)")
+    assert function in FAMILIES["libav"].functions
+    monkeypatch.setattr(sweeps, "FRAMES", 2)
+    scs = matrix.scenarios([tree("after")], backend, filt, [sweep_fault("libav")],
+                           route="sweep")
+    found = sweeps.sweep(scs, preload, jobs=2, expect=EXPECT, pool=forkclient.DEFAULT)["after"]
+    count, sites = found
+    of = sweeps.census_functions(found.census)  # call index -> the family's function
+    assert count == len(sites) > 0
+    assert all(functions(s.where)[0] not in ("get_frame_internal", "filter_frame")
+               for s in sites), f"only the DNN code's calls are sites: {[s.where for s in sites]}"
+    mine = [s for s in sites if of[s.index] == function and functions(s.where)[0] == caller]
+    assert mine, f"no site of {function} in {caller} in the census"
+    assert cls in {s.cls.value for s in mine}, [(s.index, s.cls.value, s.where) for s in sites]
 
 
 @pytest.mark.onnx

@@ -320,6 +320,37 @@ WRAP_FIRES = {
     # the flush route: the stand-in flush's one call, armed after the frames
     "ff_dnn_start_inference_async": ("tf", "dnn_processing", "flush", "11", 1,
                                      "standin_flush", ("activate_at_eof", errno.EAGAIN)),
+    # the checks of a request before it runs: the backend returns what they return, and
+    # the filter makes every failure of its model's execution AVERROR(EIO)
+    "ff_check_exec_params": ("onnx", "dnn_processing", "sweep", "AVERROR(EINVAL)", 2,
+                             "dnn_execute_model_onnx", ("first_error", -errno.EIO)),
+    "ff_dnn_fill_task": ("onnx", "dnn_processing", "sweep", "AVERROR(EINVAL)", 2,
+                         "dnn_execute_model_onnx", ("first_error", -errno.EIO)),
+    # no idle request: the filter's activate() returns AVERROR(EIO), but the frame's task
+    # is queued already and comes out at EOF with the other, and the sink sees no error
+    "ff_safe_queue_pop_front": ("onnx", "dnn_processing", "sweep", "AVERROR(EINVAL)", 3,
+                                "dnn_execute_model_onnx", ("error_then_every_frame", -errno.EIO)),
+}
+
+
+# The libav family (injectors/libav.fi): each call the DNN code makes into the rest of
+# FFmpeg and checks, failed where the DNN code makes it, on after, two frames (measured
+# with `harness sweep --build after --fault libav`): the graph whose census has it, a DNN
+# function that makes the call, and a class one of those sites has (harness/judge/sweep.py).
+LIBAV_SITES = {
+    # a frame taken from the input link, a buffer for the output, a frame handed on: the
+    # filter returns the error, the sink reports it
+    "ff_inlink_consume_frame": ("onnx", "dnn_processing", "activate", "SURFACED"),
+    "ff_get_video_buffer": ("onnx", "dnn_processing", "activate", "SURFACED"),
+    "ff_filter_frame": ("onnx", "dnn_processing", "activate", "SURFACED"),
+    # the scaler into the model's input: fill_model_input_onnx() ignores what
+    # ff_proc_from_frame_to_dnn() returns, so the frame goes on through a model fed
+    # nothing (altered, with no error): the follow-ups' 0002 checks it
+    "sws_getContext": ("onnx", "dnn_processing", "ff_proc_from_frame_to_dnn", "ALTERED"),
+    # the line sizes of the detector's input: fill_model_input_tf() ignores what
+    # ff_frame_to_dnn_detect() returns too (0002 again), and the detector's outputs are
+    # constants: nothing shows
+    "av_image_fill_linesizes": ("tf", "dnn_detect", "ff_frame_to_dnn_detect", "CLEAN"),
 }
 
 
