@@ -79,7 +79,8 @@ class Fault:
                     + ("" if self.count in (1, spec.FOREVER) else f"-count{self.count}")
                     + ("-forever" if self.count == spec.FOREVER else ""))
         tail = f"-skip{self.skip}" + (f"-count{self.count}" if self.count != spec.FOREVER else "")
-        if self.symbol or self.value:
+        if self.symbol or self.value or (self.kind in FAMILIES
+                                         and FAMILIES[self.kind].kind == "averror"):
             value = self.value_text.lower().replace("averror(", "").rstrip(")").replace("::", "-")
             what = f"{self.kind}-{self.symbol}" if self.symbol else self.kind
             tail = (f"-skip{self.skip}" if self.skip else "") + (

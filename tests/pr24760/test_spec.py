@@ -388,3 +388,15 @@ else:  # pragma: no cover
     @pytest.mark.skip(reason="hypothesis not installed (pip install hypothesis)")
     def test_round_trip_generated():
         pass
+
+
+@pytest.mark.parametrize("text, slug", [
+    ("libav=1*return(AVERROR(ENOMEM))", "libav-enomem"),
+    ("libav=3*off->1*return(AVERROR(EINVAL))", "libav-einval-skip3"),
+    ("wrap:ff_dnn_fill_task=1*return(AVERROR(EINVAL))", "wrap-ff_dnn_fill_task-einval"),
+    ("onnxruntime=2*off->1*return(ORT_FAIL)", "onnxruntime-ort_fail-skip2"),
+])
+def test_a_scenario_id_names_the_value(text, slug):
+    """An AVERROR family with one window names its value as a per-function one does
+    (not as the negative number an errno family's would give)."""
+    assert faults.parse(text).slug == slug
