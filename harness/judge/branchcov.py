@@ -2,8 +2,10 @@
 run by harness/experiments/coverage.py): from what gcov read back of the sweep's runs on
 the tree's coverage variant, each error branch of the DNN sources
 (harness/judge/branches.py) is taken when its first line of code ran, or not. A branch
-no fault can reach is said so, with why, in one data file (UNREACHABLE), never left out
-silently; one that file names but a fault took is a problem of the file's.
+no failed call can reach is said so, with why, in one data file (UNREACHABLE), never left
+out silently: one only another input reaches (a model, an option, a file the graphs do not
+use: its why begins `input:`), or none at all (`never:`, or no word); one that file names
+but a fault took is a problem of the file's.
 """
 
 from collections import Counter
@@ -15,6 +17,7 @@ from harness.paths import data_dir
 
 UNREACHABLE = data_dir("builds") / "unreachable-branches.txt"
 TAKEN, NOT_TAKEN, NO_CODE = "taken", "not taken", "no code"
+INPUT = "input:"  # a why that begins so: another input reaches the branch, no failed call
 
 
 @dataclass
@@ -26,6 +29,11 @@ class Seen:
     unreachable: str = ""    # why no fault can reach it (UNREACHABLE), "" when not listed
     armed: bool = True       # its function ran while a fault was armed (any of its lines:
                              # the counters start at the arm); False: set-up, teardown
+
+    @property
+    def needs_input(self) -> bool:
+        """The data file says another input reaches it (a model, an option, a file)."""
+        return self.unreachable.startswith(INPUT)
 
 
 @dataclass
@@ -64,11 +72,15 @@ class Report:
 
 
 def _counts(seen: list) -> dict:
+    """not_taken: those a failed call may reach; input: those only another input reaches;
+    unreachable: those nothing reaches (both explained in the data file)."""
     n = Counter(s.status for s in seen)
-    unreachable = sum(1 for s in seen if s.unreachable and s.status == NOT_TAKEN)
-    reachable = len(seen) - n[NO_CODE] - unreachable
-    return {"total": len(seen), "taken": n[TAKEN], "not_taken": n[NOT_TAKEN] - unreachable,
-            "unreachable": unreachable, "no_code": n[NO_CODE],
+    explained = [s for s in seen if s.unreachable and s.status == NOT_TAKEN]
+    needs_input = sum(1 for s in explained if s.needs_input)
+    unreachable = len(explained) - needs_input
+    reachable = len(seen) - n[NO_CODE] - len(explained)
+    return {"total": len(seen), "taken": n[TAKEN], "not_taken": n[NOT_TAKEN] - len(explained),
+            "input": needs_input, "unreachable": unreachable, "no_code": n[NO_CODE],
             "percent": _pct(n[TAKEN], len(seen) - n[NO_CODE]),
             "percent_reachable": _pct(n[TAKEN], reachable)}
 

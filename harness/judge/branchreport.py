@@ -19,10 +19,12 @@ def headline(r: Report) -> str:
     t = r.totals()
     a = t["armed"]
     return (f"**{t['taken']} of {t['total'] - t['no_code']} error branches taken by a fault "
-            f"({t['percent']}%)**; {t['unreachable']} more no fault can reach, each explained "
-            f"(`{r.data_file}`): {t['percent_reachable']}% of those a fault can reach. In the "
-            f"functions that ran while a fault was armed: **{a['taken']} of the "
-            f"{a['total'] - a['unreachable']} a fault can reach ({a['percent_reachable']}%)**; "
+            f"({t['percent']}%)**; of the others {t['input']} only another input reaches (a "
+            f"model, an option, a file the graphs do not use) and {t['unreachable']} nothing "
+            f"reaches, each explained (`{r.data_file}`): {t['percent_reachable']}% of those a "
+            f"fault can reach. In the functions that ran while a fault was armed: "
+            f"**{a['taken']} of the {a['total'] - a['unreachable'] - a['input']} a fault can "
+            f"reach ({a['percent_reachable']}%)**; "
             f"the other {t['total'] - t['no_code'] - a['total']} are in functions that run only before "
             "the fault is armed or after (loading the model, configuring the filter, "
             "freeing it)")
@@ -35,18 +37,19 @@ def markdown(r: Report) -> str:
            f"The sweep ({HOW}): {len(r.groups)} families x pairs x routes, "
            f"{r.runs} runs in {r.seconds.get('sweep', 0):.0f} s; the sites' classes: "
            + (", ".join(f"{n} {c}" for c, n in sorted(r.classes.items())) or "none") + ".", "",
-           "| file | error branches | taken | not taken | no fault can reach | not compiled "
-           "| taken of those a fault can reach | in functions run armed: taken / branches |",
-           "|---|---|---|---|---|---|---|---|"]
+           "| file | error branches | taken | not taken | only another input reaches "
+           "| nothing reaches | not compiled | taken of those a fault can reach "
+           "| in functions run armed: taken / branches |",
+           "|---|---|---|---|---|---|---|---|---|"]
     files = r.by_file()
     for path, fns in files.items():
         f = r.totals([s for ss in fns.values() for s in ss])
         out.append(f"| `{path}` | {f['total']} | {f['taken']} | {f['not_taken']} | "
-                   f"{f['unreachable']} | {f['no_code']} | {f['percent_reachable']}% | "
-                   f"{f['armed']['taken']} / {f['armed']['total']} |")
-    out.append(f"| all | {t['total']} | {t['taken']} | {t['not_taken']} | {t['unreachable']} "
-               f"| {t['no_code']} | {t['percent_reachable']}% | {t['armed']['taken']} / "
-               f"{t['armed']['total']} |")
+                   f"{f['input']} | {f['unreachable']} | {f['no_code']} | "
+                   f"{f['percent_reachable']}% | {f['armed']['taken']} / {f['armed']['total']} |")
+    out.append(f"| all | {t['total']} | {t['taken']} | {t['not_taken']} | {t['input']} | "
+               f"{t['unreachable']} | {t['no_code']} | {t['percent_reachable']}% | "
+               f"{t['armed']['taken']} / {t['armed']['total']} |")
     out += ["", "### By function", "", "| file | function | ran armed | taken / error "
             "branches | not taken (lines) |", "|---|---|---|---|---|"]
     for path, fns in files.items():
@@ -60,7 +63,10 @@ def markdown(r: Report) -> str:
                          lambda s: missed(s) and s.armed),
                         ("Not taken: in functions that never ran while a fault was armed",
                          lambda s: missed(s) and not s.armed),
-                        ("No fault can reach", lambda s: s.unreachable and s.status != TAKEN),
+                        ("Only another input reaches (no failed call)",
+                         lambda s: s.needs_input and s.status != TAKEN),
+                        ("Nothing reaches", lambda s: s.unreachable and not s.needs_input
+                         and s.status != TAKEN),
                         ("Not compiled (gcov has no line of them)", lambda s: s.status == NO_CODE)):
         picked = [s for s in r.seen if pick(s)]
         if picked:
@@ -106,8 +112,8 @@ def to_json(r: Report) -> dict:
     }
 
 
-COLOUR = {TAKEN: "#2f9e5b", NOT_TAKEN: "#d64541", "unreachable": "#7f8c8d",
-          NO_CODE: "#b0b7bf"}
+COLOUR = {TAKEN: "#2f9e5b", NOT_TAKEN: "#d64541", "another input": "#c98a1b",
+          "unreachable": "#7f8c8d", NO_CODE: "#b0b7bf"}
 CSS = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #1b1f24; }
 h1 { font-size: 20px; } h2 { font-size: 15px; margin: 22px 0 6px; }
@@ -121,7 +127,9 @@ code { font: 11px ui-monospace, monospace; }
 
 
 def _state(s) -> str:
-    return "unreachable" if s.unreachable and s.status != TAKEN else s.status
+    if s.unreachable and s.status != TAKEN:
+        return "another input" if s.needs_input else "unreachable"
+    return s.status
 
 
 def page(r: Report) -> str:
@@ -131,7 +139,7 @@ def page(r: Report) -> str:
         f = r.totals([s for ss in fns.values() for s in ss])
         rows.append(f'<tr><td><a href="#{escape(path)}"><code>{escape(path)}</code></a></td>'
                     f"<td>{f['total']}</td><td>{f['taken']}</td><td>{f['not_taken']}</td>"
-                    f"<td>{f['unreachable']}</td><td>{f['no_code']}</td>"
+                    f"<td>{f['input']}</td><td>{f['unreachable']}</td><td>{f['no_code']}</td>"
                     f'<td><span class="bar"><span style="width:{f["percent_reachable"]}%">'
                     f"</span></span> {f['percent_reachable']}%</td>"
                     f"<td>{f['armed']['taken']} / {f['armed']['total']}</td></tr>")
@@ -141,7 +149,8 @@ def page(r: Report) -> str:
             "<p>" + " ".join(f'<span class="k" style="background:{c}">{escape(n)}</span>'
                              for n, c in COLOUR.items()) + "</p>",
             "<table><tr><th>file</th><th>error branches</th><th>taken</th><th>not taken</th>"
-            "<th>no fault can reach</th><th>not compiled</th><th>taken of reachable</th>"
+            "<th>only another input reaches</th><th>nothing reaches</th><th>not compiled</th>"
+            "<th>taken of reachable</th>"
             "<th>in functions run armed: taken / branches</th></tr>",
             *rows, "</table>"]
     for path, fns in files.items():

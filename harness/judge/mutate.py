@@ -48,11 +48,11 @@ def in_unreachable(text: str, path: str, unreachable: dict) -> list:
     """(start, end, why) of each branch of the file the data file of unreachable branches
     names (harness/judge/branchcov.py UNREACHABLE): from its `if` to its last statement.
     A mutant there is equivalent: the code it changes never runs, or its check is never
-    true."""
+    true. One only another input reaches (`input:`) is not: the gate is blind to it."""
     from harness.judge import branchcov, branches
     out = []
     for key, b in branchcov.keyed(branches.branches(text, path)):
-        if key in unreachable and b.own:
+        if key in unreachable and b.own and not unreachable[key].startswith(branchcov.INPUT):
             out.append((b.offset, b.own[-1].end, unreachable[key]))
     return out
 

@@ -264,9 +264,27 @@ def test_the_data_file_names_each_unreachable_branch_and_says_so_when_wrong(tmp_
     r = branchcov.Report(None, seen, stale)
     assert seen[0].unreachable == "no caller passes NULL" and not r.wrong
     assert stale == ["x.c :: gone :: if !q"]
-    counts = {"total": 1, "taken": 0, "not_taken": 0, "unreachable": 1, "no_code": 0,
-              "percent": 0.0, "percent_reachable": 100.0}
+    counts = {"total": 1, "taken": 0, "not_taken": 0, "input": 0, "unreachable": 1,
+              "no_code": 0, "percent": 0.0, "percent_reachable": 100.0}
     assert r.totals() == {**counts, "armed": counts}
+    seen, _ = branchcov.judge({"x.c": text}, {"x.c": {3: rec(8), 4: rec(2)}}, why)
+    assert [s.key for s in branchcov.Report(None, seen).wrong] == [b.key]
+
+
+def test_a_branch_only_another_input_reaches_is_counted_apart(tmp_path):
+    """A why that begins `input:` (a model, an option the graphs do not use) is out of the
+    figure of what a fault can reach, as one nothing reaches is, but counted as such, and
+    wrong all the same when a fault takes it."""
+    text = textwrap.dedent(BRACED)
+    (b,) = branches.branches(text, "x.c")
+    data = tmp_path / "unreachable.txt"
+    data.write_text(f"{b.key} :: input: a model with two outputs\n")
+    why = branchcov.read_unreachable(data)
+    seen, _ = branchcov.judge({"x.c": text}, {"x.c": {3: rec(8), 4: rec(0)}}, why)
+    assert seen[0].needs_input
+    t = branchcov.Report(None, seen).totals()
+    assert (t["input"], t["unreachable"], t["not_taken"], t["percent_reachable"]) == \
+        (1, 0, 0, 100.0)
     seen, _ = branchcov.judge({"x.c": text}, {"x.c": {3: rec(8), 4: rec(2)}}, why)
     assert [s.key for s in branchcov.Report(None, seen).wrong] == [b.key]
 

@@ -125,3 +125,6 @@ def test_a_mutant_inside_a_branch_no_fault_can_reach_is_equivalent():
     assert [(m.line, m.operator) for m in inside] == [
         (8, "check-removed"), (10, "return-zero"), (10, "averror-dropped")]
     assert spans[0][2] == "av_malloc(16) is said never to fail here"
+    # one only another input reaches is no excuse: the gate is blind to its mutants
+    why = {"libavfilter/dnn/x.c :: run :: if !buf": "input: a model of 2 GB"}
+    assert mutate.in_unreachable(CODE, "libavfilter/dnn/x.c", why) == []
