@@ -169,6 +169,8 @@ def run(sc: Scenario, checkpoint=lambda result: None, stuck=lambda reason: None)
     snapshot(ffi, lib, sc, result, start, before)
     lib.ffdnn_standin_join()
     g.close()
+    if coverage:  # the teardown: a failed inference's thread is joined when the graph goes
+        lib.ffdnn_coverage_dump()
     result["log"] = ffi.string(lib.ffdnn_log_text()).decode(errors="replace")
     return result
 
