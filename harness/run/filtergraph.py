@@ -2,6 +2,7 @@
 
 from harness import errnos
 from harness.errors import ScenarioError
+from harness.run.record import Box, Label
 
 
 class GraphError(ScenarioError):
@@ -129,7 +130,7 @@ class Graph:
             self.lib.av_frame_unref(f)
 
     def boxes(self, frame) -> list:
-        """The frame's detection boxes as dicts (dnn_detect, dnn_classify side data)."""
+        """The frame's detection boxes (dnn_detect, dnn_classify side data): [Box]."""
         lib, ffi = self.lib, self.ffi
         sd = lib.av_frame_get_side_data(frame, lib.AV_FRAME_DATA_DETECTION_BBOXES)
         if sd == ffi.NULL:
@@ -138,15 +139,13 @@ class Graph:
         out = []
         for i in range(header.nb_bboxes):
             b = lib.av_get_detection_bbox(header, i)
-            out.append({
-                "box": f"{b.w}x{b.h}+{b.x}+{b.y}",
-                "label": ffi.string(b.detect_label).decode(errors="replace"),
-                "confidence": f"{b.detect_confidence.num}/{b.detect_confidence.den}",
-                "classify": [{"label": ffi.string(b.classify_labels[j]).decode(errors="replace"),
-                              "confidence": f"{b.classify_confidences[j].num}/"
-                                            f"{b.classify_confidences[j].den}"}
-                             for j in range(b.classify_count)],
-            })
+            out.append(Box(
+                f"{b.w}x{b.h}+{b.x}+{b.y}",
+                ffi.string(b.detect_label).decode(errors="replace"),
+                f"{b.detect_confidence.num}/{b.detect_confidence.den}",
+                [Label(ffi.string(b.classify_labels[j]).decode(errors="replace"),
+                       f"{b.classify_confidences[j].num}/{b.classify_confidences[j].den}")
+                 for j in range(b.classify_count)]))
         return out
 
     def close(self) -> None:

@@ -14,6 +14,7 @@ from harness import errnos
 from harness.obtain import probe
 from harness.run import chains as graphs
 from harness.run.filtergraph import Graph
+from harness.run.record import Frame
 from harness.run.scenario import Scenario
 
 MAX_PULLS = 16
@@ -23,14 +24,14 @@ POKES = 40  # settle()'s pokes for one frame: each activate() it causes is recor
 
 def drain(g: Graph, until_eof: bool = False) -> tuple[list, list]:
     """Pull until the sink has nothing more for now, or (until_eof) until AVERROR_EOF:
-    (return codes, one entry per frame: its md5 and boxes). Errors before EOF are
+    (return codes, [Frame]: each frame's md5 and boxes). Errors before EOF are
     recorded and pulled past."""
     codes, frames = [], []
     for _ in range(MAX_PULLS):
         ret, data, boxes = g.pull()
         codes.append(ret)
         if ret >= 0:
-            frames.append({"md5": hashlib.md5(data).hexdigest(), "boxes": boxes})
+            frames.append(Frame(hashlib.md5(data).hexdigest(), boxes))
         elif ret == errnos.AVERROR_EOF or not until_eof:
             break
     return codes, frames
@@ -80,7 +81,7 @@ def settle(g: Graph, want: int, seconds: float = 10.0, idle: float = 0.0,
            running=None, poke=None) -> tuple[list, list]:
     """Pull until `want` frames came out (async backends finish on their own threads) or
     the sink returns an error for the frame, polling with a backoff from 5 to 50 ms:
-    (return codes, repeats collapsed; frames). With `running` (how many of the threads
+    (return codes, repeats collapsed; [Frame]). With `running` (how many of the threads
     FFmpeg started for its tasks run now, -1 when unknown), stop waiting after two pulls
     in a row that gave nothing while none ran: every task started had ended by the
     second, so its frame would have come out. With `idle`, stop waiting once no other

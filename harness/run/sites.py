@@ -11,6 +11,7 @@ from pathlib import Path
 
 from harness.compile import families
 from harness.run.faults import Fault
+from harness.run.record import CallSite
 from harness.run.spec import FOREVER
 
 DEPTH = 8         # FI_DEPTH: frames the window keeps per call
@@ -103,13 +104,12 @@ def name(ffi, lib, found: dict) -> dict:
 
 def sites(ffi, lib, f: Fault, eligible: int) -> list:
     """The census (a window that never fails) names every call it saw; a failing run,
-    the call it failed: [{"call": n (1-based), "where": text, "function": which of the
-    family's functions it was a call of}]."""
+    the call it failed: [CallSite] (its index from 1, its stack, which of the family's
+    functions it was a call of)."""
     calls = range(min(eligible, KEPT)) if f.skip == FOREVER else range(f.skip, f.skip + 1)
     named = name(ffi, lib, stacks(ffi, lib, f, calls))
     family = families.counted(f)
-    return [{"call": i + 1, "where": named[i], "function": family.site_function(lib, f, i)}
-            for i in sorted(named)]
+    return [CallSite(i + 1, named[i], family.site_function(lib, f, i)) for i in sorted(named)]
 
 
 @functools.lru_cache(maxsize=None)

@@ -2,7 +2,8 @@
 
 Loads the build's module, builds the graph, drains the first frames through real
 inference, installs the recorder and the flush stand-in, arms the injector, sends
-EOF and records activate() and the sink until AVERROR_EOF. The result is JSON.
+EOF and records activate() and the sink until AVERROR_EOF. The result is a RunRecord
+(harness/run/record.py), written as its JSON.
 """
 
 import argparse
@@ -23,6 +24,7 @@ from harness.compile import ffi_build
 from harness.errors import ExitStatus, HarnessError
 from harness.run.filtergraph import Graph, GraphError
 from harness.run.frames import async_threads, drain, settle, synchronous
+from harness.run.record import Activation, Counters, RunRecord, Setup
 from harness.run.scenario import HEIGHT, WIDTH, Scenario
 from harness.run.spec import FOREVER
 from harness.obtain.tree import Tree, check_stamp, read_stamp
@@ -54,11 +56,12 @@ def module(build: str, path: str, variant: str):
 
 
 def records(ffi, lib, start: int) -> list:
+    """[Activation]: the activate() records from `start` on."""
     ret, flushed = ffi.new("int *"), ffi.new("int *")
     out = []
     for i in range(start, lib.ffdnn_record_count()):
         lib.ffdnn_record_get(i, ret, flushed)
-        out.append({"ret": ret[0], "flushed": bool(flushed[0])})
+        out.append(Activation(ret[0], bool(flushed[0])))
     return out
 
 
@@ -94,21 +97,21 @@ def watch_eof(lib, sc: Scenario, stuck) -> None:
     threading.Thread(target=look, name="ffdnn-eof-watch", daemon=True).start()
 
 
-def run(sc: Scenario, checkpoint=lambda result: None, stuck=lambda reason: None) -> dict:
+def run(sc: Scenario, checkpoint=lambda record: None, stuck=lambda reason: None) -> RunRecord:
     """The scenario along its route (harness/run/routes.py): the PR's stand-in flush at EOF,
     the backend's own start of the last frame, or a sweep's, armed from the first frame."""
     ffi, lib = module(sc.build, sc.tree, sc.injector)
     lib.ffdnn_log_capture(lib.AV_LOG_INFO)
     coverage = counting(lib, sc)
-    result = {"id": sc.id, "build": sc.build, "fault": sc.fault.spec, "route": sc.route}
+    record = RunRecord(id=sc.id, build=sc.build, fault=sc.fault.spec, route=sc.route)
     route = routes.of(sc.route)
     family = families.counted(sc.fault)
     if route.setup_only:  # armed while the graph is made: its failure is the run's end
         before, start = arm(ffi, lib, sc, family, coverage)
-        g = setup(ffi, lib, sc, family, coverage, result)
+        g = setup(ffi, lib, sc, family, coverage, record)
         if g is None:
-            snapshot(ffi, lib, sc, result, start, before)  # its log too
-            return result
+            snapshot(ffi, lib, sc, record, start, before)  # its log too
+            return record
     else:
         g = Graph(ffi, lib, sc.description, WIDTH, HEIGHT)
     ctx = g.filter(sc.filter)
@@ -120,7 +123,7 @@ def run(sc: Scenario, checkpoint=lambda result: None, stuck=lambda reason: None)
     g.check(lib.ffdnn_standin_flush(ctx, mode, errnos.averror(sc.fault.errno)),
             "install the stand-in flush")
     inputs = [g.frame(i) for i in range(sc.frames)]  # made before any fault is armed
-    result["inputs"] = [hashlib.md5(g.pixels(i)).hexdigest() for i in range(sc.frames)]
+    record.inputs = [hashlib.md5(g.pixels(i)).hexdigest() for i in range(sc.frames)]
     if route.armed_from_start:  # every call from the first frame on is a site of the sweep
         before, start = arm(ffi, lib, sc, family, coverage)
     drained = sc.frames - 1 if route.last_frame_armed else sc.frames
@@ -132,7 +135,7 @@ def run(sc: Scenario, checkpoint=lambda result: None, stuck=lambda reason: None)
     running = None
     if route.swept and THREADS and async_threads(sc) and lib.ffdnn_threads_track(b"_ffdnn.") == 0:
         running = lib.ffdnn_threads_running
-    result["drained"], result["frames"] = [], []
+    record.drained, record.frames = [], []
     # a tree whose graph does not activate the filter when its task ends (AVFilterContext.ready
     # public: 5.1's) has it activated while a frame is awaited, as its next frame would
     poke = (lambda: lib.ffdnn_activate_again(ctx)) if lib.HAS_CONTEXT_READY else None
@@ -140,39 +143,39 @@ def run(sc: Scenario, checkpoint=lambda result: None, stuck=lambda reason: None)
     for i in range(drained):  # one at a time: Torch has a single request
         ret = g.push(inputs[i])
         if ret < 0 and route.swept:  # the fault reached the caller of av_buffersrc_add_frame()
-            result["drained"].append(ret)
+            record.drained.append(ret)
             lost += 1
             continue
         g.check(ret, f"push frame {i}")
-        want = i + 1 - len(result["frames"]) - lost  # this frame, and any still late
+        want = i + 1 - len(record.frames) - lost  # this frame, and any still late
         codes, frames = settle(g, want, route.frame_seconds, idle, running, poke)
-        result["drained"] += codes
-        result["frames"] += frames
+        record.drained += codes
+        record.frames += frames
         lost = max(0, lost + want - len(frames))  # a frame given up that came after all is not lost
     if not route.swept:
         before, start = arm(ffi, lib, sc, family, coverage)
     if route.last_frame_armed:
         g.check(g.push(inputs[drained]), f"push frame {drained}")
-        result["frame_sink"], frames = drain(g)
-        result["frames"] += frames
-    snapshot(ffi, lib, sc, result, start, before)
+        record.frame_sink, frames = drain(g)
+        record.frames += frames
+    snapshot(ffi, lib, sc, record, start, before)
     if coverage:
         lib.ffdnn_coverage_dump()  # what ran, should the run hang or crash at EOF
-    checkpoint(result)  # what a run that then hangs or crashes did so far
+    checkpoint(record)  # what a run that then hangs or crashes did so far
     watch_eof(lib, sc, stuck)
-    result["eof_push"] = g.push_eof()
-    result["sink"], frames = drain(g, until_eof=True)
-    result["frames"] += frames
+    record.eof_push = g.push_eof()
+    record.sink, frames = drain(g, until_eof=True)
+    record.frames += frames
     family.disarm(lib, sc.fault)
     if coverage:
         lib.ffdnn_coverage_dump()
-    snapshot(ffi, lib, sc, result, start, before)
+    snapshot(ffi, lib, sc, record, start, before)
     lib.ffdnn_standin_join()
     g.close()
     if coverage:  # the teardown: a failed inference's thread is joined when the graph goes
         lib.ffdnn_coverage_dump()
-    result["log"] = ffi.string(lib.ffdnn_log_text()).decode(errors="replace")
-    return result
+    record.log = ffi.string(lib.ffdnn_log_text()).decode(errors="replace")
+    return record
 
 
 def arm(ffi, lib, sc: Scenario, family, coverage: bool) -> tuple:
@@ -186,15 +189,15 @@ def arm(ffi, lib, sc: Scenario, family, coverage: bool) -> tuple:
     return before, start
 
 
-def setup(ffi, lib, sc: Scenario, family, coverage: bool, result: dict):
+def setup(ffi, lib, sc: Scenario, family, coverage: bool, record: RunRecord):
     """The graph made with the fault armed (arm(): the setup route), then disarmed: the
-    Graph, or None when making it failed, what failed in `result["setup"]` (its call and
+    Graph, or None when making it failed, what failed in `record.setup` (its call and
     code)."""
     try:
         g = Graph(ffi, lib, sc.description, WIDTH, HEIGHT)
-        result["setup"] = {"ret": 0}
+        record.setup = Setup(0)
     except GraphError as e:
-        g, result["setup"] = None, {"ret": e.code, "error": str(e)}
+        g, record.setup = None, Setup(e.code, str(e))
     finally:
         family.disarm(lib, sc.fault)
     if coverage and g is None:
@@ -214,26 +217,26 @@ def counting(lib, sc: Scenario) -> bool:
     return True
 
 
-def snapshot(ffi, lib, sc: Scenario, result: dict, start: int, before: dict) -> None:
-    """The counters, activate() records and log so far, into `result`."""
+def snapshot(ffi, lib, sc: Scenario, record: RunRecord, start: int, before: dict) -> None:
+    """The counters, activate() records and log so far, into `record`."""
     after = families.counted(sc.fault).counters(ffi, lib, sc.fault)
-    result["counters"] = {k: after[k] - before.get(k, 0) for k in after}
-    result["injector"] = bool(after)
-    result["activate"] = records(ffi, lib, start)
-    flushed = [r["ret"] for r in result["activate"] if r["flushed"]]
-    result["activate_at_eof"] = flushed[-1] if flushed else None
-    failed = [r["ret"] for r in result["activate"] if r["ret"] != 0]
-    result["activate_first_error"] = failed[0] if failed else None
-    result["flush_calls"] = lib.ffdnn_flush_calls()
-    result["log"] = ffi.string(lib.ffdnn_log_text()).decode(errors="replace")
+    record.counters = Counters(**{k: after[k] - before.get(k, 0) for k in after})
+    record.injector = bool(after)
+    record.activate = records(ffi, lib, start)
+    flushed = [a.ret for a in record.activate if a.flushed]
+    record.activate_at_eof = flushed[-1] if flushed else None
+    failed = [a.ret for a in record.activate if a.ret != 0]
+    record.activate_first_error = failed[0] if failed else None
+    record.flush_calls = lib.ffdnn_flush_calls()
+    record.log = ffi.string(lib.ffdnn_log_text()).decode(errors="replace")
     if not families.arms(sc.fault):
         return
     sweep = routes.of(sc.route).swept
-    if result["counters"].get("failures") and not sweep:  # which call was failed
-        result["failed_call"] = sc.fault.skip + 1
-    if sweep or result["counters"].get("failures") or sc.fault.skip == FOREVER:
+    if record.counters.failures and not sweep:  # which call was failed
+        record.failed_call = sc.fault.skip + 1
+    if sweep or record.counters.failures or sc.fault.skip == FOREVER:
         # where the calls came from: a sweep's every run, a failing run, a census
-        result["sites"] = sites.sites(ffi, lib, sc.fault, result["counters"].get("eligible", 0))
+        record.sites = sites.sites(ffi, lib, sc.fault, record.counters.eligible or 0)
 
 
 def entry(name: str):
@@ -246,7 +249,7 @@ def entry(name: str):
 
 
 def execute(scenario: str, out: str) -> int:
-    """Run one scenario (its JSON) and write its result to `out`, the checkpoint beside
+    """Run one scenario (its JSON) and write its RunRecord to `out`, the checkpoint beside
     it (.partial.json): the exit status. A fresh worker and a fork server's child both
     come here."""
     out = Path(out)
@@ -254,8 +257,8 @@ def execute(scenario: str, out: str) -> int:
     # told otherwise: here, beside the result, unless the scenario asks (counting())
     os.environ.setdefault("GCOV_PREFIX", str(out.parent / "gcov"))
 
-    def checkpoint(result):
-        out.with_suffix(".partial.json").write_text(json.dumps(result, indent=1))
+    def checkpoint(record):
+        out.with_suffix(".partial.json").write_text(json.dumps(record.to_dict(), indent=1))
 
     def stuck(reason):  # the runner ends the run as a HANG once it sees this file
         tmp = out.with_suffix(".stuck.tmp")
@@ -265,11 +268,11 @@ def execute(scenario: str, out: str) -> int:
     try:
         sc = Scenario.from_json(scenario)
         run_it = entry(sc.entry)
-        result = (run_it(sc, checkpoint, stuck) if run_it is run else run_it(sc, checkpoint))
+        record = (run_it(sc, checkpoint, stuck) if run_it is run else run_it(sc, checkpoint))
         status = ExitStatus.OK
-    except HarnessError as e:  # the scenario could not run: its ERROR, said in the result
-        result, status = {"error": str(e)}, e.exit_status
-    out.write_text(json.dumps(result, indent=1))
+    except HarnessError as e:  # the scenario could not run: its ERROR, said in the record
+        record, status = RunRecord(error=str(e)), e.exit_status
+    out.write_text(json.dumps(record.to_dict(), indent=1))
     return status
 
 
