@@ -229,7 +229,7 @@ def p3_per_scenario(n=5) -> list:
         return seconds
     floors = {"python": [PY, ROOT / "bench/floor_py.py", tree.path, model, "11"],
               "c": [exe, model, "11"]}
-    want = runner.run_one(sc, preload, pool=pool, expect=case().expect).data["sink"]
+    want = runner.run_one(sc, preload, pool=pool, expect=case().expect).record.sink
     for name, cmd in floors.items():  # the floors must end the way the harness's run does
         out = subprocess.run(cmd, env={**os.environ, **env}, capture_output=True, text=True)
         got = floor_sink(out.stdout)
@@ -265,11 +265,11 @@ def floor_sink(stdout: str) -> list:
 
 
 def passed(results, worker: str) -> None:
-    """Every run PASS, each through `worker` (its result's "worker": how it ran)."""
+    """Every run PASS, each through `worker` (its record's worker: how it ran)."""
     bad = [(r.scenario.id, r.outcome.value, r.reason) for r in results
            if r.outcome.value != "PASS"]
     assert not bad, bad
-    how = {r.data.get("worker") for r in results}
+    how = {r.record.worker for r in results}
     assert how == {worker}, f"runs through {how}, not {worker}"
 
 

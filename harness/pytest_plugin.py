@@ -10,7 +10,7 @@ take them too (tests/conftest.py).
                               (no patch: the --ffdnn-on tree itself)
     ffdnn_run(tree, fault, backend="onnx", filt="dnn_processing", **options)
                               one scenario in a worker of its own -> runner.Result (outcome,
-                              diffs, data); options as matrix.scenarios() takes them (route,
+                              diffs, record); options as matrix.scenarios() takes them (route,
                               frames, expect, timeout, injector, model)
     ffdnn_expect              the case's expectations (runner.Expect: .lookup(scenario))
     ffdnn_case                the case (--ffdnn-case, default the harness's default case)

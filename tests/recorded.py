@@ -14,6 +14,7 @@ from harness.judge.sweep import Class, Found, Site
 from harness.judge.touched import Touched
 from harness.run import chains, faults
 from harness.run.outcome import Outcome
+from harness.run.record import RunRecord
 from harness.run.runner import Result
 from harness.run.scenario import Scenario
 
@@ -41,7 +42,8 @@ def scenario(s: dict) -> Scenario:
 
 
 def result(run: dict) -> Result:
-    return Result(scenario(run["scenario"]), Outcome(run["outcome"]), run["data"],
+    return Result(scenario(run["scenario"]), Outcome(run["outcome"]),
+                  RunRecord.from_dict(run["data"]),
                   list(run["diffs"]), run["seconds"], run["reason"])
 
 
@@ -58,7 +60,7 @@ def found(name: str) -> dict:
     out = {}
     for build, b in load(name)["builds"].items():
         census = result(b["census"])
-        clean = [f["md5"] for f in census.data.get("frames", [])]
+        clean = [f.md5 for f in census.record.frames or []]
         sites = [Site(build, r["call"] - 1, sweep.classify(result(r), clean), result(r), "",
                       r["where"]) for r in b["runs"]]
         out[build] = Found(b["sites"], sites, census)

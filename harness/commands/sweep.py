@@ -54,7 +54,7 @@ def to_json(found: dict, groups: dict) -> dict:
     and the runs (the sites this run failed: all, or a shard's)."""
     def census(r):
         return {"outcome": r.outcome.value, "reason": r.reason,
-                "injector": bool(r.data.get("injector"))} if r is not None else None
+                "injector": bool(r.record.injector)} if r is not None else None
     return {key: {**g, "builds": {b: {"sites": n, "census": census(f.census),
                                       "runs": [{"call": s.index + 1, "class": s.cls.value,
                                                 "where": s.where, "reproduce": s.command,

@@ -7,6 +7,7 @@ from harness.experiments import sweep
 from harness.judge.callers import Census, pairs
 from harness.run import matrix
 from harness.run.outcome import Outcome
+from harness.run.record import Counters
 from harness.run.runner import NOTHING, run as run_all
 
 
@@ -23,7 +24,7 @@ def run(trees, preload: str, family: str, jobs: int = 2, expect=NOTHING,
     for sc, r in zip(scs, run_all(scs, preload, jobs=jobs, expect=expect, pool=pool)):
         c = Census(sc.build, sc.backend, sc.filter, r)
         if r.outcome in (Outcome.PASS, Outcome.MEASURED):
-            c.calls = r.data.get("counters", {}).get("eligible", 0)
-            c.stacks = [s["where"] for s in r.data.get("sites", [])]
+            c.calls = (r.record.counters or Counters()).eligible or 0
+            c.stacks = [s.where for s in r.record.sites or []]
         out.append(c)
     return out

@@ -68,19 +68,19 @@ def _worker(claim, tree, preload, desc: str) -> dict:
                   timeout=SETTLE * claim.frames + 4, frames=claim.frames,
                   extra={"frame_idle": FRAME_IDLE} if hangs(claim) else {})
     r = run_one(sc, preload, expect=Expect(lambda sc: None, lambda sc: hangs(claim)))
-    d = r.data
+    d = r.record
     if r.outcome.value == "ERROR":
-        return {"frames": [], "errors": [], "log": d.get("log", ""), "hang": False,
+        return {"frames": [], "errors": [], "log": d.log or "", "hang": False,
                 "crash": "", "error": r.reason}
-    codes = d.get("drained", []) + d.get("sink", [])
-    frames = d.get("frames", [])
-    return {"frames": [f["md5"] for f in frames],
-            "boxes": [(len(f["boxes"]), sum(len(b["classify"]) for b in f["boxes"]))
-                      for f in frames],
+    codes = (d.drained or []) + (d.sink or [])
+    frames = d.frames or []
+    return {"frames": [f.md5 for f in frames],
+            "boxes": [(len(f.boxes), sum(len(b.classify) for b in f.boxes)) for f in frames],
             "errors": [c for c in codes if c < 0 and c not in NOT_A_RESULT],
-            "log": d.get("log", ""), "hang": r.outcome.value == "HANG",
-            **({"activate": d.get("activate_at_eof")} if claim.route == "flush" else {}),
-            "at_eof": "eof_push" in d or "drained" in d,  # the checkpoint before EOF
+            "log": d.log or "", "hang": r.outcome.value == "HANG",
+            **({"activate": d.activate_at_eof} if claim.route == "flush" else {}),
+            # the checkpoint before EOF
+            "at_eof": d.eof_push is not None or d.drained is not None,
             "crash": r.reason.rsplit(" ", 1)[-1] if r.outcome.value == "CRASH" else ""}
 
 

@@ -248,7 +248,7 @@ def _censuses(groups: list, n_sides: int, base: dict, batch: Batch) -> tuple:
             continue
         calls[(gi, si)] = sweep.census_calls(r)
         g.sites[si] = len(calls[(gi, si)])
-        reference[(gi, si)] = [f["md5"] for f in r.data.get("frames", [])]
+        reference[(gi, si)] = [f.md5 for f in r.record.frames or []]
         function[(gi, si)] = sweep.census_functions(r)
     return reference, calls, function
 

@@ -62,7 +62,7 @@ def censuses(tree, groups: list, preload: str, jobs: int, expect) -> dict:
                                          route=sweep.ROUTES[g.route])[0]) for g in groups]
     out = {}
     for g, r in zip(groups, run_all(scs, preload, jobs=jobs, expect=expect)):
-        out[g.key] = [s.get("where", "") for s in r.data.get("sites", [])]
+        out[g.key] = [s.where for s in r.record.sites or []]
     return out
 
 

@@ -9,6 +9,7 @@ from dataclasses import replace
 from harness.errors import HarnessError
 from harness.judge.sweep import FRAMES, Found, Site, classify
 from harness.run.outcome import Outcome
+from harness.run.record import Counters
 from harness.run.runner import NOTHING, run as run_all, servers
 from harness.run.spec import FOREVER
 
@@ -57,8 +58,8 @@ def census_calls(r) -> list:
     from harness.compile import families
     from harness.obtain.tree import Tree
     from harness.run import routes, sites
-    n = r.data.get("counters", {}).get("eligible", 0)
-    where = {s["call"] - 1: s["where"] for s in r.data.get("sites", [])}
+    n = (r.record.counters or Counters()).eligible or 0
+    where = {s.call - 1: s.where for s in r.record.sites or []}
     calls = [(i, where.get(i, "")) for i in range(n)]
     family = families.of_site(r.scenario.fault.site)
     if not (routes.of(r.scenario.route).dnn_sites_only
@@ -71,7 +72,7 @@ def census_calls(r) -> list:
 def census_functions(r) -> dict:
     """{call index: the function of the family it was a call of} of a clean census run
     (the value profile each site is failed with is that function's)."""
-    return {s["call"] - 1: s.get("function", "") for s in r.data.get("sites", [])}
+    return {s.call - 1: s.function or "" for s in r.record.sites or []}
 
 
 def reproducer(sc) -> str:
@@ -115,7 +116,7 @@ def _sweep(groups, preload, jobs, progress, limit, results, expect, pool, shard,
         ok = r.outcome in (Outcome.PASS, Outcome.MEASURED)
         calls = census_calls(r) if ok else []
         out[key][sc.build] = Found(len(calls), [], r)
-        seen[(key, sc.build)] = ([f["md5"] for f in r.data.get("frames", [])] if ok else None,
+        seen[(key, sc.build)] = ([f.md5 for f in r.record.frames or []] if ok else None,
                                  dict(calls))
         function = census_functions(r)
         plans += [(key, replace(census(sc), fault=first_value(

@@ -35,11 +35,11 @@ def diffs(c: Census, want: dict) -> list:
     r, out = c.result, []
     if r.outcome not in (Outcome.PASS, Outcome.MEASURED):
         return [f"the census run ended {r.outcome.value}: {r.reason}"]
-    if not r.data.get("injector"):
+    if not r.record.injector:
         return ["the census run had no injector loaded"]
-    if len(r.data.get("frames", [])) != sweep.FRAMES:
-        out.append(f"{len(r.data.get('frames', []))} frames out of {sweep.FRAMES}: "
-                   "the run did not go through")
+    frames = r.record.frames or []
+    if len(frames) != sweep.FRAMES:
+        out.append(f"{len(frames)} frames out of {sweep.FRAMES}: the run did not go through")
     callers = {f for b in graphs.needs(c.backend, c.filter)
                for f in want["reached_from"][b]}
     if not callers and c.calls:

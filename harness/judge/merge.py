@@ -13,6 +13,7 @@ from harness.judge.diff import Change, Diff, Group, Pair, Side
 from harness.judge.sweep import Class, Site
 from harness.judge.touched import Touched
 from harness.run.outcome import Outcome
+from harness.run.record import RunRecord
 
 
 def load(paths: list) -> list:
@@ -189,7 +190,7 @@ def merged_sweeps(shards: list) -> tuple:
         for build, b in g["builds"].items():
             c = b["census"]
             census = SimpleNamespace(outcome=Outcome(c["outcome"]), reason=c["reason"],
-                                     data={"injector": c["injector"]}) if c else None
+                                     record=RunRecord(injector=c["injector"])) if c else None
             sites = [_sweep_site(r, build)
                      for _, d in shards for r in d["sweeps"][key]["builds"][build]["runs"]]
             found[key][build] = Found(b["sites"], sorted(sites, key=lambda s: s.index), census)

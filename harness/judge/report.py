@@ -37,13 +37,13 @@ def sink_cell(codes) -> str:
 def _cell(result, what: str) -> str:
     if result.outcome.value in ("CRASH", "HANG", "ERROR", "SKIP"):
         return result.outcome.value
-    d, route = result.data, result.scenario.route
-    field = "activate_first_error" if route != "flush" else "activate_at_eof"
+    d, route = result.record, result.scenario.route
+    code = d.activate_first_error if route != "flush" else d.activate_at_eof
     sink = sink_sequence(d)
     if route == "sweep":  # armed from the first frame: the errors came while draining
-        sink = [c for c in d.get("drained", []) if c < 0 and c != EAGAIN] + sink
-    text = code_cell(d.get(field)) if what == "activate" else sink_cell(sink)
-    if what == "sink" and d.get("hung"):
+        sink = [c for c in d.drained or [] if c < 0 and c != EAGAIN] + sink
+    text = code_cell(code) if what == "activate" else sink_cell(sink)
+    if what == "sink" and d.hung:
         text += ", then hangs at EOF"
     return text if result.outcome in OK else f"{text} ✗"
 
@@ -92,7 +92,7 @@ def junit(results, suite: str = "ffmpeg-dnn-fault-harness") -> str:
             ET.SubElement(tc, "failure", message="; ".join(r.diffs)).text = "\n".join(r.diffs)
         elif r in errs:
             ET.SubElement(tc, "error", message=f"{r.outcome.value}: {r.reason}").text = \
-                r.data.get("output", "")
+                r.record.output or ""
         elif r.outcome.value == "SKIP":
             ET.SubElement(tc, "skipped", message=r.reason)
         elif r.outcome.value == "MEASURED":

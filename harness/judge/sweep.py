@@ -50,16 +50,15 @@ def classify(r, clean_frames=None) -> Class:
     forwarded unwritten or from unfilled input (ALTERED) from the model's own (CLEAN)."""
     if r.outcome in (Outcome.HANG, Outcome.CRASH, Outcome.ERROR):
         return Class(r.outcome.value)
-    d = r.data
-    if d.get("setup", {}).get("ret", 0) < 0:  # the graph could not be made, and said so
+    d = r.record
+    if d.setup is not None and d.setup.ret < 0:  # the graph could not be made, and said so
         return Class.SURFACED
-    codes = ([a["ret"] for a in d.get("activate", [])] + list(d.get("drained", []))
-             + list(d.get("sink", [])))
+    codes = [a.ret for a in d.activate or []] + (d.drained or []) + (d.sink or [])
     if any(c < 0 and c not in (errnos.AVERROR_EOF, -11) for c in codes):
         return Class.SURFACED
     if any(c > 0 for c in codes):
         return Class.LOST
-    frames = [f["md5"] for f in d.get("frames", [])]
+    frames = [f.md5 for f in d.frames or []]
     if len(frames) < getattr(r.scenario, "frames", FRAMES):
         return Class.DROPPED
     if clean_frames is not None and frames != clean_frames:
@@ -81,7 +80,7 @@ def problems(found: dict, want=...) -> list:
                                                                 Outcome.MEASURED):
             out.append(f"{build}: the census run (no call failed) ended "
                        f"{census_run.outcome.value}: {census_run.reason}")
-        elif census_run is not None and not census_run.data.get("injector"):
+        elif census_run is not None and not census_run.record.injector:
             out.append(f"{build}: the census run had no injector loaded: its 0 sites "
                        "mean nothing")
         if want is None and n:

@@ -73,13 +73,14 @@ def command(sc, preload: str | None, where: Path, measured: bool = False) -> str
     return f"cd {shlex.quote(str(PROJECT))} && {shlex.join(args)}"
 
 
-def keep(results, r, output: str, partial: dict, preload: str | None,
+def keep(results, r, output: str, partial, preload: str | None,
          trace: str | None = None, measured: bool = False) -> Path:
-    """Write the artifacts of Result `r` into <results>/<id>/ (replacing an older set)."""
+    """Write the artifacts of Result `r` into <results>/<id>/ (replacing an older set);
+    `partial` is the RunRecord the worker checkpointed (empty: none)."""
     root = Path(results).resolve()
     final = root / r.scenario.id
     files = {"output.txt": output[-OUTPUT_TAIL:],
-             "partial.json": json.dumps(partial or None, indent=1) + "\n",
+             "partial.json": json.dumps(partial.to_dict() or None, indent=1) + "\n",
              "scenario.json": r.scenario.to_json() + "\n",
              "result.json": json.dumps(r.to_dict(), indent=1) + "\n",
              "reproduce.sh": "#!/bin/sh\n# reruns exactly this scenario\n"

@@ -15,7 +15,7 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 from pathlib import Path
 
@@ -23,6 +23,7 @@ from harness import reaper
 from harness.run import artifacts, chains, forkclient, routes
 from harness.run.outcome import Outcome, judge
 from harness.run.processes import QUIET, SYNC_QUIET, Idle
+from harness.run.record import RunRecord
 from harness.paths import PROJECT
 from harness.run.scenario import Scenario
 
@@ -31,7 +32,7 @@ from harness.run.scenario import Scenario
 class Result:
     scenario: Scenario
     outcome: Outcome
-    data: dict = field(default_factory=dict)
+    record: RunRecord = field(default_factory=RunRecord)
     diffs: list = field(default_factory=list)
     seconds: float = 0.0
     reason: str = ""
@@ -40,15 +41,15 @@ class Result:
         return {"id": self.scenario.id, "outcome": self.outcome.value, "reason": self.reason,
                 "diffs": self.diffs, "seconds": round(self.seconds, 3),
                 "expect": self.scenario.expected_build, "fault": self.scenario.fault.spec,
-                "result": self.data}
+                "result": self.record.to_dict()}
 
 
-def _partial(out: str) -> dict:
+def _partial(out: str) -> RunRecord:
     """What the worker checkpointed before the EOF phase, if it got that far."""
     try:
-        return json.loads(Path(out).with_suffix(".partial.json").read_text())
+        return RunRecord.from_dict(json.loads(Path(out).with_suffix(".partial.json").read_text()))
     except (OSError, ValueError):
-        return {}
+        return RunRecord()
 
 
 @dataclass(frozen=True)
@@ -61,11 +62,11 @@ class Expect:
     hangs: Callable
 
 
-def _judge(sc: Scenario, data: dict, exp, hung: bool = False):
+def _judge(sc: Scenario, record: RunRecord, exp, hung: bool = False):
     """judge(), told whether the scenario's frames must come out as pushed (the
     harness's own chain for its backend and filter keeps pixels: run/chains.py)."""
     same = exp is not None and chains.keeps_pixels(sc.backend, sc.filter, sc.description)
-    return judge(data, exp, hung, same)
+    return judge(record, exp, hung, same)
 
 
 NOTHING = Expect(lambda sc: None, lambda sc: False)  # measure only
@@ -119,13 +120,13 @@ def _wait(w, sc: Scenario, out: str, expect: Expect, seen: dict) -> str | None:
     return f"killed after its {sc.timeout:g} s timeout"
 
 
-def _hung(sc: Scenario, data: dict, seconds: float, reason: str, exp) -> Result:
+def _hung(sc: Scenario, record: RunRecord, seconds: float, reason: str, exp) -> Result:
     """HANG, unless the expectation says this run hangs: then it is judged on what it
     did before (the checkpoint) and passes or fails like any other."""
     if exp is None or exp.outcome != "HANG":
-        return Result(sc, Outcome.HANG, data, seconds=seconds, reason=reason)
-    outcome, diffs = _judge(sc, data, exp, hung=True)
-    return Result(sc, outcome, {**data, "hung": True}, diffs, seconds,
+        return Result(sc, Outcome.HANG, record, seconds=seconds, reason=reason)
+    outcome, diffs = _judge(sc, record, exp, hung=True)
+    return Result(sc, outcome, replace(record, hung=True), diffs, seconds,
                   reason=f"{reason}, as expected")
 
 
@@ -147,7 +148,7 @@ def _crash_output(text: str, size: int = 2000) -> str:
 def _keep(results, r: Result, log: str, out: str, preload, trace=None,
           measured: bool = False) -> Result:
     if results:
-        r.data["artifacts"] = str(artifacts.keep(results, r, _tail(log), _partial(out),
+        r.record.artifacts = str(artifacts.keep(results, r, _tail(log), _partial(out),
                                                  preload, trace, measured))
     return r
 
@@ -170,40 +171,42 @@ def run_one(sc: Scenario, preload: str | None, results=None, pool=None,
     with tempfile.TemporaryDirectory(prefix="ffdnn-worker-") as tmp, reaper.temporary(tmp):
         out, log = os.path.join(tmp, "result.json"), os.path.join(tmp, "output.txt")
         w = (pool or forkclient.DEFAULT).start(sc, env, out, log)
-        base, seen = {"pid": w.pid, "worker": w.how}, {}
+        seen = {}
         hung = _wait(w, sc, out, expect, seen)
         if hung:
             trace = None
             if results and not expect.hangs(sc):  # before the kill; a hang the case names is known
                 trace = artifacts.backtrace(w.pid)
             w.kill()
-            data = {**_partial(out), "output": _tail(log)[-2000:], **base,
-                    **({"watch": seen} if seen else {})}
-            r = _hung(sc, data, time.monotonic() - t0, hung, expect.lookup(sc))
+            record = replace(_partial(out), output=_tail(log)[-2000:], pid=w.pid,
+                             worker=w.how, watch=seen or None)
+            r = _hung(sc, record, time.monotonic() - t0, hung, expect.lookup(sc))
             return _keep(results, r, log, out, preload, trace, expect.lookup(sc) is None)
         w.kill()  # nothing of the worker's may outlive it
         seconds = time.monotonic() - t0
         tail = _tail(log)[-2000:]
         if w.returncode is None:
-            return Result(sc, Outcome.ERROR, {"output": tail, **base}, seconds=seconds,
-                          reason=w.error)
+            return Result(sc, Outcome.ERROR, RunRecord(output=tail, pid=w.pid, worker=w.how),
+                          seconds=seconds, reason=w.error)
         if w.returncode < 0:
             name = signal.Signals(-w.returncode).name
-            r = Result(sc, Outcome.CRASH, {**_partial(out), "output": _crash_output(_tail(log)),
-                                           **base},
-                       seconds=seconds, reason=f"worker died on {name}")
+            record = replace(_partial(out), output=_crash_output(_tail(log)), pid=w.pid,
+                             worker=w.how)
+            r = Result(sc, Outcome.CRASH, record, seconds=seconds,
+                       reason=f"worker died on {name}")
             return _keep(results, r, log, out, preload, measured=expect.lookup(sc) is None)
         try:
-            data = json.loads(Path(out).read_text())
+            record = RunRecord.from_dict(json.loads(Path(out).read_text()))
         except (OSError, ValueError):
-            return Result(sc, Outcome.ERROR, {"output": tail, **base}, seconds=seconds,
+            return Result(sc, Outcome.ERROR, RunRecord(output=tail, pid=w.pid, worker=w.how),
+                          seconds=seconds,
                           reason=f"worker exited {w.returncode} without a result: "
                                  f"{(tail.strip().splitlines() or ['no output'])[-1]}")
-    data.update(base)
-    if "error" in data:
-        return Result(sc, Outcome.ERROR, data, seconds=seconds, reason=data["error"])
-    outcome, diffs = _judge(sc, data, expect.lookup(sc))
-    return Result(sc, outcome, data, diffs, seconds)
+    record.pid, record.worker = w.pid, w.how
+    if record.error is not None:
+        return Result(sc, Outcome.ERROR, record, seconds=seconds, reason=record.error)
+    outcome, diffs = _judge(sc, record, expect.lookup(sc))
+    return Result(sc, outcome, record, diffs, seconds)
 
 
 def progress(r: Result) -> None:

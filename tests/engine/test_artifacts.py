@@ -30,7 +30,7 @@ def test_crash_leaves_artifacts(trees, preload, tmp_path):
     r = runner.run_one(sc, preload, results=tmp_path, expect=EXPECT)
     assert r.outcome is Outcome.CRASH
     where = tmp_path / sc.id
-    assert r.data["artifacts"] == str(where)
+    assert r.record.artifacts == str(where)
     assert {p.name for p in where.iterdir()} == FILES, "no backtrace for a crash"
     assert "Fatal Python error: Segmentation fault" in (where / "output.txt").read_text()
     assert json.loads((where / "partial.json").read_text()) is None, "died before EOF"
@@ -59,7 +59,7 @@ def hung(trees, preload, tmp_path, skip: int, timeout: float, where: str):
         return sc, r, tmp_path / sc.id
     assert re.fullmatch(rf"killed [0-9.]+ s in: (idle for|every thread waiting on the others, "
                         rf"none run for) [0-9.]+ s {where}", r.reason)
-    watched = r.data["watch"][str(r.data["pid"])]  # what the watch saw of the worker
+    watched = r.record.watch[str(r.record.pid)]  # what the watch saw of the worker
     assert watched["cpu"] <= 0.05 * 3 and set(watched["threads"]) <= set("STZt")
     return sc, r, tmp_path / sc.id
 
@@ -78,7 +78,7 @@ def test_real_hang_leaves_artifacts(trees, preload, tmp_path):
     assert "eof_push" not in partial
     trace = (where / "backtrace.txt").read_text()
     if shutil.which("gdb"):
-        assert trace.startswith(f"$ gdb -p {r.data['pid']} -batch")
+        assert trace.startswith(f"$ gdb -p {r.record.pid} -batch")
         assert "Thread 1 " in trace and "\n#0 " in trace, trace[-2000:]
     else:
         assert trace.startswith("gdb is not installed")
@@ -98,7 +98,7 @@ def test_graph_stuck_before_eof_is_judged_by_what_it_does(trees, preload, tmp_pa
     # every thread waits on a futex with no timeout, or one whose deadline (ONNX Runtime's
     # pool) is past when the idle timer (runner.STUCK) would judge: hung at once
     assert "every thread waiting on the others" in r.reason, r.reason
-    assert {w.split()[0] for w in r.data["watch"][str(r.data["pid"])]["waits"]} == {"futex"}
+    assert {w.split()[0] for w in r.record.watch[str(r.record.pid)]["waits"]} == {"futex"}
     assert json.loads((where / "partial.json").read_text()) is None, "stuck before EOF"
     if shutil.which("gdb"):
         trace = (where / "backtrace.txt").read_text()

@@ -19,6 +19,7 @@ from harness.errors import HarnessError
 from harness.judge import diffreport, merge, readers
 from harness.paths import PROJECT
 from harness.run.outcome import Outcome
+from harness.run.record import RunRecord
 from tests import recorded
 
 pytestmark = pytest.mark.unit
@@ -165,7 +166,7 @@ def test_p3_reads_the_floor_and_the_run():
     (r,) = data("run")["results"]
     assert bench.floor_sink("\n".join(lines("floor-py.txt"))) == r["result"]["sink"] != []
     results = [SimpleNamespace(scenario=SimpleNamespace(id=r["id"]), outcome=Outcome(r["outcome"]),
-                               reason=r["reason"], data=r["result"])]
+                               reason=r["reason"], record=RunRecord.from_dict(r["result"]))]
     bench.passed(results, "fork server")
     with pytest.raises(AssertionError, match="not fresh"):
         bench.passed(results, "fresh (FFDNN_FORKSERVER=0)")

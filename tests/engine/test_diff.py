@@ -532,18 +532,19 @@ def test_setup_route_sites_are_the_dnn_codes(tmp_path):
     `sites dnn` (libav: the sink's calls are no sites)."""
     from types import SimpleNamespace
     from harness.experiments import sweep
+    from harness.run.record import CallSite, Counters, RunRecord
     (tmp_path / "src/libavfilter/dnn").mkdir(parents=True)
     for name in ("dnn/dnn_backend_onnx.c", "vf_dnn_processing.c", "formats.c"):
         (tmp_path / "src/libavfilter" / name).write_text("")
-    sites = [{"call": 1, "where": "ff_formats_ref (formats.c:1) < parse (graphparser.c:9)"},
-             {"call": 2, "where": "av_mallocz (mem.c:3) < init (vf_dnn_processing.c:7)"},
-             {"call": 3, "where": "?"},
-             {"call": 4, "where": "create_entry (queue.c:41) < x (dnn_backend_onnx.c:982)"}]
-    data = {"counters": {"eligible": 4}, "sites": sites}
+    sites = [CallSite(1, "ff_formats_ref (formats.c:1) < parse (graphparser.c:9)"),
+             CallSite(2, "av_mallocz (mem.c:3) < init (vf_dnn_processing.c:7)"),
+             CallSite(3, "?"),
+             CallSite(4, "create_entry (queue.c:41) < x (dnn_backend_onnx.c:982)")]
+    record = RunRecord(counters=Counters(eligible=4), sites=sites)
 
     def calls(route, site="malloc"):
         sc = SimpleNamespace(route=route, tree=str(tmp_path), fault=SimpleNamespace(site=site))
-        return sweep.census_calls(SimpleNamespace(data=data, scenario=sc))
+        return sweep.census_calls(SimpleNamespace(record=record, scenario=sc))
     assert [i for i, _ in calls("setup")] == [1, 3]
     assert [i for i, _ in calls("sweep")] == [0, 1, 2, 3]
     assert [i for i, _ in calls("sweep", "libav")] == [1, 3]
@@ -557,8 +558,9 @@ def test_a_failed_setup_is_surfaced_whatever_its_code():
     from types import SimpleNamespace
     from harness.judge import sweep
     from harness.run.outcome import Outcome
-    r = SimpleNamespace(outcome=Outcome.MEASURED, data={"setup": {"ret": -11}},
+    from harness.run.record import Frame, RunRecord, Setup
+    r = SimpleNamespace(outcome=Outcome.MEASURED, record=RunRecord(setup=Setup(-11)),
                         scenario=SimpleNamespace(frames=4))
     assert sweep.classify(r) is sweep.Class.SURFACED
-    r.data = {"setup": {"ret": 0}, "frames": [{"md5": "a"}] * 4}
+    r.record = RunRecord(setup=Setup(0), frames=[Frame("a")] * 4)
     assert sweep.classify(r) is sweep.Class.CLEAN

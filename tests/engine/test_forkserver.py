@@ -52,13 +52,13 @@ def test_each_scenario_starts_fresh(trees, preload):
         assert len(pool.servers) == 1
     finally:
         pool.close()
-    assert [a.data["worker"], b.data["worker"]] == ["fork server"] * 2
-    assert a.data["pid"] != b.data["pid"]
+    assert [a.record.worker, b.record.worker] == ["fork server"] * 2
+    assert a.record.pid != b.record.pid
     for r in (a, b):
         assert r.outcome in OK, r.reason or r.diffs
-        assert r.data["flush_calls"] == 1
-        assert r.data["counters"]["failures"] == 1
-    assert a.data["activate"] == b.data["activate"]
+        assert r.record.flush_calls == 1
+        assert r.record.counters.failures == 1
+    assert a.record.activate == b.record.activate
 
 
 def test_no_process_left_after_a_matrix(trees, preload, monkeypatch):
@@ -119,8 +119,8 @@ def test_switched_off(run_scenario, monkeypatch):
     monkeypatch.setenv("FFDNN_FORKSERVER", "0")
     r = run_scenario("base", "pthread_create=EAGAIN")
     assert r.outcome in OK, r.reason
-    assert r.data["worker"] == "fresh (FFDNN_FORKSERVER=0)"
-    assert r.data["counters"]["failures"] == 1
+    assert r.record.worker == "fresh (FFDNN_FORKSERVER=0)"
+    assert r.record.counters.failures == 1
 
 
 THREAD_AT_LOAD = r"""
@@ -158,9 +158,9 @@ def test_threads_at_import_mean_a_fresh_process(trees, preload, tmp_path):
         r = runner.run_one(sc, f"{preload} {so}", pool=pool, expect=EXPECT)
     finally:
         pool.close()
-    assert r.data["worker"] == "fresh (the module's import started 2 threads)"
+    assert r.record.worker == "fresh (the module's import started 2 threads)"
     assert r.outcome in OK, r.reason or r.diffs
-    assert r.data["counters"]["failures"] == 1
+    assert r.record.counters.failures == 1
 
 
 @pytest.mark.skipif(not FORK, reason="FFDNN_FORKSERVER=0")
@@ -171,7 +171,7 @@ def test_tests_share_a_server(run_scenario, monkeypatch):
     # another test's name (no such file: its path is put together so as not to name one)
     monkeypatch.setenv("PYTEST_CURRENT_TEST", "tests/" + "elsewhere.py::test_other (call)")
     r = run_scenario("base", "none")
-    assert r.data["worker"] == "fork server"
+    assert r.record.worker == "fork server"
     assert len(forkclient.DEFAULT.servers) == servers
 
 
@@ -180,13 +180,13 @@ def test_a_dead_server_is_replaced(trees, preload):
     (sc,) = scenarios(trees, "pthread_create=EAGAIN")
     pool = forkclient.Pool()
     try:
-        assert runner.run_one(sc, preload, pool=pool, expect=EXPECT).data["worker"] == "fork server"
+        assert runner.run_one(sc, preload, pool=pool, expect=EXPECT).record.worker == "fork server"
         (server,) = pool.servers.values()
         server.p.kill()
         server.reader.join(10)
         assert server.dead
         r = runner.run_one(sc, preload, pool=pool, expect=EXPECT)
-        assert r.outcome in OK and r.data["worker"] == "fork server"
+        assert r.outcome in OK and r.record.worker == "fork server"
         assert list(pool.servers.values()) != [server]
     finally:
         pool.close()

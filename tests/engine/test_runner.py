@@ -29,16 +29,16 @@ def test_hang_is_killed(run_scenario):
     r = run_scenario("base", "none", timeout=3, entry="tests.selfworker:hang")
     assert r.outcome is Outcome.HANG
     assert "3 s timeout" in r.reason
-    assert r.data["worker"] == WORKER
-    assert _gone(r.data["pid"]), "no process of the worker's group is left"
+    assert r.record.worker == WORKER
+    assert _gone(r.record.pid), "no process of the worker's group is left"
 
 
 def test_crash_names_the_signal(run_scenario):
     r = run_scenario("base", "none", entry="tests.selfworker:crash")
     assert r.outcome is Outcome.CRASH
     assert r.reason == "worker died on SIGSEGV"
-    assert r.data["worker"] == WORKER
-    assert "Fatal Python error" in r.data["output"], "faulthandler's dump is kept"
+    assert r.record.worker == WORKER
+    assert "Fatal Python error" in r.record.output, "faulthandler's dump is kept"
 
 
 def test_bad_model_is_one_error(run_scenario, tmp_path):
@@ -58,7 +58,7 @@ def test_matrix_goes_on_after_a_crash(trees, preload, run_scenario):
     fine = matrix.scenarios([tree], "onnx", "dnn_processing", ["pthread_create=EAGAIN"])
     results = runner.run(crash + fine, preload, jobs=2, expect=EXPECT)
     assert [r.outcome for r in results] == [Outcome.CRASH, Outcome.MEASURED]
-    assert results[1].data["counters"]["failures"] == 1
+    assert results[1].record.counters.failures == 1
 
 
 @pytest.mark.unit

@@ -79,7 +79,8 @@ def test_real_worker_results_meet_it(name):
     for run in runs:
         r = {"id": "x", "outcome": run["outcome"], "reason": run["reason"],
              "diffs": run["diffs"], "seconds": run["seconds"], "expect": "after",
-             "fault": run["scenario"]["fault"], "result": run["data"]}
+             "fault": run["scenario"]["fault"],
+             "result": recorded.result(run).record.to_dict()}
         assert schemas.problem({**_envelope("run"), "platform": "x", "results": [r]}) is None
 
 

@@ -74,4 +74,4 @@ def test_same_table(byo, preload, name, fault, code):
     (sc,) = matrix.scenarios([built[name]], "onnx", "dnn_processing", [fault])
     r = runner.run_one(sc, preload, expect=EXPECT)
     assert r.outcome is Outcome.PASS, r.diffs
-    assert r.data["activate_at_eof"] == code
+    assert r.record.activate_at_eof == code

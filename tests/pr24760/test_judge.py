@@ -13,6 +13,7 @@ from harness.errors import ExitStatus
 from harness.judge import claims, sweep
 from harness.run import faults
 from harness.run.outcome import Outcome, exit_status, judge
+from harness.run.record import Box, CallSite, Counters, Frame, RunRecord
 from harness.run.runner import Result
 
 pytestmark = pytest.mark.unit
@@ -26,12 +27,12 @@ def _passing(build="after", spec="pthread_create=EINVAL", boxes=None):
     """A result as the after build gives it for the PR's EINVAL row, and its expectation."""
     exp = expected.lookup(build, faults.parse(spec), filt="dnn_detect" if boxes else
                           "dnn_processing")
-    frames = [{"md5": m, "boxes": boxes or []} for m in ("a", "b")]
+    frames = [Frame(m, boxes or []) for m in ("a", "b")]
     code = exp.activate
-    data = {"activate_at_eof": code, "sink": [code, EOF_] if code < 0 else [EOF_],
-            "frames": frames, "inputs": ["a", "b"], "flush_calls": 1,
-            "log": exp.log_has, "counters": {"calls": 3, "eligible": 1, "failures": 1},
-            "failed_call": 1, "sites": [{"call": 1, "where": FLUSH_STACK}]}
+    data = RunRecord(activate_at_eof=code, sink=[code, EOF_] if code < 0 else [EOF_],
+                     frames=frames, inputs=["a", "b"], flush_calls=1, log=exp.log_has,
+                     counters=Counters(calls=3, eligible=1, failures=1), failed_call=1,
+                     sites=[CallSite(1, FLUSH_STACK)])
     return data, exp
 
 
@@ -41,26 +42,26 @@ def test_the_passing_result_passes():
 
 
 BREAKS = {  # id -> (how the result is broken, what the judge must say)
-    "one-frame-lost": (lambda d: d.update(frames=d["frames"][:1]),
+    "one-frame-lost": (lambda d: setattr(d, "frames", d.frames[:1]),
                        "frames out: got 1, expected 2"),
-    "no-frame": (lambda d: d.update(frames=[]), "frames out: got 0, expected 2"),
-    "frame-not-the-input": (lambda d: d["frames"][1].update(md5="c"),
+    "no-frame": (lambda d: setattr(d, "frames", []), "frames out: got 0, expected 2"),
+    "frame-not-the-input": (lambda d: setattr(d.frames[1], "md5", "c"),
                             "frame 1: not the frame pushed"),
-    "inputs-not-recorded": (lambda d: d.pop("inputs"), "recorded no input frames"),
-    "flush-never-ran": (lambda d: d.update(flush_calls=0),
+    "inputs-not-recorded": (lambda d: setattr(d, "inputs", None), "recorded no input frames"),
+    "flush-never-ran": (lambda d: setattr(d, "flush_calls", 0),
                         "flush calls at EOF: got 0, expected 1"),
-    "flush-ran-twice": (lambda d: d.update(flush_calls=2),
+    "flush-ran-twice": (lambda d: setattr(d, "flush_calls", 2),
                         "flush calls at EOF: got 2, expected 1"),
-    "two-eligible-calls": (lambda d: d["counters"].update(eligible=2),
+    "two-eligible-calls": (lambda d: setattr(d.counters, "eligible", 2),
                            "calls from FFmpeg's code after arming: got 2"),
     "a-frame-start-failed": (
-        lambda d: d.update(sites=[{"call": 1, "where": "ff_dnn_start_inference_async (x.c:1) "
-                                                       "< execute_model_tf (y.c:2)"}]),
+        lambda d: setattr(d, "sites", [CallSite(1, "ff_dnn_start_inference_async (x.c:1) "
+                                                   "< execute_model_tf (y.c:2)")]),
         "the failed pthread_create() call: got ff_dnn_start_inference_async (x.c:1) < "
         "execute_model_tf"),
-    "no-stack-kept": (lambda d: d.update(sites=[]),
+    "no-stack-kept": (lambda d: setattr(d, "sites", []),
                       "the failed pthread_create() call: got no stack"),
-    "another-call-failed": (lambda d: d.update(failed_call=2),
+    "another-call-failed": (lambda d: setattr(d, "failed_call", 2),
                             "the failed pthread_create() call: got no stack"),
 }
 
@@ -77,22 +78,22 @@ def test_each_check_fails(how):
 
 def test_pixels_are_not_compared_for_a_model_that_changes_them():
     data, exp = _passing()
-    data["frames"][0]["md5"] = "changed by the model"
+    data.frames[0].md5 = "changed by the model"
     assert judge(data, exp, same_as_input=False) == (Outcome.PASS, [])
 
 
 def test_a_hang_is_judged_without_its_flush():
     data, exp = _passing()
-    data["flush_calls"] = 0  # the checkpoint is taken before EOF
+    data.flush_calls = 0  # the checkpoint is taken before EOF
     assert not any("flush" in d for d in judge(data, exp, hung=True)[1])
 
 
 def test_the_box_check_fails_with_no_frame():
-    box = {"box": "32x32+16+16", "label": "", "confidence": "9000/10000", "classify": []}
+    box = Box("32x32+16+16", "", "9000/10000", [])
     data, exp = _passing(boxes=[box])
     assert judge(data, exp) == (Outcome.PASS, [])
     exp = dataclasses.replace(exp, frames=None)  # even with the frame count unchecked
-    data["frames"] = []
+    data.frames = []
     outcome, diffs = judge(data, exp)
     assert outcome is Outcome.FAIL
     assert diffs == ["boxes: 0 frames came out, expected 2 with a box each"]
@@ -133,7 +134,7 @@ def _site(cls, i=0, reason=""):
 
 
 def _found(*classes, census=Outcome.MEASURED, injector=True, n=None):
-    run = Result(None, census, {"injector": injector}, reason="parse graph: boom")
+    run = Result(None, census, RunRecord(injector=injector), reason="parse graph: boom")
     sites = [_site(c, i) for i, c in enumerate(classes)]
     return {"after": sweep.Found(len(classes) if n is None else n, sites, run)}
 

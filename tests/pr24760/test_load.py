@@ -73,7 +73,7 @@ def test_slow_but_at_work_is_not_a_hang(tree, preload, slow_symbolizer, loaded):
     with runner.servers() as pool:  # servers of its own: they see the slow symbolizer's PATH
         with hogs() if loaded else nullcontext():
             r = run_one(sc, preload, expect=expected.EXPECT, pool=pool)
-    assert r.outcome is Outcome.PASS, f"{r.outcome.value}: {r.reason} {r.diffs} {r.data.get('watch', '')}"
+    assert r.outcome is Outcome.PASS, f"{r.outcome.value}: {r.reason} {r.diffs} {r.record.watch or ''}"
     assert r.seconds >= 1.5, "the symbolizer ran, slowly, before the run ended"
 
 
@@ -141,5 +141,5 @@ def test_a_delay_injected_after_eof_is_not_a_hang(tree, preload, loaded):
     with runner.servers() as pool, hogs() if loaded else nullcontext():
         r = run_one(sc, preload, expect=expected.EXPECT, pool=pool)
     assert r.outcome is not Outcome.HANG, r.reason
-    assert r.seconds >= 1.5 and r.data["counters"]["failures"] == 1, "the start was delayed"
-    assert r.data["sink"][-1] == errnos.AVERROR_EOF and len(r.data["frames"]) == sc.frames
+    assert r.seconds >= 1.5 and r.record.counters.failures == 1, "the start was delayed"
+    assert r.record.sink[-1] == errnos.AVERROR_EOF and len(r.record.frames) == sc.frames

@@ -51,17 +51,17 @@ def test_pr_table(run_scenario, build, backend, filt, fault, route):
                      timeout=10.0 if route == "frame" else 60.0)
     assert r.outcome is Outcome.PASS, f"{r.outcome.value}: {r.diffs or r.reason}"
     exp = expected.lookup(build, faults.parse(fault), backend, filt, route)
-    assert r.data[exp.activate_field] == exp.activate
+    assert getattr(r.record, exp.activate_field) == exp.activate
     frames = 2 if route == "flush" else 2 - exp.failures  # the frame route fails the last
-    assert len(r.data["frames"]) == frames, "the frames before the fault went through"
-    assert r.data["counters"]["failures"] == exp.failures
+    assert len(r.record.frames) == frames, "the frames before the fault went through"
+    assert r.record.counters.failures == exp.failures
     if exp.eligible is not None:  # how many calls FFmpeg made after arming, and which failed
-        assert r.data["counters"]["eligible"] == exp.eligible
-    assert functions(failed_where(r.data))[:len(exp.failed_at)] == list(exp.failed_at)
-    assert r.data.get("hung", False) == (exp.outcome == "HANG")
+        assert r.record.counters.eligible == exp.eligible
+    assert functions(failed_where(r.record))[:len(exp.failed_at)] == list(exp.failed_at)
+    assert bool(r.record.hung) == (exp.outcome == "HANG")
     if route == "flush":
-        assert tuple(r.data["sink"]) == exp.sink
-        assert r.data["flush_calls"] == 1
+        assert tuple(r.record.sink) == exp.sink
+        assert r.record.flush_calls == 1
 
 
 @pytest.mark.onnx
@@ -96,7 +96,7 @@ def test_every_errno_of_the_profile_follows_the_rule(run_scenario, name):
     r = run_scenario("after", f"pthread_create=1*return({name})")
     assert r.outcome is Outcome.PASS, r.diffs
     e = faults.parse(f"pthread_create={name}").errno
-    assert r.data["activate_at_eof"] == (errnos.AVERROR_EXTERNAL if name == "EAGAIN" else -e)
+    assert r.record.activate_at_eof == (errnos.AVERROR_EXTERNAL if name == "EAGAIN" else -e)
 
 
 @pytest.mark.after
@@ -106,4 +106,4 @@ def test_wrap_injector_variant(run_scenario):
     """The link-time --wrap injector gives the same row as the LD_PRELOAD one."""
     r = run_scenario("after", "pthread_create=EINVAL", injector="wrap")
     assert r.outcome is Outcome.PASS, r.diffs
-    assert r.data["counters"]["failures"] == 1
+    assert r.record.counters.failures == 1

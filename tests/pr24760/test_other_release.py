@@ -199,9 +199,9 @@ def test_core_claim(trees, version, kind, backend, filt, build, fault):
     r = runner.run_one(sc, matrix.preload_library(), expect=expected.EXPECT)
     assert r.outcome is Outcome.PASS, f"{r.outcome.value}: {r.diffs or r.reason}"
     exp = expected.lookup(build, faults.parse(fault), backend, filt)
-    assert r.data["activate_at_eof"] == exp.activate
-    assert tuple(sink_sequence(r.data)) == exp.sink  # AVERROR(EAGAIN) is "not yet"
-    assert len(r.data["frames"]) == 2
+    assert r.record.activate_at_eof == exp.activate
+    assert tuple(sink_sequence(r.record)) == exp.sink  # AVERROR(EAGAIN) is "not yet"
+    assert len(r.record.frames) == 2
 
 
 @OPT_IN

@@ -13,6 +13,7 @@ from harness.cases import pr24760 as case
 from harness import errnos
 from harness.run import outcome, runner
 from harness.run.outcome import Outcome
+from harness.run.record import RunRecord
 from tests import recorded
 
 pytestmark = pytest.mark.unit
@@ -28,7 +29,7 @@ def _judge(run: dict, hung: bool = False):
     """What the runner does with a worker's result (runner._judge): the case's expectation
     for the scenario, and whether its frames must come out as pushed."""
     r = recorded.result(run)
-    return runner._judge(r.scenario, r.data, case.expectation(r.scenario), hung)
+    return runner._judge(r.scenario, r.record, case.expectation(r.scenario), hung)
 
 
 # Each recorded run, re-judged: (recording, build, fault, hung) -> the outcome, and the
@@ -210,7 +211,8 @@ WRONG = {
         ["frame 1: box classified 0, expected 1"]),
     "classify-two-labels": (
         "classify-openvino", "before", None, False,
-        lambda d: d["frames"][0]["boxes"][0]["classify"].append({"label": "cat"}),
+        lambda d: d["frames"][0]["boxes"][0]["classify"].append(
+            {"label": "cat", "confidence": "1/2"}),
         ["frame 0: box classified 2, expected 1"]),
     # the HANG row: a run that ended where the case says it hangs is judged on everything
     "hang-row-ended": (
@@ -257,12 +259,13 @@ def test_a_hang_the_case_does_not_name_is_a_hang():
     run = recorded.run("table-onnx", "after", "pthread_create=EAGAIN")
     r = recorded.result(run)
     exp = case.expectation(r.scenario)
-    got = runner._hung(r.scenario, r.data, 1.0, "killed 1.0 s in: idle for 0.5 s after EOF", exp)
+    got = runner._hung(r.scenario, r.record, 1.0, "killed 1.0 s in: idle for 0.5 s after EOF", exp)
     assert (got.outcome, got.diffs) == (Outcome.HANG, [])
     assert outcome.exit_status([got]) == 1
     torch = recorded.result(recorded.run("frame-torch", "after"))
-    got = runner._hung(torch.scenario, torch.data, 1.0, "killed", case.expectation(torch.scenario))
-    assert (got.outcome, got.data["hung"], got.reason) == (Outcome.PASS, True, "killed, as expected")
+    got = runner._hung(torch.scenario, torch.record, 1.0, "killed",
+                       case.expectation(torch.scenario))
+    assert (got.outcome, got.record.hung, got.reason) == (Outcome.PASS, True, "killed, as expected")
 
 
 def test_judge_by_default_judges_a_run_that_ended_pixels_unchecked():
@@ -271,9 +274,9 @@ def test_judge_by_default_judges_a_run_that_ended_pixels_unchecked():
     run = recorded.run("table-onnx", "after", "pthread_create=EAGAIN")
     exp = case.expectation(recorded.scenario(run["scenario"]))
     run["data"]["frames"][0]["md5"] = "0" * 32
-    assert outcome.judge(run["data"], exp) == (Outcome.PASS, [])
+    assert outcome.judge(RunRecord.from_dict(run["data"]), exp) == (Outcome.PASS, [])
     run["data"]["sink"] = [EOF]
-    assert outcome.judge(run["data"], exp) == (Outcome.FAIL, [
+    assert outcome.judge(RunRecord.from_dict(run["data"]), exp) == (Outcome.FAIL, [
         "sink: got AVERROR_EOF, expected AVERROR_EXTERNAL, then AVERROR_EOF"])
 
 
@@ -288,12 +291,12 @@ def test_boxes_on_the_frames_expected(frames, keep, says):
     exp = dataclasses.replace(case.expectation(recorded.scenario(run["scenario"])),
                               frames=frames)
     del run["data"]["frames"][keep:]
-    assert outcome.judge(run["data"], exp)[1] == says
+    assert outcome.judge(RunRecord.from_dict(run["data"]), exp)[1] == says
 
 
 def test_no_expectation_is_measured():
     run = recorded.run("table-onnx", "after", "pthread_create=EAGAIN")
-    assert outcome.judge(run["data"], None) == (Outcome.MEASURED, [])
+    assert outcome.judge(RunRecord.from_dict(run["data"]), None) == (Outcome.MEASURED, [])
 
 
 def _results(*outcomes):
@@ -339,14 +342,14 @@ def test_no_run_is_not_green():
 def test_the_sink_sequence_and_the_failed_call():
     """What the judge reads of a result, on the recorded after EAGAIN row and LibTorch's
     frame route: the errors from the frame's pulls first, EAGAIN and frames left out."""
-    after = recorded.run("table-onnx", "after", "pthread_create=EAGAIN")["data"]
+    after = recorded.result(recorded.run("table-onnx", "after", "pthread_create=EAGAIN")).record
     assert outcome.sink_sequence(after) == [EXTERNAL, EOF]
-    torch = recorded.run("frame-torch", "after")["data"]
-    assert outcome.sink_sequence({**torch, "sink": [-11, 0, EOF]}) == [-5, EOF]
-    assert outcome.sink_sequence({}) == []
-    assert outcome.failed_where(after) == after["sites"][0]["where"]
-    assert outcome.failed_where({**after, "failed_call": None}) == ""
-    assert outcome.functions(after["sites"][0]["where"]) == [
+    torch = recorded.result(recorded.run("frame-torch", "after")).record
+    assert outcome.sink_sequence(dataclasses.replace(torch, sink=[-11, 0, EOF])) == [-5, EOF]
+    assert outcome.sink_sequence(RunRecord()) == []
+    assert outcome.failed_where(after) == after.sites[0].where
+    assert outcome.failed_where(dataclasses.replace(after, failed_call=None)) == ""
+    assert outcome.functions(after.sites[0].where) == [
         "ff_dnn_start_inference_async", "standin_flush", "flush_frame"]
     assert outcome.functions("") == []
     assert outcome.functions("ff_dnn_start_inference_async (dnn_backend_common.c:147) < "
@@ -362,4 +365,4 @@ def test_an_expectation_that_names_no_call_says_failures_alone():
     run = recorded.run("table-onnx", "after", "pthread_create=EINVAL")
     exp = dataclasses.replace(case.expectation(recorded.scenario(run["scenario"])), call="")
     run["data"]["counters"]["failures"] = 0
-    assert outcome.judge(run["data"], exp)[1] == ["failures injected: got 0, expected 1"]
+    assert outcome.judge(RunRecord.from_dict(run["data"]), exp)[1] == ["failures injected: got 0, expected 1"]

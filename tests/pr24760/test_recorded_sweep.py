@@ -133,7 +133,7 @@ def test_a_result_without_its_scenario_counts_the_sweeps_frames():
     r = recorded.result(_census("sweep-wrap-pre-onnx"))
     r.scenario = None
     assert sweep.classify(r) is Class.CLEAN
-    r.data["frames"].pop()
+    r.record.frames.pop()
     assert sweep.classify(r) is Class.DROPPED
 
 
@@ -180,7 +180,7 @@ def _break(found: dict, how: str):
     elif how == "census-crash":
         f.census.outcome, f.census.reason = Outcome.CRASH, "worker died on SIGSEGV"
     elif how == "no-injector":
-        f.census.data["injector"] = False
+        f.census.record.injector = False
     elif how == "site-crash":
         s = f[1][1]
         s.cls, s.result.reason = Class.CRASH, "worker died on SIGSEGV"

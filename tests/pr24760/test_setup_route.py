@@ -40,7 +40,7 @@ def test_every_setup_site_is_the_dnn_codes_and_a_failed_setup_surfaces(tree, pre
     assert all(sites.in_dnn_code(s.where, after.src) for s in found), \
         [s.where for s in found if not sites.in_dnn_code(s.where, after.src)]
     assert any("dnn_load_model_onnx (dnn_backend_onnx.c:" in s.where for s in found)
-    failed = [s for s in found if s.result.data.get("setup", {}).get("ret", 0) < 0]
+    failed = [s for s in found if s.result.record.setup and s.result.record.setup.ret < 0]
     assert failed and all(s.cls is sweep.Class.SURFACED for s in failed)
     assert all("--route setup" in s.command for s in found)
     assert not [s for s in found if s.cls in (sweep.Class.ERROR, sweep.Class.CRASH)]

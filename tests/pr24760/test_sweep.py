@@ -45,7 +45,8 @@ def test_async_start_failure_hangs(tree, preload, monkeypatch, backend, filt, ca
         # LibTorch's single request never comes back: only a failed start of the last
         # frame gets to EOF (and its checkpoint); the others hang at the next frame
         at_eof = sites if backend == "tf" else sites[-1:]
-        assert all(s.result.data.get("counters", {}).get("failures") == 1 for s in at_eof), \
+        assert all(s.result.record.counters and s.result.record.counters.failures == 1
+                   for s in at_eof), \
             "the checkpoint before EOF shows the one failed call"
         assert all("--route sweep" in s.command for s in sites)
         assert all(s.where.startswith("ff_dnn_start_inference_async (dnn_backend_common.c:")
@@ -64,22 +65,23 @@ def test_onnx_has_no_site(tree, preload):
     for build, f in found.items():
         census = f.census
         assert census.outcome is Outcome.MEASURED, f"{build}: {census.reason}"
-        assert census.data["injector"] and census.data["counters"]["eligible"] == 0
-        assert len(census.data["frames"]) == sweep.FRAMES, "every frame went through"
+        assert census.record.injector and census.record.counters.eligible == 0
+        assert len(census.record.frames) == sweep.FRAMES, "every frame went through"
         assert sweep.problems({build: f}, None) == []
 
 
 @pytest.mark.unit
 def test_classes():
+    from harness.run.record import Activation, Frame, RunRecord
     from harness.run.runner import Result
-    r = Result(None, Outcome.MEASURED, {"activate": [{"ret": 11}], "sink": [-541478725],
-                                        "frames": [{}] * 4})
+    r = Result(None, Outcome.MEASURED, RunRecord(activate=[Activation(11, False)],
+                                                 sink=[-541478725], frames=[Frame("")] * 4))
     assert sweep.classify(r) is sweep.Class.LOST
-    r.data["activate"] = [{"ret": -22}]
+    r.record.activate = [Activation(-22, False)]
     assert sweep.classify(r) is sweep.Class.SURFACED
-    r.data["activate"], r.data["frames"] = [{"ret": 0}], [{"md5": "a"}] * 3
+    r.record.activate, r.record.frames = [Activation(0, False)], [Frame("a")] * 3
     assert sweep.classify(r) is sweep.Class.DROPPED
-    r.data["frames"] = [{"md5": "a"}, {"md5": "b"}, {"md5": "c"}, {"md5": "d"}]
+    r.record.frames = [Frame("a"), Frame("b"), Frame("c"), Frame("d")]
     assert sweep.classify(r) is sweep.Class.CLEAN
     assert sweep.classify(r, ["a", "b", "c", "d"]) is sweep.Class.CLEAN
     assert sweep.classify(r, ["0", "b", "c", "d"]) is sweep.Class.ALTERED
@@ -91,8 +93,8 @@ def test_malloc_family_fires(run_scenario):
     """The malloc interposer, armed through the module before the frames: FFmpeg's first
     allocation fails, and the counters prove it (the harness's own are made before)."""
     r = run_scenario("after", "malloc=1*return(ENOMEM)", route="sweep")
-    assert r.data["counters"]["failures"] == 1
-    assert r.data["counters"]["eligible"] >= 1
+    assert r.record.counters.failures == 1
+    assert r.record.counters.eligible >= 1
     assert r.scenario.fault.kind == "malloc"
 
 
@@ -110,7 +112,7 @@ def test_malloc_sweep_classifies_every_site(tree, preload):
     count, sites = found["after"]
     assert count == total
     assert [(s.cls.value, functions(s.where)[0]) for s in sites] == list(first)
-    assert [s.result.data["counters"]["failures"] for s in sites] == [1] * len(first)
+    assert [s.result.record.counters.failures for s in sites] == [1] * len(first)
     assert sweep.problems(found) == []
 
 
@@ -129,12 +131,12 @@ def test_classes_from_real_runs(run_scenario, want, build, fault, route):
     containment: tests/engine/test_runner.py). ALTERED needs the clean run's frames."""
     clean = run_scenario(build, "none", route=route, frames=sweep.FRAMES)
     r = run_scenario(build, fault, route=route, frames=sweep.FRAMES)
-    reference = [f["md5"] for f in clean.data["frames"]]
+    reference = [f.md5 for f in clean.record.frames]
     assert len(reference) == sweep.FRAMES
     assert sweep.classify(r, reference).value == want
-    assert r.data["counters"]["failures"] == 1
+    assert r.record.counters.failures == 1
     if want == "CLEAN":
-        assert "ff_yuv2rgb_c_init_tables" in r.data["sites"][0]["where"]
+        assert "ff_yuv2rgb_c_init_tables" in r.record.sites[0].where
 
 
 @pytest.mark.onnx
@@ -150,7 +152,7 @@ def test_pre_processing_result_is_ignored(tree, preload, build):
     want, _ = expected.SWEEP[("onnx", "dnn_processing", "wrap:ff_proc_from_frame_to_dnn")]
     assert count == sweep.FRAMES, "one pre-processing call per frame"
     assert [s.cls.value for s in sites] == [want] * count
-    assert all(s.result.data["counters"]["failures"] == 1 for s in sites)
+    assert all(s.result.record.counters.failures == 1 for s in sites)
     assert all(s.where.startswith("fill_model_input_onnx (dnn_backend_onnx.c:") for s in sites)
 
 
@@ -167,10 +169,10 @@ def test_lltask_sites_are_steady(tree, preload):
                            ["malloc=1*return(ENOMEM)"], route="sweep")
     census = sweeps.census(scs[0])
     clean = runner.run([census], preload, jobs=1, expect=EXPECT, pool=SERVERS)[0]
-    calls = [s["call"] - 1 for s in clean.data["sites"]
-             if functions(s["where"])[0] == "extract_lltask_from_task"]
+    calls = [s.call - 1 for s in clean.record.sites
+             if functions(s.where)[0] == "extract_lltask_from_task"]
     assert len(calls) == sweep.FRAMES, "one lltask a frame"
-    reference = [f["md5"] for f in clean.data["frames"]]
+    reference = [f.md5 for f in clean.record.frames]
     plans = [replace(census, fault=replace(census.fault, skip=i, count=1))
              for i in calls for _ in range(5)]
     runs = runner.run(plans, preload, jobs=2, expect=EXPECT, pool=SERVERS)

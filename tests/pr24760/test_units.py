@@ -11,6 +11,7 @@ from harness.run import faults
 from harness.judge import report
 from harness.errors import ScenarioError, first_error
 from harness.run.outcome import Outcome
+from harness.run.record import RunRecord
 from harness.run.runner import Result
 from harness.run.scenario import Scenario
 
@@ -98,7 +99,7 @@ def test_every_claim_cites_the_pr():
 
 def _result(build, spec, activate, sink, outcome=Outcome.PASS):
     sc = Scenario(build, "/x", "onnx", "dnn_processing", faults.parse(spec), "/m.onnx")
-    return Result(sc, outcome, {"activate_at_eof": activate, "sink": sink})
+    return Result(sc, outcome, RunRecord(activate_at_eof=activate, sink=sink))
 
 
 def test_markdown_table_like_the_pr():

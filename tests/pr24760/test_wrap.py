@@ -43,7 +43,7 @@ MARK = {name: getattr(pytest.mark, b.marker) for name, b in BACKENDS.items()}
 
 def confidences(frames) -> list:
     """Per frame, the confidences of its boxes' classification labels."""
-    return [[c["confidence"] for b in f["boxes"] for c in b["classify"]] for f in frames]
+    return [[c.confidence for b in f.boxes for c in b.classify] for f in frames]
 
 
 def unjudged(r, build: str) -> None:
@@ -65,33 +65,33 @@ def test_each_wrapper_fires(run_scenario, symbol):
     r = run_scenario("after", f"wrap:{symbol}=1*return({value})", backend, filt,
                      route=route, timeout=20.0)
     unjudged(r, "after")
-    d = r.data
-    assert d["counters"]["failures"] == 1
-    assert d["counters"]["eligible"] == eligible
-    assert functions(failed_where(d) if route == "flush" else d["sites"][0]["where"])[0] == caller
-    errors = [c for c in d["drained"] + d["sink"] if c < 0 and c not in (-errno.EAGAIN,
-                                                                           errnos.AVERROR_EOF)]
-    md5s = [f["md5"] for f in d["frames"]]
+    d = r.record
+    assert d.counters.failures == 1
+    assert d.counters.eligible == eligible
+    assert functions(failed_where(d) if route == "flush" else d.sites[0].where)[0] == caller
+    errors = [c for c in d.drained + d.sink if c < 0 and c not in (-errno.EAGAIN,
+                                                                     errnos.AVERROR_EOF)]
+    md5s = [f.md5 for f in d.frames]
     if effect == "first_error":
-        assert d["activate_first_error"] == arg and errors == [arg]
-        assert md5s == d["inputs"][1:], "the failed frame is dropped, the other goes through"
+        assert d.activate_first_error == arg and errors == [arg]
+        assert md5s == d.inputs[1:], "the failed frame is dropped, the other goes through"
     elif effect == "error_then_every_frame":
-        assert d["activate_first_error"] == arg and errors == [arg]
-        assert d["sink"][-1] == errnos.AVERROR_EOF and not [c for c in d["sink"] if c < 0][:-1]
-        assert md5s == d["inputs"], "every frame comes out, the failed one later"
+        assert d.activate_first_error == arg and errors == [arg]
+        assert d.sink[-1] == errnos.AVERROR_EOF and not [c for c in d.sink if c < 0][:-1]
+        assert md5s == d.inputs, "every frame comes out, the failed one later"
     elif effect == "altered":
-        assert errors == [] and len(md5s) == len(d["inputs"])
-        assert md5s[arg] != d["inputs"][arg] and md5s[arg + 1:] == d["inputs"][arg + 1:]
+        assert errors == [] and len(md5s) == len(d.inputs)
+        assert md5s[arg] != d.inputs[arg] and md5s[arg + 1:] == d.inputs[arg + 1:]
     elif effect == "classified":
         clean = run_scenario("after", "none", backend, filt, route=route, timeout=20.0)
-        conf, clean_conf = confidences(d["frames"]), confidences(clean.data["frames"])
-        assert errors == [] and len(conf) == len(clean_conf) == len(d["inputs"])
+        conf, clean_conf = confidences(d.frames), confidences(clean.record.frames)
+        assert errors == [] and len(conf) == len(clean_conf) == len(d.inputs)
         assert conf[arg] != clean_conf[arg] and conf[arg + 1:] == clean_conf[arg + 1:]
     elif effect == "activate_at_eof":
-        assert d["activate_at_eof"] == arg and errors == []
+        assert d.activate_at_eof == arg and errors == []
     else:
         assert effect == "unseen" and arg, "a wrapper whose effect cannot show says why"
-        assert errors == [] and md5s == d["inputs"]
+        assert errors == [] and md5s == d.inputs
 
 
 @pytest.mark.parametrize("function", [
@@ -135,18 +135,18 @@ def test_failed_post_processing(run_scenario, build):
     r = run_scenario(build, "wrap:ff_proc_from_dnn_to_frame=1*return(AVERROR(ENOMEM))",
                      route="sweep")
     unjudged(r, build)
-    assert r.data["counters"]["failures"] == 1
-    errors = [c for c in r.data["drained"] if c < 0 and c != -errno.EAGAIN]
-    md5s = [f["md5"] for f in r.data["frames"]]
+    assert r.record.counters.failures == 1
+    errors = [c for c in r.record.drained if c < 0 and c != -errno.EAGAIN]
+    md5s = [f.md5 for f in r.record.frames]
     if build == "base":
-        assert errors == [] and r.data["activate_first_error"] is None
+        assert errors == [] and r.record.activate_first_error is None
         assert md5s[0] == ZEROS and len(md5s) == 2
         assert md5s[1] != ZEROS
     else:
         assert errors == [-errno.ENOMEM]
-        assert r.data["activate_first_error"] == -errno.ENOMEM
+        assert r.record.activate_first_error == -errno.ENOMEM
         assert len(md5s) == 1 and md5s[0] != ZEROS
-    assert r.data["sink"][-1] == errnos.AVERROR_EOF
+    assert r.record.sink[-1] == errnos.AVERROR_EOF
 
 
 @pytest.mark.onnx
@@ -158,7 +158,7 @@ def test_wrapping_the_helper_bypasses_the_fix(run_scenario, build):
     (Failing pthread_create() below the helper is what shows the fix.)"""
     r = run_scenario(build, "wrap:ff_dnn_start_inference_async=1*return(11)")
     unjudged(r, build)
-    assert r.data["counters"]["failures"] == 1
-    assert r.data["activate_at_eof"] == errno.EAGAIN
-    assert [c for c in r.data["sink"] if c < 0] == [errnos.AVERROR_EOF]
-    assert "Unable to start async inference" not in r.data["log"]
+    assert r.record.counters.failures == 1
+    assert r.record.activate_at_eof == errno.EAGAIN
+    assert [c for c in r.record.sink if c < 0] == [errnos.AVERROR_EOF]
+    assert "Unable to start async inference" not in r.record.log

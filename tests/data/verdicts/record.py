@@ -47,7 +47,7 @@ def _result(r, keep=KEEP) -> dict:
     """A runner.Result as the tests rebuild it (tests/recorded.py)."""
     return {"scenario": json.loads(r.scenario.to_json()), "outcome": r.outcome.value,
             "reason": r.reason, "diffs": r.diffs, "seconds": round(r.seconds, 2),
-            "data": _data(r.data, keep)}
+            "data": _data(r.record.to_dict(), keep)}
 
 
 def _harness(*args) -> dict:
