@@ -85,3 +85,14 @@ def test_the_real_results_read_back_as_written():
     assert len(runs) > 40
     for d in runs:
         assert RunRecord.from_dict(d).to_dict() == d  # key for key, at every depth
+
+
+def test_a_result_still_gives_its_json_form_as_data():
+    """A fault test written before the record had a type reads `Result.data`: the record's
+    JSON form, with a warning that says what to read instead."""
+    from types import SimpleNamespace
+    from harness.run.outcome import Outcome
+    from harness.run.runner import Result
+    r = Result(SimpleNamespace(id="x"), Outcome.MEASURED, FULL)
+    with pytest.warns(DeprecationWarning, match="Result.record"):
+        assert r.data == FULL.to_dict()
