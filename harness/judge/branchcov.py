@@ -20,6 +20,12 @@ TAKEN, NOT_TAKEN, NO_CODE = "taken", "not taken", "no code"
 INPUT = "input:"  # a why that begins so: another input reaches the branch, no failed call
 
 
+def another_input(why: str) -> bool:
+    """Does the data file's `why` say another input reaches the branch (a model, an option,
+    a file), not that nothing does?"""
+    return why.startswith(INPUT)
+
+
 @dataclass
 class Seen:
     branch: parse.Branch
@@ -33,7 +39,7 @@ class Seen:
     @property
     def needs_input(self) -> bool:
         """The data file says another input reaches it (a model, an option, a file)."""
-        return self.unreachable.startswith(INPUT)
+        return another_input(self.unreachable)
 
 
 @dataclass

@@ -52,7 +52,7 @@ def in_unreachable(text: str, path: str, unreachable: dict) -> list:
     from harness.judge import branchcov, branches
     out = []
     for key, b in branchcov.keyed(branches.branches(text, path)):
-        if key in unreachable and b.own and not unreachable[key].startswith(branchcov.INPUT):
+        if key in unreachable and b.own and not branchcov.another_input(unreachable[key]):
             out.append((b.offset, b.own[-1].end, unreachable[key]))
     return out
 
