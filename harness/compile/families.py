@@ -194,6 +194,9 @@ def sweep_fault(family: str) -> str:
     if fam is None:
         known = [n + (":<function>" if f.per_function else "") for n, f in FAMILIES.items()]
         raise HarnessError(f"bad sweep family '{family}' (known: {', '.join(known)})")
+    if function and not fam.per_function:
+        raise HarnessError(f"bad sweep family '{family}': {name} has one window for all its "
+                           f"functions: --fault {name}")
     if fam.per_function and not function:
         raise HarnessError(f"a {name} sweep names its function: --fault {name}:<function> "
                            f"(known: {', '.join(fam.functions)})")

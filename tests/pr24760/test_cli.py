@@ -37,6 +37,8 @@ def test_bad_fault():
 @pytest.mark.parametrize("family, says", [
     ("wrap", "a wrap sweep names its function: --fault wrap:<function> (known: "
              "ff_proc_from_dnn_to_frame"),
+    ("libav:ff_filter_frame", "bad sweep family 'libav:ff_filter_frame': libav has one "
+                              "window for all its functions: --fault libav"),
     ("read", "bad sweep family 'read' (known: libav, libtorch, malloc, onnxruntime, openvino, "
              "pthread_create, tensorflow, wrap:<function>")])
 def test_bad_sweep_family(family, says):
