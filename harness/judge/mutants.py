@@ -42,6 +42,8 @@ class Mutant:
     before: str         # that text, as written
     after: str          # what replaces it
     line_text: str = ""  # the mutated line as written, squeezed (what the data file names)
+    needs: int = 0       # the line a run must have run for the mutant to change it (0: its
+                         # own): a check made false changes only the runs that took its branch
 
     @property
     def key(self) -> str:
@@ -80,16 +82,21 @@ class _Maker:
         self.text, self.path, self.out = text, path, []
         self.lines = text.splitlines()
 
-    def add(self, function: str, operator: str, start: int, end: int, after: str) -> None:
+    def add(self, function: str, operator: str, start: int, end: int, after: str,
+            needs: int = 0) -> None:
         line = self.src.line(start)
         self.out.append(Mutant(self.path, function, line, operator, start, end,
-                               self.text[start:end], after, squeeze(self.lines[line - 1])))
+                               self.text[start:end], after, squeeze(self.lines[line - 1]),
+                               needs))
 
     def make(self) -> list:
         for b in self.found:
             if b.kind == "if":
                 a, z = b.cond_span
-                self.add(b.function, "check-removed", a, z, f"({self.text[a:z]}) && 0")
+                # its condition still runs; it differs only where the branch was taken,
+                # which its first line's count says unless that is the condition's line
+                self.add(b.function, "check-removed", a, z, f"({self.text[a:z]}) && 0",
+                         0 if b.inline else b.first)
             for s in b.own:
                 self.return_zero(b, s)
                 self.cleanup(b.function, s)

@@ -69,7 +69,8 @@ def without_run(m: ops.Mutant, seen: set | None, equivalent: dict, never: list,
     """The mutant's fate where no diff runs: on a line the compiler does not see (`seen`,
     None when that could not be read), explained in the data file of equivalent mutants,
     inside a branch no fault can reach (`never`: in_unreachable()), or on a line no fault
-    of the tree's sweep ran (`not_run`); None: it is built and diffed."""
+    of the tree's sweep ran (`not_run`), or a check made false whose branch none took;
+    None: it is built and diffed."""
     from harness.judge import branchcov
     if seen is not None and m.line not in seen:
         return Fate(m, UNCOMPILED, "the preprocessor leaves the line out")
@@ -82,6 +83,9 @@ def without_run(m: ops.Mutant, seen: set | None, equivalent: dict, never: list,
     if m.line in not_run:
         return Fate(m, BLIND, "no fault of the tree's sweep ran its line "
                               "(the coverage report): not run")
+    if m.needs and m.needs in not_run:
+        return Fate(m, BLIND, f"no fault of the tree's sweep took its branch (line {m.needs}, "
+                              "its first, never ran: the coverage report): not run")
     return None
 
 
@@ -124,6 +128,7 @@ class Score:
     fates: list
     seconds: float = 0.0
     data_file: str = ""
+    reused: int = 0   # runs of the tree a mutant's diff took from one before it
 
     def count(self, fates=None) -> Counter:
         return Counter(f.fate for f in (self.fates if fates is None else fates))
