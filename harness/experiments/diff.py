@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from harness.compile import families as registry
@@ -114,12 +114,44 @@ class Batch:
     pool: object
     progress: object = None
     results: object = None
+    memo: object = None  # a Memo: the runs of one tree made once for every diff that shares it
 
-    def run(self, scenarios: list, progress: bool = False, results: bool = False) -> list:
-        return run_all(scenarios, self.preload, jobs=self.jobs,
-                       progress=self.progress if progress else None,
-                       results=self.results if results else None, expect=self.expect,
-                       pool=self.pool)
+    def run(self, scenarios: list, progress: bool = False, results: bool = False,
+            fresh: bool = False) -> list:
+        """Each scenario's result, in order: a run of the memo's tree made before by a diff
+        sharing the memo is taken from it unless `fresh` (the reruns that confirm a class
+        are new runs)."""
+        memo = None if fresh else self.memo
+        keys = [memo.key(sc) if memo else None for sc in scenarios]
+        had = {k for k in keys if k is not None and k in memo.results}
+        todo = [sc for sc, k in zip(scenarios, keys) if k not in had]
+        ran = iter(run_all(todo, self.preload, jobs=self.jobs,
+                           progress=self.progress if progress else None,
+                           results=self.results if results else None, expect=self.expect,
+                           pool=self.pool) if todo else ())
+        out = []
+        for k in keys:
+            if k in had:
+                memo.reused += 1
+                out.append(memo.results[k])
+                continue
+            out.append(next(ran))
+            if k is not None:
+                memo.results[k] = out[-1]
+        return out
+
+
+@dataclass
+class Memo:
+    """The runs of one tree, kept across diffs against it (harness/experiments/mutate.py:
+    every mutant is diffed against the same tree, whose census and site runs are the
+    same for each): scenario -> its result, and how many runs were taken from it."""
+    tree: str                                    # the tree's path
+    results: dict = field(default_factory=dict)
+    reused: int = 0
+
+    def key(self, scenario) -> str | None:
+        return scenario.to_json() if scenario.tree == self.tree else None
 
 
 @dataclass(frozen=True)
@@ -138,7 +170,7 @@ class Planned:
 def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
         progress=None, results=None, confirm: int = CONFIRM, pool=None,
         touched: Touched = UNKNOWN, shard=None, values: str = profiles.DEFAULT,
-        focus: bool = False, only=None) -> Diff:
+        focus: bool = False, only=None, memo: Memo = None) -> Diff:
     """Every group's census on both sides in one batch; the sites paired by where the
     censuses found them; then every site of every pair failed in turn in a second batch,
     with each value `values` asks for (profiles.chosen()) (jobs at a time, through the
@@ -149,10 +181,11 @@ def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
     `shard` (K, N): only the pairs harness.judge.shard gives shard K of N (the censuses run
     in every shard). `only`: a predicate on a pair's mark ("function", "file" or "") that
     keeps the pairs to run (harness/experiments/mutate.py: the sites through a mutant's
-    function); None keeps every pair."""
+    function); None keeps every pair. `memo`: the runs of one side's tree, taken from it
+    when a diff before made them and kept for the next (the reruns are always new)."""
     with servers(pool) as pool, tempfile.TemporaryDirectory(prefix="ffdnn-lines-") as cov:
         want = lines_run.request(sides[1].tree, Path(cov))
-        d = _run(sides, groups, Batch(preload, jobs, expect, pool, progress, results),
+        d = _run(sides, groups, Batch(preload, jobs, expect, pool, progress, results, memo),
                  confirm=confirm, shard=shard, touched=touched, values=values, counting=want,
                  focus=focus and touched.known, only=only)
         if want is not None and touched.known:
@@ -282,7 +315,7 @@ def _confirm(pairs: list, groups: list, reference: dict, batch: Batch, confirm: 
     again = [(p, si, s.result.scenario, (groups.index(p.group), si))  # sides side by side:
              for p in pairs if worth_rerunning(p)                      # the same load on both
              for _ in range(confirm) for si, s in enumerate(p.sites) if s is not None]
-    reruns = batch.run([sc for _, _, sc, _ in again], progress=True) if again else []
+    reruns = batch.run([sc for _, _, sc, _ in again], progress=True, fresh=True) if again else []
     for (p, si, _, k), r in zip(again, reruns):
         p.seen[si].append(classify(r, reference[k]))
     for p in {id(p): p for p, *_ in again}.values():

@@ -67,9 +67,10 @@ def censuses(tree, groups: list, preload: str, jobs: int, expect) -> dict:
 
 
 def one(m: ops.Mutant, text: str, tree, layout, groups: list, preload: str, jobs: int,
-        expect, values: str, confirm: int, keep: bool) -> Fate:
+        expect, values: str, confirm: int, keep: bool, memo=None) -> Fate:
     """Build the mutant's tree, diff it against `tree` on `groups`, only the sites
-    through its function; remove its tree and module unless `keep`."""
+    through its function (`tree`'s runs taken from `memo` when a mutant before made
+    them); remove its tree and module unless `keep`."""
     from harness.errors import CompileError
     from harness.experiments import diff
     from harness.judge import touched
@@ -88,7 +89,7 @@ def one(m: ops.Mutant, text: str, tree, layout, groups: list, preload: str, jobs
         gs = [replace(g, sites=[], errors=[]) for g in groups]
         d = diff.run([Side(tree.name, tree), Side(m.name, mutant)], gs, preload, jobs, expect,
                      confirm=confirm, touched=touched.between(tree, mutant),
-                     values=values, only=lambda mark: mark == "function")
+                     values=values, only=lambda mark: mark == "function", memo=memo)
     finally:
         if not keep:
             remove(mutant)
@@ -109,8 +110,10 @@ def run(tree, files: list, layout, groups: list, preload: str, jobs: int = 2, ex
     `not_run`: path -> the lines of code no fault ran in the tree's sweep (`harness
     coverage --json` of the same sources): a mutant there is blind without a build (the
     diff would find none of its changed lines run under a fault)."""
+    from harness.experiments.diff import Memo
     from harness.run.runner import NOTHING
     t0, expect = time.monotonic(), expect or NOTHING
+    memo = Memo(str(tree.path))  # the tree's side of every diff, run once
     from harness.judge import branchcov
     equivalent, unreachable = fates.read_equivalent(equivalent_file), \
         branchcov.read_unreachable(branchcov.UNREACHABLE)
@@ -127,10 +130,11 @@ def run(tree, files: list, layout, groups: list, preload: str, jobs: int = 2, ex
             if f is None:
                 picked = fates.groups_through(m, groups, stacks)
                 f = one(m, text, tree, layout, picked, preload, jobs, expect, values, confirm,
-                        keep) if picked else fates.not_through(m)
+                        keep, memo) if picked else fates.not_through(m)
             out.append(f)
             if progress:
                 progress(f"mutant {len(out)}/{len(ms[:limit]) if len(files) == 1 else '?'}"
                          f" {m.path}:{m.line} {m.operator} in {m.function}(): {f.fate}"
                          + (f" ({f.seconds:.0f} s)" if f.seconds else ""))
-    return Score(tree, out, round(time.monotonic() - t0, 1), str(equivalent_file))
+    return Score(tree, out, round(time.monotonic() - t0, 1), str(equivalent_file),
+                 memo.reused)

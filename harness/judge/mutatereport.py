@@ -45,7 +45,8 @@ def markdown(s: "m.Score") -> str:
                                                             if len(f.regressions) > 1 else "")
                                          if fate == m.KILLED and f.regressions else f.why)
                     for f in picked]
-    out += ["", f"{len(s.fates)} mutants in {s.seconds:.0f} s."]
+    out += ["", f"{len(s.fates)} mutants in {s.seconds:.0f} s; {s.reused} runs of "
+                f"{s.tree.name} taken from a mutant's diff before, not run again."]
     return "\n".join(out) + "\n"
 
 
@@ -65,5 +66,5 @@ def to_json(s: "m.Score") -> dict:
                      "before": f.mutant.before, "after": f.mutant.after, "key": f.mutant.key,
                      "fate": f.fate, "why": f.why, "groups": f.groups, "runs": f.runs,
                      "seconds": f.seconds, "regressions": f.regressions} for f in s.fates],
-        "data_file": s.data_file, "seconds": s.seconds,
+        "data_file": s.data_file, "seconds": s.seconds, "reused_runs": s.reused,
     }

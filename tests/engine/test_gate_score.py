@@ -121,6 +121,48 @@ def test_mutate_skips_a_mutant_whose_line_no_fault_ran(covered, tmp_path):
 
 @pytest.mark.onnx
 @pytest.mark.dnn_processing
+def test_mutate_skips_a_check_whose_branch_no_fault_took(covered, tmp_path):
+    """A check made false changes only the runs that took its branch: the lltask
+    allocation's NULL check, evaluated every frame but taken by no post-processing
+    failure, is blind without a build when the coverage report says its branch's first
+    line never ran."""
+    _, d, files = covered
+    (check,) = [b for b in d["branches"] if b["path"] == ONNX
+                and b["function"] == "extract_lltask_from_task"
+                and b["condition"] == "!lltask"]
+    assert check["line"] in d["lines"][ONNX]["run"] and check["status"] == "not taken"
+    r = harness("mutate", "--from", "after", "--file", ONNX, "--function",
+                "extract_lltask_from_task", "--operator", "check-removed", "--limit", "1",
+                "--lines", files / "c.json", "--json", tmp_path / "m.json", "--results", "")
+    ok(r)
+    (m,) = json.loads((tmp_path / "m.json").read_text())["mutants"]
+    assert (m["line"], m["before"]) == (check["line"], "!lltask")
+    assert (m["fate"], m["seconds"]) == ("blind", 0), m
+    assert "no fault of the tree's sweep took its branch" in m["why"]
+
+
+@pytest.mark.onnx
+@pytest.mark.dnn_processing
+def test_mutate_runs_the_mutated_trees_side_once(tree, tmp_path):
+    """Every mutant is diffed against the same tree: its census and its site runs are made
+    by the first mutant's diff and taken by the next, not run again (the reruns that
+    confirm a class are new runs)."""
+    tree("after")
+    r = harness("mutate", "--from", "after", "--file", "libavfilter/dnn/dnn_backend_common.c",
+                "--function", "ff_dnn_start_inference_async", "--operator", "check-removed",
+                "--limit", "3", "--backend-name", "onnx", "--filter", "dnn_processing",
+                "--route", "flush", "--fault", "pthread_create", "--results", "",
+                "--json", tmp_path / "m.json")
+    ok(r)
+    d = json.loads((tmp_path / "m.json").read_text())
+    diffed = [m for m in d["mutants"] if m["fate"] in ("killed", "survived")]
+    assert len(diffed) == 2, d["mutants"]
+    assert d["reused_runs"] >= 2, d["reused_runs"]  # the census and a site at least
+    assert f"{d['reused_runs']} runs of after taken from a mutant's diff before" in r.stdout
+
+
+@pytest.mark.onnx
+@pytest.mark.dnn_processing
 def test_mutate_fails_every_value_as_the_gate_does(tree, tmp_path):
     """#24760's own bug as a mutant: AVERROR() dropped from the failed thread start's
     return. Its EAGAIN is mapped apart (AVERROR_EXTERNAL), so the first value of
