@@ -1,15 +1,15 @@
-"""What a scenario injects, from a fault spec (harness/run/spec.py): the sites a worker can
-arm are the families of injectors/*.fi (any window `[N*]off->M*return(V)` or
-`[N*]off->M*delay(ms)`, optional `caller=`: pthread_create and malloc with a positive
-errno, `wrap:<ff_symbol>` returning an AVERROR code in place of one of FFmpeg's DNN
-helpers, a backend's API with its own codes), the stand-in flush (`flush=AVERROR(E)`) and
-`none`."""
+"""What a scenario injects, from a fault spec (harness/run/spec.py, its text read by
+specparse.py): the sites a worker can arm are the families of injectors/*.fi (any window
+`[N*]off->M*return(V)` or `[N*]off->M*delay(ms)`, optional `caller=`: pthread_create and
+malloc with a positive errno, `wrap:<ff_symbol>` returning an AVERROR code in place of
+one of FFmpeg's DNN helpers, a backend's API with its own codes), the stand-in flush
+(`flush=AVERROR(E)`) and `none`."""
 
 from dataclasses import dataclass, field, replace
 
 from harness import errnos
 from harness.compile.families import FAMILIES
-from harness.run import spec
+from harness.run import spec, specparse
 from harness.errors import ScenarioError
 
 CALLER = "_ffdnn."  # the cffi module's file: the libavfilter code linked into it
@@ -106,7 +106,7 @@ def parse(text: str) -> Fault:
 
 
 def _parse(text: str) -> Fault:
-    s = spec.parse(text)
+    s = specparse.parse(text)
     if s.kind == "none":
         return Fault("none")
     plan = s.plan()

@@ -1,11 +1,12 @@
-"""Tests for the fault-spec language (harness/run/spec.py): each documented form, the round
-trip through the canonical text, one-line errors with their column, and plan()."""
+"""Tests for the fault-spec language (harness/run/specparse.py, harness/run/spec.py): each
+documented form, the round trip through the canonical text, one-line errors with their
+column, and plan()."""
 import errno
 
 import pytest
 
 from harness import errnos
-from harness.run import faults, spec
+from harness.run import faults, spec, specparse
 from harness.errors import ScenarioError
 from harness.run.spec import FOREVER, Plan, Spec, SpecError, Term
 from harness.cases import pr24760
@@ -86,24 +87,24 @@ FORMS = [
 
 @pytest.mark.parametrize("text,want,canonical", FORMS, ids=[f[0].strip() for f in FORMS])
 def test_forms(text, want, canonical):
-    got = spec.parse(text)
+    got = specparse.parse(text)
     assert got == want
     assert spec.format(got) == str(got) == canonical
-    assert spec.parse(canonical) == got
+    assert specparse.parse(canonical) == got
     hash(got)
 
 
 def test_spec_properties():
-    s = spec.parse("av_malloc=3*off->return(ENOMEM),caller=_ffdnn.")
+    s = specparse.parse("av_malloc=3*off->return(ENOMEM),caller=_ffdnn.")
     assert (s.kind, s.site, s.caller, s.after) == ("malloc", "malloc", "_ffdnn.", "arm")
-    w = spec.parse("wrap:ff_dnn_start_inference_async=return(AVERROR(EAGAIN)),after=load")
+    w = specparse.parse("wrap:ff_dnn_start_inference_async=return(AVERROR(EAGAIN)),after=load")
     assert (w.kind, w.caller, w.after) == ("wrap", None, "load")
-    assert spec.parse("none") is spec.NONE
+    assert specparse.parse("none") is spec.NONE
 
 
 @pytest.mark.parametrize("text", pr24760.FAULTS + ("none",))
 def test_old_specs_mean_what_they_meant(text):
-    old, new = faults.parse(text), spec.parse(text)
+    old, new = faults.parse(text), specparse.parse(text)
     assert new.kind == old.kind
     if old.kind == "pthread_create":
         assert new.plan() == (0, 1, old.errno, 0, "")  # what arming.arm() arms
@@ -158,10 +159,10 @@ ROUND_TRIP = [
 
 @pytest.mark.parametrize("text", ROUND_TRIP)
 def test_round_trip(text):
-    s = spec.parse(text)
+    s = specparse.parse(text)
     canonical = spec.format(s)
-    assert spec.parse(canonical) == s
-    assert spec.format(spec.parse(canonical)) == canonical
+    assert specparse.parse(canonical) == s
+    assert spec.format(specparse.parse(canonical)) == canonical
     assert " " not in canonical
 
 
@@ -220,7 +221,7 @@ BAD = [
 @pytest.mark.parametrize("text,column,what", BAD, ids=[b[0][:40] for b in BAD])
 def test_bad_specs(text, column, what):
     with pytest.raises(SpecError) as info:
-        spec.parse(text)
+        specparse.parse(text)
     msg = str(info.value)
     assert isinstance(info.value, ScenarioError)
     assert "\n" not in msg
@@ -233,7 +234,7 @@ def test_unknown_errno_reuses_errnos_wording():
     with pytest.raises(ScenarioError) as want:
         errnos.parse("EFOO")
     with pytest.raises(SpecError) as got:
-        spec.parse("malloc=1*return(EFOO)")
+        specparse.parse("malloc=1*return(EFOO)")
     assert str(got.value).endswith(f": {want.value}")
 
 
@@ -264,7 +265,7 @@ PLANS = [
 
 @pytest.mark.parametrize("text,want", PLANS, ids=[p[0] for p in PLANS])
 def test_plan(text, want):
-    got = spec.parse(text).plan()
+    got = specparse.parse(text).plan()
     assert got == want and tuple(got) == (want.skip, want.count, want.errno, want.delay,
                                           want.value)
 
@@ -283,7 +284,7 @@ CANNOT = [
 
 @pytest.mark.parametrize("text,what", CANNOT, ids=[c[0] for c in CANNOT])
 def test_plan_cannot(text, what):
-    s = spec.parse(text)
+    s = specparse.parse(text)
     with pytest.raises(SpecError) as info:
         s.plan()
     msg = str(info.value)
@@ -307,7 +308,7 @@ def plan_outcomes(p: Plan, calls: int) -> list:
 
 @pytest.mark.parametrize("text", [p[0] for p in PLANS[:13]] + [PLANS[-1][0]])
 def test_plan_matches_terms(text):
-    s = spec.parse(text)
+    s = specparse.parse(text)
     assert plan_outcomes(s.plan(), 40) == outcomes(s, 40)
 
 
@@ -315,9 +316,9 @@ if given is not None:
     ERRNO_NAMES = ["EAGAIN", "eagain", "ENOMEM", "EINVAL", "EPERM", "EWOULDBLOCK", "ENOSYS"]
     # what each errno family's fault profile holds, by name and by number (its stanza)
     PROFILE = {k: [v for v in ERRNO_NAMES + [str(n) for n in range(1, 200)]
-                   if (int(v) if v.isdigit() else spec.errnos.parse(v))
-                   in [spec.errnos.parse(x) for x in spec.profile(k)]]
-               for k in spec.ERRNO_SITES}
+                   if (int(v) if v.isdigit() else errnos.parse(v))
+                   in [errnos.parse(x) for x in specparse.profile(k)]]
+               for k in specparse.ERRNO_SITES}
     ident = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,15}", fullmatch=True)
     sp = st.sampled_from(["", " "])
 
@@ -326,15 +327,15 @@ if given is not None:
 
     def averror_value():
         return st.one_of(st.sampled_from(ERRNO_NAMES).map(lambda n: f"AVERROR({n})"),
-                         st.sampled_from(sorted(spec._TAGS)),
+                         st.sampled_from(sorted(specparse._TAGS)),
                          st.integers(-2**31, 2**31).map(str))
 
     @st.composite
     def spec_texts(draw):
         site = draw(st.one_of(st.sampled_from(["pthread_create", "malloc", "av_malloc", "flush"]),
                               ident.map(lambda s: f"wrap:{s}")))
-        kind = spec.ALIASES.get(site, site).split(":")[0]
-        value = errno_value(kind) if kind in spec.ERRNO_SITES else averror_value()
+        kind = specparse.ALIASES.get(site, site).split(":")[0]
+        value = errno_value(kind) if kind in specparse.ERRNO_SITES else averror_value()
         if kind in ("pthread_create", "flush") and draw(st.integers(0, 4)) == 0:
             names = st.sampled_from([n for n in ERRNO_NAMES        # the old shorthand
                                      if kind == "flush" or n in PROFILE[kind]])
@@ -351,21 +352,21 @@ if given is not None:
                 parts.append(term(False))
             terms = f"{draw(sp)}->{draw(sp)}".join(parts)
         selectors = []
-        for key in draw(st.permutations(sorted(spec.SELECTORS))):
-            allowed = spec.SELECTORS[key]
+        for key in draw(st.permutations(sorted(specparse.SELECTORS))):
+            allowed = specparse.SELECTORS[key]
             if (allowed is None or kind in allowed) and draw(st.booleans()):
                 val = {"caller": st.from_regex(r"[A-Za-z0-9_./+-]{1,40}", fullmatch=True),
-                       "start": ident, "after": st.sampled_from(spec.AFTER)}[key]
+                       "start": ident, "after": st.sampled_from(specparse.AFTER)}[key]
                 selectors.append(f",{draw(sp)}{key}={draw(val)}")
         return f"{draw(sp)}{site}{draw(sp)}={draw(sp)}{terms}{''.join(selectors)}{draw(sp)}"
 
     @settings(max_examples=400, deadline=None, database=None)
     @given(spec_texts())
     def test_round_trip_generated(text):
-        s = spec.parse(text)
+        s = specparse.parse(text)
         canonical = spec.format(s)
-        assert spec.parse(canonical) == s
-        assert spec.format(spec.parse(canonical)) == canonical
+        assert specparse.parse(canonical) == s
+        assert spec.format(specparse.parse(canonical)) == canonical
         hash(s)
         try:
             p = s.plan()
@@ -378,12 +379,12 @@ if given is not None:
     @given(st.text(alphabet="pthread_cremalofsuwin:=*->(),EAGINOMV0123456789 ", max_size=40))
     def test_garbage_fails_on_one_line(text):
         try:
-            s = spec.parse(text)
+            s = specparse.parse(text)
         except SpecError as e:
             msg = str(e)
             assert "\n" not in msg and msg.startswith("bad fault spec '") and " at column " in msg
         else:
-            assert spec.parse(spec.format(s)) == s
+            assert specparse.parse(spec.format(s)) == s
 else:  # pragma: no cover
     @pytest.mark.skip(reason="hypothesis not installed (pip install hypothesis)")
     def test_round_trip_generated():

@@ -131,7 +131,7 @@ def test_families_are_their_stanzas():
     preloaded one is an injector the build compiles into libfi_<name>.so, and a sweep of
     each site fails every call with the first value of its profile."""
     from harness.compile import families, injector_build
-    from harness.run import spec
+    from harness.run import specparse
     assert families.FAMILIES and set(families.FAMILIES) == {
         p.stem for p in injector_build.SRC_DIR.glob("*.fi")}
     for name, fam in families.FAMILIES.items():
@@ -139,9 +139,9 @@ def test_families_are_their_stanzas():
         for site in fam.sites():
             first = fam.declared(site.partition(":")[2] or None)[0]
             assert families.sweep_fault(site) == f"{site}=1*return({first})"
-            assert spec.parse(families.sweep_fault(site)).site == site
+            assert specparse.parse(families.sweep_fault(site)).site == site
         assert (name in injector_build.PRELOADS) == ("preload" in fam.stanza.variants)
-        assert (name in spec.SITES) != fam.per_function
+        assert (name in specparse.SITES) != fam.per_function
 
 
 @pytest.mark.parametrize("text, line", [
