@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.judge import branches as parse
+from harness.judge import csource
 from harness.paths import data_dir
 
 UNREACHABLE = data_dir("builds") / "unreachable-branches.txt"
@@ -157,7 +158,7 @@ def judge(texts: dict, lines: dict, unreachable: dict) -> tuple:
     seen, used = [], set()
     for path, text in texts.items():
         known = lines.get(path, {})
-        ran = {name for name, a, z in parse.functions(text)
+        ran = {name for name, a, z in csource.functions(text)
                if any(int(known[n].get("count", 0)) for n in range(a, z + 1) if n in known)}
         for key, b in keyed(parse.branches(text, path)):
             st, count = status(b, known)

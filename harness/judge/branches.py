@@ -5,24 +5,23 @@ AVERROR_ code, a `*_ERROR`/`*_FAIL` constant, a negative number, NULL after a NU
 the variable its condition tested), jump to an error label (`goto err`, `goto fail`),
 set an error code (`ret = AVERROR(ENOMEM)`) or log at AV_LOG_ERROR.
 
-Enough of C is parsed for that, and no more: comments, strings and preprocessor lines are
-blanked (offsets and lines kept), function bodies are found at the top level, and the
-statements of each are read recursively (blocks, if/else, loops, switch with its labels,
-try/catch, labels, simple statements up to their `;`). Each branch keeps where its first
-line of code is, which is what gcov's counts say ran (harness/judge/branchcov.py), and its
-own statements with their offsets, which is what the mutation operators change
-(harness/judge/mutants.py).
+Enough of C is parsed for that, and no more: on the file's blanked text, with its function
+bodies found at the top level (harness/judge/csource.py), the statements of each are read
+recursively (blocks, if/else, loops, switch with its labels, try/catch, labels, simple
+statements up to their `;`). Each branch keeps where its first line of code is, which is
+what gcov's counts say ran (harness/judge/branchcov.py), and its own statements with their
+offsets, which is what the mutation operators change (harness/judge/mutants.py).
 """
 
-import bisect
 import re
 from dataclasses import dataclass, field, replace
+
+from harness.judge.csource import Source, squeeze
 
 # a goto to a label so named is an error path (err, fail, error, err_free, free_fail)
 ERROR_LABEL = re.compile(r"(^|_)(err|error|errors|fail|failed|failure)(_|\d|$)")
 # errors that are not failures: the end of a stream and "try again" are control flow
 NOT_ERRORS = ("AVERROR_EOF", "EAGAIN")
-CONTROL = {"if", "for", "while", "switch", "do", "return", "sizeof", "catch"}
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
@@ -67,145 +66,14 @@ class Branch:
         return f"{self.path} :: {self.function} :: {self.kind} {self.condition}"
 
 
-def blank(text: str) -> str:
-    """The text with comments, string and character literals and preprocessor lines
-    (continuations included) turned into spaces: the same length, the same lines."""
-    out, i, n, line_start = list(text), 0, len(text), True
-    while i < n:
-        ch = text[i]
-        if ch == "\n":
-            line_start = True
-            i += 1
-            continue
-        if line_start and ch == "#":
-            while i < n and text[i] != "\n":
-                if text[i] == "\\" and i + 1 < n and text[i + 1] == "\n":
-                    out[i] = " "
-                    i += 2
-                    continue
-                out[i] = " "
-                i += 1
-            continue
-        if not ch.isspace():
-            line_start = False
-        if text.startswith("//", i):
-            while i < n and text[i] != "\n":
-                out[i] = " "
-                i += 1
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            end = n if end < 0 else end + 2
-            for k in range(i, end):
-                if text[k] != "\n":
-                    out[k] = " "
-            i = end
-        elif ch in "\"'":
-            k = i + 1
-            while k < n and text[k] != ch and text[k] != "\n":
-                k += 2 if text[k] == "\\" else 1
-            for j in range(i, min(k + 1, n)):
-                out[j] = " "
-            i = k + 1
-        else:
-            i += 1
-    return "".join(out)
-
-
-def squeeze(s: str) -> str:
-    return " ".join(s.split())
-
-
-class _Source:
+class _Source(Source):
     """The blanked text of one file and the statements of its functions."""
 
     def __init__(self, text: str, path: str = ""):
-        self.text, self.path, self.c = text, path, blank(text)
-        self.n = len(self.c)
-        self.lines = [0] + [m.end() for m in re.finditer("\n", self.c)]
+        super().__init__(text, path)
         self.macros = error_macros(text)
         self.branches: list = []
         self.function, self.prev_line = "", 0
-
-    def line(self, offset: int) -> int:
-        return bisect.bisect_right(self.lines, offset)
-
-    def ws(self, i: int) -> int:
-        while i < self.n and self.c[i].isspace():
-            i += 1
-        return i
-
-    def close(self, i: int) -> int:
-        """The offset after the bracket matching the one at i."""
-        pairs = {"(": ")", "[": "]", "{": "}"}
-        stack = []
-        while i < self.n:
-            ch = self.c[i]
-            if ch in pairs:
-                stack.append(pairs[ch])
-            elif ch in ")]}":
-                if stack and stack[-1] == ch:
-                    stack.pop()
-                if not stack:
-                    return i + 1
-            i += 1
-        return self.n
-
-    def word(self, i: int) -> str:
-        m = _IDENT.match(self.c, i)
-        return m.group(0) if m and (i == 0 or not (self.c[i - 1].isalnum() or self.c[i - 1] == "_")) \
-            else ""
-
-    def word_before(self, i: int) -> tuple:
-        """(the identifier that ends just before i, ignoring spaces, its start)."""
-        j = i - 1
-        while j >= 0 and self.c[j].isspace():
-            j -= 1
-        k = j
-        while k >= 0 and (self.c[k].isalnum() or self.c[k] == "_"):
-            k -= 1
-        return self.c[k + 1:j + 1], k + 1
-
-    def open_before(self, j: int) -> int:
-        """The offset of the `(` matching the `)` at j."""
-        depth = 0
-        while j >= 0:
-            if self.c[j] == ")":
-                depth += 1
-            elif self.c[j] == "(":
-                depth -= 1
-                if depth == 0:
-                    return j
-            j -= 1
-        return 0
-
-    # -- the top level: function bodies ---------------------------------------------------
-    def functions(self):
-        """(name, offset of its body's `{`, offset after its `}`) of every function."""
-        i = 0
-        while i < self.n:
-            if self.c[i] != "{":
-                i += 1
-                continue
-            j = i - 1
-            while j >= 0 and self.c[j].isspace():
-                j -= 1
-            w, ws = self.word_before(j + 1)
-            if w in ("const", "noexcept", "override"):  # C++: `) const {`
-                j = ws - 1
-                while j >= 0 and self.c[j].isspace():
-                    j -= 1
-            if j >= 0 and self.c[j] == ")":
-                name, _ = self.word_before(self.open_before(j))
-                end = self.close(i)
-                if name and name not in CONTROL:
-                    yield name, i, end
-                i = end
-                continue
-            before = self.c[max(0, i - 80):i].split()
-            if before and (before[-1] == "extern" or "namespace" in before[-2:]):
-                i += 1  # extern "C" { ... }, a namespace: their functions are at the top
-                continue
-            i = self.close(i)  # a struct, an initialiser
 
     def parse(self):
         self.bodies = []  # (function, its statements)
@@ -427,9 +295,3 @@ def _walk_ifs(src: "_Source", stmts, found: list) -> None:
 def branches(text: str, path: str = "") -> list:
     """Every error branch of a C or C++ file's text, in the order they start."""
     return sorted(_Source(text, path).parse(), key=lambda b: (b.line, b.kind))
-
-
-def functions(text: str) -> list:
-    """(name, first line, last line) of every function of the file."""
-    src = _Source(text)
-    return [(name, src.line(a), src.line(b - 1)) for name, a, b in src.functions()]

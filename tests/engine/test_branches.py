@@ -1,13 +1,13 @@
-"""The error-branch classifier (harness/judge/branches.py) on C and C++ snippets written as
-FFmpeg writes them, and how gcov's records of a line say a branch ran
-(harness/judge/branchcov.py): each rule once with a snippet it must find and one it must
-not."""
+"""The error-branch classifier (harness/judge/branches.py, on csource.py's text) on C and
+C++ snippets written as FFmpeg writes them, and how gcov's records of a line say a branch
+ran (harness/judge/branchcov.py): each rule once with a snippet it must find and one it
+must not."""
 
 import textwrap
 
 import pytest
 
-from harness.judge import branchcov, branches
+from harness.judge import branchcov, branches, csource
 
 pytestmark = pytest.mark.unit
 
@@ -176,7 +176,7 @@ def test_functions_are_found_however_their_brace_sits():
             return 0;
         }
         """)
-    assert [f[0] for f in branches.functions(text)] == ["ff_fill", "h"]
+    assert [f[0] for f in csource.functions(text)] == ["ff_fill", "h"]
     bs = branches.branches(text, "x.c")
     assert [(b.function, b.line, b.first, b.inline) for b in bs] == [
         ("ff_fill", 6, 7, False), ("h", 12, 12, True)]
