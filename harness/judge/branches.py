@@ -3,7 +3,8 @@
 whose body is such an `if`) whose own statements return an error (AVERROR(...), an
 AVERROR_ code, a `*_ERROR`/`*_FAIL` constant, a negative number, NULL after a NULL test,
 the variable its condition tested), jump to an error label (`goto err`, `goto fail`),
-set an error code (`ret = AVERROR(ENOMEM)`) or log at AV_LOG_ERROR.
+set an error code (`ret = AVERROR(ENOMEM)`) or log at AV_LOG_ERROR
+(harness/judge/errorpath.py).
 
 Enough of C is parsed for that, and no more: on the file's blanked text, with its function
 bodies found at the top level (harness/judge/csource.py), the statements of each are read
@@ -17,12 +18,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from harness.judge.csource import Source, squeeze
-
-# a goto to a label so named is an error path (err, fail, error, err_free, free_fail)
-ERROR_LABEL = re.compile(r"(^|_)(err|error|errors|fail|failed|failure)(_|\d|$)")
-# errors that are not failures: the end of a stream and "try again" are control flow
-NOT_ERRORS = ("AVERROR_EOF", "EAGAIN")
-_IDENT = re.compile(r"[A-Za-z_]\w*")
+from harness.judge.errorpath import actions
 
 
 @dataclass(frozen=True)
@@ -218,51 +214,6 @@ def _own(body: Stmt) -> list:
     for s in body.children:
         out += _own(s) if s.kind == "block" else [s]
     return out
-
-
-def error_value(expr: str, cond: str = "") -> bool:
-    """Whether `expr`, returned or assigned, is an error: AVERROR(E...) or an AVERROR_
-    code (not EOF, not EAGAIN), a *_ERROR or *_FAIL constant, a negative number, NULL
-    after a NULL test, or the variable the condition tests (not for being 0)."""
-    e = expr.strip()
-    while e.startswith("(") and e.endswith(")"):
-        e = e[1:-1].strip()
-    if any(re.search(rf"\b{x}\b", e) for x in NOT_ERRORS):
-        return False
-    if re.fullmatch(r"AVERROR\s*\(.*\)|AVERROR_\w+|[A-Z][A-Z0-9_]*_(ERROR|FAIL)|-\s*\d+", e):
-        return True
-    if e == "NULL":  # a pointer function's failure: every term of the condition a NULL test
-        terms = [t.strip() for t in cond.split("||")]
-        return bool(cond) and all(re.fullmatch(r"!\s*[\w\->.\[\]]+|[\w\->.\[\]]+\s*==\s*NULL",
-                                               t) for t in terms)
-    if _IDENT.fullmatch(e) and cond and re.search(rf"\b{e}\b", cond):
-        return not re.search(rf"\b{e}\s*(==|>=|>)\s*0\b|!\s*{e}\b", cond) and \
-            not any(re.search(rf"\b{x}\b", cond) for x in NOT_ERRORS)
-    return False
-
-
-def actions(own, cond: str = "") -> tuple:
-    """What in these statements makes a branch an error branch, each as written."""
-    out = []
-    for s in own:
-        if s.kind != "simple":
-            continue
-        t = s.text
-        m = re.fullmatch(r"return\b\s*(.*?)\s*;", t)
-        if m and m.group(1) and error_value(m.group(1), cond):
-            out.append(t)
-            continue
-        m = re.fullmatch(r"goto\s+(\w+)\s*;", t)
-        if m and ERROR_LABEL.search(m.group(1)):
-            out.append(t)
-            continue
-        if re.search(r"\bAV_LOG_ERROR\b", t):
-            out.append("AV_LOG_ERROR")
-            continue
-        m = re.fullmatch(r"([\w.\->\[\]*]+)\s*=(?!=)\s*(.*?)\s*;", t)
-        if m and error_value(m.group(2)):
-            out.append(t)
-    return tuple(out)
 
 
 def error_macros(text: str) -> set:

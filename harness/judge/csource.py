@@ -7,7 +7,7 @@ import bisect
 import re
 
 CONTROL = {"if", "for", "while", "switch", "do", "return", "sizeof", "catch"}
-_IDENT = re.compile(r"[A-Za-z_]\w*")
+IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
 def blank(text: str) -> str:
@@ -92,7 +92,7 @@ class Source:
         return self.n
 
     def word(self, i: int) -> str:
-        m = _IDENT.match(self.c, i)
+        m = IDENT.match(self.c, i)
         return m.group(0) if m and (i == 0 or not (self.c[i - 1].isalnum() or self.c[i - 1] == "_")) \
             else ""
 

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from harness.judge import branches as parse
+from harness.judge import errorpath
 
 OPERATORS = ("check-removed", "return-zero", "averror-dropped", "result-ignored",
              "cleanup-deleted")
@@ -112,7 +113,7 @@ class _Maker:
         m = re.fullmatch(r"return\b\s*(.*?)\s*;", s.text)
         if not m or not m.group(1) or m.group(1) in ("NULL", "0"):
             return
-        if not parse.error_value(m.group(1), b.condition if b.kind == "if" else ""):
+        if not errorpath.error_value(m.group(1), b.condition if b.kind == "if" else ""):
             return
         k = self.src.c.index("return", s.start) + len("return")
         end = self.src.c.rindex(";", s.start, s.end)
@@ -132,7 +133,7 @@ class _Maker:
         on_error = False
         for s in stmts:
             if s.kind == "label":
-                on_error = bool(parse.ERROR_LABEL.search(s.label))
+                on_error = bool(errorpath.ERROR_LABEL.search(s.label))
             elif on_error:
                 for t in simple(s):
                     self.cleanup(function, t)
