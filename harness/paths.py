@@ -1,5 +1,7 @@
 """Where things live: the project, the cache outside it, atomic cache entries (a
-directory, `atomic_dir`, or a single file, `atomic_file`), the report files a command writes."""
+directory, `atomic_dir`, or a single file, `atomic_file`) and an entry as `harness cache`
+lists it (`Entry`; each stage that makes a kind of entry says what names its own), the
+report files a command writes."""
 
 import contextlib
 import errno
@@ -9,6 +11,7 @@ import os
 import re
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from harness import reaper
@@ -97,6 +100,17 @@ def atomic_dir(final: Path, replace: bool = False):
         reaper.drop_dir(tmp)
 
 
+@dataclass
+class Entry:
+    """A cache entry as `harness cache` lists it: the stage that makes its kind says what
+    names it (empty: nothing does, and `cache gc` removes it) or why nothing does."""
+
+    path: Path
+    kind: str          # tree, module, injectors, download, temporary
+    named: str = ""    # what names it; empty: nothing does (gc removes it)
+    why: str = ""      # why nothing names it
+
+
 TMP = re.compile(r"^\.tmp-.*\.pid(?P<pid>\d+)-[^-]*$")
 
 
@@ -123,6 +137,13 @@ def tmp_owner_alive(path: Path) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def temporaries(root: Path) -> list:
+    """The cache's `.tmp-*` left by a process that is gone (atomic_dir, atomic_file): named
+    by nothing."""
+    return [Entry(t, "temporary", why="left by a process that is gone")
+            for t in sorted(root.rglob(".tmp-*")) if not tmp_owner_alive(t)]
 
 
 @contextlib.contextmanager

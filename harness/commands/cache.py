@@ -18,21 +18,12 @@ import json
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from harness.errors import ExitStatus, HarnessError
-from harness.paths import cache_root, tmp_owner_alive
+from harness.paths import Entry, cache_root, temporaries
 
 DOWNLOADS = ("src", "backends", "apt", "packages", "models", "clips")
-
-
-@dataclass
-class Entry:
-    path: Path
-    kind: str          # tree, module, injectors, download, temporary
-    named: str = ""    # what names it; empty: nothing does (gc removes it)
-    why: str = ""      # why nothing names it
 
 
 def _stamps(root: Path) -> dict:
@@ -168,10 +159,7 @@ def entries(root: Path = None) -> list:
     for part in DOWNLOADS:
         if (root / part).exists():
             out.append(Entry(root / part, "download", "kept (downloads are not collected)"))
-    for t in sorted(root.rglob(".tmp-*")):
-        if not tmp_owner_alive(t):
-            out.append(Entry(t, "temporary", why="left by a process that is gone"))
-    return out
+    return out + temporaries(root)
 
 
 def size(paths: list) -> dict:
