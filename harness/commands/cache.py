@@ -12,8 +12,6 @@ Downloads (sources, backends, packages, models, clips) are listed, never collect
 A `.tmp-*` whose process is gone is always collected.
 """
 
-import contextlib
-import io
 import json
 import shutil
 import subprocess
@@ -23,123 +21,15 @@ from pathlib import Path
 from harness.errors import ExitStatus, HarnessError
 from harness.paths import Entry, cache_root, temporaries
 
-DOWNLOADS = ("src", "backends", "apt", "packages", "models", "clips")
-
-
-def _stamps(root: Path) -> dict:
-    out = {}
-    for d in sorted((root / "trees").glob("*")):
-        if d.name.startswith(".tmp-") or not d.is_dir():
-            continue
-        try:
-            out[d] = json.loads((d / "stamp.json").read_text())
-        except (OSError, ValueError):
-            out[d] = None
-    return out
-
-
-def _installed() -> list:
-    from harness.obtain.builtsets import _installed_versions
-    return _installed_versions()
-
-
-def _plans(stamps: dict):
-    """(plan, what) for every case layout x (backend set, sanitizer, release) some tree
-    of the cache was built with, whose backends are installed and whose release's
-    configure script is cached (nothing is fetched to find out)."""
-    from harness import caseload
-    from harness.obtain import debian, releases, source
-    from harness.obtain.patched import PatchedPlan
-    from harness.obtain.trees import Plan
-    have, combos = _installed(), set()
-    for s in stamps.values():
-        if not isinstance(s, dict) or s.get("source", {}).get("kind") != "release":
-            continue
-        if all(b.get("versions") in have for b in s.get("backends", [])):
-            src = s["source"]  # a Debian suite's tree is named by its suite
-            combos.add((",".join(sorted(b["name"] for b in s["backends"])), s.get("sanitizer"),
-                        f"{debian.PREFIX}{src['debian']['suite']}"
-                        if src.get("debian") else src.get("version")))
-    for name in sorted(caseload.names(), key=lambda n: n != caseload.default()):
-        case = caseload.load(name)
-        layout = case.layout
-        for backends, sanitizer, version in sorted(combos, key=str):
-            rel = releases.find(version)
-            if layout is None or not backends or rel is None or not (
-                    source.cached_path(rel).with_suffix(".configure").is_file()):
-                continue
-            if sanitizer and not layout.sanitizer_trees:
-                continue
-            what = f"case {name} ({backends}{', ' + sanitizer if sanitizer else ''}, " \
-                   f"{rel.describe()})"
-            try:
-                yield Plan(backends, layout, sanitizer=sanitizer, release=version), what
-                series = case.series
-                if series is not None and not sanitizer and case.on:
-                    patches = [str(series / n) for n in (series / "series").read_text().split()]
-                    yield PatchedPlan(backends, layout, on=case.on, patches=patches,
-                                      release=version), what
-            except HarnessError:
-                continue
-
-
-def _named_trees(stamps: dict) -> dict:
-    """Tree entry -> what names it."""
-    from harness.obtain import derived
-    from harness.obtain.build import compiler
-    from harness.obtain.recipe import RECIPE
-    named = {}
-    with contextlib.redirect_stderr(io.StringIO()):  # a plan's notes are not the report's
-        for plan, what in _plans(stamps):
-            try:
-                for n in plan.names:
-                    named.setdefault(plan.path(n).name, f"{what}: {plan.label(n)}")
-            except HarnessError:
-                continue
-    keys = {s["key"]: d.name for d, s in stamps.items() if isinstance(s, dict) and
-            d.name in named and "key" in s}
-    cc, have, grew = compiler(), _installed(), True
-    while grew:  # the user's trees: made from a named tree, or a clone's, by this recipe
-        grew = False
-        for d, s in stamps.items():
-            if d.name in named or not isinstance(s, dict):
-                continue
-            same = s.get("recipe") == RECIPE and s.get("compiler") == cc and all(
-                b.get("versions") in have for b in s.get("backends", []))
-            if "derived" in s:
-                same = same and s["derived"].get("recipe") == derived.RECIPE
-            parent = s.get("parent")
-            kind = s.get("source", {}).get("kind")
-            if same and (parent in keys or (parent is None and kind == "git")):
-                named[d.name] = (f"yours: from {keys[parent]}" if parent in keys
-                                 else f"yours: {s['source'].get('repo', 'a clone')}")
-                keys[s["key"]] = d.name
-                grew = True
-    return named
-
-
-def _not_named(stamp) -> str:
-    from harness.obtain.build import compiler
-    from harness.obtain.recipe import RECIPE
-    if not isinstance(stamp, dict):
-        return "its stamp.json does not parse"
-    if stamp.get("recipe") != RECIPE:
-        return f"recipe {stamp.get('recipe')} (now {RECIPE})"
-    if stamp.get("compiler") != compiler():
-        return "another compiler"
-    have = _installed()
-    if not all(b.get("versions") in have for b in stamp.get("backends", [])):
-        return "a backend version no longer installed"
-    return "no case, release or tree of yours names its key (an older configure or patch)"
-
-
 def entries(root: Path = None) -> list:
+    from harness import caseload
     from harness.compile import ffi_build, injector_build
+    from harness.obtain import downloads, tree_entries
     root = root or cache_root()
-    stamps = _stamps(root)
-    named = _named_trees(stamps)
-    out = [Entry(d, "tree", named.get(d.name, ""), "" if d.name in named else _not_named(s))
-           for d, s in stamps.items()]
+    cases = [caseload.load(n) for n in
+             sorted(caseload.names(), key=lambda n: n != caseload.default())]
+    out = tree_entries.entries(root, cases)
+    named = {e.path.name for e in out if e.named}
     cdef = ffi_build.cdef_hash()
     for d in sorted((root / "ext").glob("*")) if (root / "ext").is_dir() else ():
         if d.name.startswith(".tmp-"):
@@ -156,10 +46,7 @@ def entries(root: Path = None) -> list:
     for d in sorted(root.glob("injectors-*")):
         out.append(Entry(d, "injectors", "these injector sources" if d.name == current else "",
                          "" if d.name == current else "older injector sources"))
-    for part in DOWNLOADS:
-        if (root / part).exists():
-            out.append(Entry(root / part, "download", "kept (downloads are not collected)"))
-    return out + temporaries(root)
+    return out + downloads.entries(root) + temporaries(root)
 
 
 def size(paths: list) -> dict:
@@ -216,15 +103,13 @@ def cmd_verify(args) -> int:
     """Every entry's check: a tree's stamp and libraries (sizes and sha256 where the stamp
     has them), a module's sha256 and a real import, the injectors' manifest."""
     from harness.compile import ffi_build, injector_build
-    from harness.obtain.tree import Tree, check_libraries, check_stamp, read_stamp
+    from harness.obtain import tree_entries
+    from harness.obtain.tree import Tree
     bad = 0
     for e in entries():
         try:
             if e.kind == "tree":
-                stamp = read_stamp(e.path)
-                tree = Tree(stamp.get("tree", e.path.name), e.path, stamp)
-                check_stamp(tree)
-                check_libraries(tree, hashes=True)
+                tree_entries.verify(e.path)
             elif e.kind == "module":
                 so = ffi_build.check_module(e.path)
                 info = json.loads((e.path / "stamp.json").read_text())
