@@ -1,52 +1,46 @@
 """`python -m harness cache list|verify|gc`: the cache's entries, what names each, whether
 each passes its check, and the removal of what nothing names any more.
 
-An entry is named when this checkout would look for it:
-- a tree of a case's layout (harness/cases/), for a backend set, sanitizer and release some tree
-  in the cache was built with, under the key this checkout computes (so a changed recipe,
-  configure line or patch names a new entry and the old one is no longer named);
-- the user's trees: a tree made from a named tree (a --patch, a derived test tree, a
-  twin) and a clone's refs (--git-dir), built by this recipe and compiler;
-- a tree's cffi module of this checkout's declarations, the injectors of these sources.
-Downloads (sources, backends, packages, models, clips) are listed, never collected.
-A `.tmp-*` whose process is gone is always collected.
+An entry is named when this checkout would look for it; the stage that makes each kind of
+entry says what names one of its own, why nothing does, and how it is checked, and this
+command only asks:
+- trees of the cases' layouts and the user's trees: harness/obtain/tree_entries.py;
+- a tree's cffi modules, named with their tree: harness/compile/module_entries.py;
+- the injectors of these sources: harness/compile/injector_entries.py;
+- downloads (sources, backends, packages, models, clips), listed, never collected:
+  harness/obtain/downloads.py;
+- a `.tmp-*` whose process is gone, always collected: harness/paths.py's temporaries().
 """
 
-import json
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from harness.errors import ExitStatus, HarnessError
-from harness.paths import Entry, cache_root, temporaries
+from harness.paths import cache_root, temporaries
+
+
+def _kinds():
+    """The stages' modules that each answer for one kind of entry, in the listing's order:
+    trees (trees/), modules (ext/), injectors, downloads; temporaries are paths.py's."""
+    from harness.compile import injector_entries, module_entries
+    from harness.obtain import downloads, tree_entries
+    return tree_entries, module_entries, injector_entries, downloads
+
 
 def entries(root: Path = None) -> list:
+    """Every entry of the cache, each kind asked what names its own: a module is named
+    when its tree is."""
     from harness import caseload
-    from harness.compile import ffi_build, injector_build
-    from harness.obtain import downloads, tree_entries
+    trees, modules, injectors, downloads = _kinds()
     root = root or cache_root()
     cases = [caseload.load(n) for n in
              sorted(caseload.names(), key=lambda n: n != caseload.default())]
-    out = tree_entries.entries(root, cases)
-    named = {e.path.name for e in out if e.named}
-    cdef = ffi_build.cdef_hash()
-    for d in sorted((root / "ext").glob("*")) if (root / "ext").is_dir() else ():
-        if d.name.startswith(".tmp-"):
-            continue
-        tree, _, rest = d.name.rpartition("-")  # <tree entry>-<variant>-<cdef>
-        tree, _, variant = tree.rpartition("-")
-        if rest != cdef:
-            out.append(Entry(d, "module", why="older declarations (cdef hash)"))
-        elif tree not in named:
-            out.append(Entry(d, "module", why=f"its tree {tree} is not named"))
-        else:
-            out.append(Entry(d, "module", f"{variant} module of trees/{tree}"))
-    current = f"injectors-{injector_build._digest(injector_build.SRC_DIR, injector_build.CC)}"
-    for d in sorted(root.glob("injectors-*")):
-        out.append(Entry(d, "injectors", "these injector sources" if d.name == current else "",
-                         "" if d.name == current else "older injector sources"))
-    return out + downloads.entries(root) + temporaries(root)
+    found = trees.entries(root, cases)
+    named = {e.path.name for e in found if e.named}
+    return [*found, *modules.entries(root, named), *injectors.entries(root),
+            *downloads.entries(root), *temporaries(root)]
 
 
 def size(paths: list) -> dict:
@@ -100,25 +94,16 @@ def cmd_gc(args) -> int:
 
 
 def cmd_verify(args) -> int:
-    """Every entry's check: a tree's stamp and libraries (sizes and sha256 where the stamp
-    has them), a module's sha256 and a real import, the injectors' manifest."""
-    from harness.compile import ffi_build, injector_build
-    from harness.obtain import tree_entries
-    from harness.obtain.tree import Tree
+    """Every entry's check, its kind's verify(): a tree's stamp and libraries (sizes and
+    sha256 where the stamp has them), a module's sha256 and a real import, the injectors'
+    manifest; downloads and temporaries have none."""
+    checks = {k.KIND: k.verify for k in _kinds() if hasattr(k, "verify")}
     bad = 0
     for e in entries():
+        if e.kind not in checks:
+            continue
         try:
-            if e.kind == "tree":
-                tree_entries.verify(e.path)
-            elif e.kind == "module":
-                so = ffi_build.check_module(e.path)
-                info = json.loads((e.path / "stamp.json").read_text())
-                tree = Tree(e.path.name, e.path, info.get("tree", {}))
-                ffi_build.try_import(so, info["stamp"], tree)
-            elif e.kind == "injectors":
-                injector_build.check(e.path, record=False)
-            else:
-                continue
+            checks[e.kind](e.path)
             print(f"ok    {e.path.relative_to(cache_root())}")
         except HarnessError as err:
             bad += 1
