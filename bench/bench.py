@@ -8,7 +8,8 @@ P3 the per-scenario time against a bare Python process and a C program (floor_py
 floor_c/dnn_floor.c); P4 -j 2 over -j 1 (P4c with the fork servers already up); P5 a no-op
 `make build`; P8 a sweep's rate against one scenario's own cost, and the ONNX Runtime malloc
 sweep's wall; P9 the whole default diff of after against after + the follow-ups, whole and
-as 4 shards (skipped with --quick). Timings are wall clock and only indicative when other work shares the
+as 4 shards (skipped with --quick); P10 the gate's own cost: the coverage variant's sweep
+against the plain tree's, and `mutate`'s wall per mutant. Timings are wall clock and only indicative when other work shares the
 machine (see load in the JSON). What a step reads of a command's output it reads through
 harness/judge/readers.py (the JSON) or a function here that tests/engine/test_bench.py runs on
 outputs recorded from the real commands (tests/data/bench/).
@@ -478,6 +479,58 @@ def _seconds(f) -> float:
     return time.monotonic() - t0
 
 
+# P10's scope: one family on one backend's route, for the coverage variant's sweep against
+# the plain tree's, and three mutants of the thread start's checks (one equivalent, two
+# diffed: the second takes the tree's side of its diff from the first)
+P10_SCOPE = ["--backend-name", "onnx", "--filter", "dnn_processing", "--route", "frames",
+             "--fault", "malloc", "--results", ""]
+P10_MUTATE = ["mutate", "--from", "after", "--file", "libavfilter/dnn/dnn_backend_common.c",
+              "--function", "ff_dnn_start_inference_async", "--operator", "check-removed",
+              "--limit", "3", "--backend-name", "onnx", "--filter", "dnn_processing",
+              "--route", "flush", "--fault", "pthread_create", "--results", ""]
+
+
+def p10_gate_cost() -> list:
+    """P10a: the coverage variant's sweep (`harness coverage`, every site's run counting
+    what it ran) against the plain tree's sweep of the same scope (the variant built
+    first, if it is not, and its build said apart); P10b: `harness mutate`'s wall per
+    mutant it built and diffed."""
+    env = {**os.environ, "FFDNN_BACKENDS": BACKENDS}
+    with tempfile.TemporaryDirectory(prefix="ffdnn-bench-gate-") as tmp:
+        def timed(args, out, command):
+            t0 = time.monotonic()
+            r = subprocess.run([PY, "-m", "harness", *args, "--json", out], cwd=ROOT, env=env,
+                               capture_output=True, text=True)
+            if r.returncode not in (0, 1):
+                raise RuntimeError(f"{shlex.join(args)} exited {r.returncode}: {r.stderr[-500:]}")
+            return time.monotonic() - t0, readers.load(out, command)
+        first, _ = timed(["coverage", "--tree", "after", *P10_SCOPE], f"{tmp}/c0.json", "coverage")
+        plain, _ = timed(["sweep", "--build", "after", *P10_SCOPE], f"{tmp}/s.json", "sweep")
+        counted, cov = timed(["coverage", "--tree", "after", *P10_SCOPE], f"{tmp}/c.json",
+                             "coverage")
+        mutate_s, mut = timed(P10_MUTATE, f"{tmp}/m.json", "mutate")
+    return p10_figures(plain, counted, first, cov, mutate_s, mut)
+
+
+def p10_figures(plain: float, counted: float, first: float, cov: dict, mutate_s: float,
+                mut: dict) -> list:
+    c, m = readers.coverage(cov), readers.mutate(mut)
+    diffed = m.diffed
+    per = statistics.mean(diffed) if diffed else 0.0
+    fates = ", ".join(f"{n} {k}" for k, n in sorted(Counter(f for f, _ in m.fates).items()))
+    return [figure("P10a", "coverage: the variant's sweep over the plain tree's, same scope",
+                   counted / plain, "x", 2,
+                   detail=f"`{shlex.join(P10_SCOPE[:8])}` on after: plain {plain:.1f} s, "
+                          f"coverage {counted:.1f} s ({c.runs} runs; {c.taken} of {c.total} "
+                          f"branches taken); the first coverage run, building the variant "
+                          f"if it was not, {first:.1f} s"),
+            figure("P10b", "mutate: wall per mutant built and diffed", per, " s", 120,
+                   detail=f"`{shlex.join(P10_MUTATE[1:8])}`: {len(m.fates)} mutants ({fates}) "
+                          f"in {mutate_s:.1f} s; diffed: "
+                          f"{', '.join(f'{s:.0f} s' for s in diffed) or 'none'}; "
+                          f"{m.reused_runs} runs of the tree taken from a diff before")]
+
+
 def p5_noop_make() -> list:
     wall(["make", "build"])
     return [figure("P5", "no-op make build", median(lambda: wall(["make", "build"])), " s", 3,
@@ -508,7 +561,8 @@ def compare(old: dict, new: dict) -> str:
 STEPS = ((p5_noop_make, ("P5",)), (p2_warm_matrix, ("P2a", "P2b", "P2c")),
          (p3_per_scenario, ("P3a", "P3b")), (p4_throughput, ("P4a", "P4b")),
          (p4c_servers_up, ("P4c",)), (p8_sweeps, ("P8a", "P8b")),
-         (p9_whole_diff, ("P9a", "P9b", "P9c", "P9d")), (p1_cold_build, COLD))
+         (p9_whole_diff, ("P9a", "P9b", "P9c", "P9d")), (p10_gate_cost, ("P10a", "P10b")),
+         (p1_cold_build, COLD))
 
 
 def main(argv=None) -> int:

@@ -1,7 +1,8 @@
 """Reading what the commands write with --json: one small function per kind, so whatever
 reads a command's output (bench/bench.py) reads it the one way, beside the code that
 writes it (the envelope, harness/judge/envelope.py; a sweep's, harness/commands/sweep.py
-to_json; a diff's and a merge's, harness/judge/diffreport.py to_json).
+to_json; a diff's and a merge's, harness/judge/diffreport.py to_json; a coverage report's,
+harness/judge/branchcov.py; mutate's, harness/judge/mutatereport.py to_json).
 tests/engine/test_bench.py feeds them recorded outputs and what the writers make of them
 now, so a change of shape fails the suite, not the bench."""
 
@@ -85,3 +86,42 @@ def diff(d: dict) -> DiffSummary:
     return DiffSummary(d["word"], d["exit_status"], d["counts"], d["verdict"],
                        {k: d["timing"][k] for k in TIMING}, sites, hung,
                        tuple(d["shard"]) if d["shard"] else None)
+
+
+@dataclass(frozen=True)
+class CoverageSummary:
+    """A `coverage --json`: the error branches a fault took of those compiled, and time."""
+    taken: int
+    total: int
+    percent: float
+    percent_reachable: float
+    runs: int
+    seconds: float      # the sweep's and the report's, in all
+
+
+def coverage(d: dict) -> CoverageSummary:
+    checked(d, "coverage")
+    s = d["summary"]
+    return CoverageSummary(s["taken"], s["total"], s["percent"], s["percent_reachable"],
+                           d["runs"], d["seconds"]["total"])
+
+
+@dataclass(frozen=True)
+class MutateSummary:
+    """A `mutate --json`: each mutant's fate and seconds, the runs a diff took from one
+    before it, the score and the whole run's seconds."""
+    fates: tuple        # per mutant, in order: (fate, seconds)
+    reused_runs: int
+    score: float
+    seconds: float
+
+    @property
+    def diffed(self) -> list:
+        """The seconds of each mutant that was built and diffed (killed or survived)."""
+        return [s for f, s in self.fates if f in ("killed", "survived")]
+
+
+def mutate(d: dict) -> MutateSummary:
+    checked(d, "mutate")
+    return MutateSummary(tuple((m["fate"], m["seconds"]) for m in d["mutants"]),
+                         d["reused_runs"], d["summary"]["score"], d["seconds"])

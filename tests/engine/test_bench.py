@@ -186,3 +186,36 @@ def test_p1_p6_p7_find_their_marks():
     assert found(lines("pytest-q.txt"), bench.TEST_MARKS) == {"summary"}
     summary = bench.pytest_summary("\n".join(lines("pytest-q.txt")))
     assert summary == lines("pytest-q.txt")[-1] and " passed in " in summary
+
+
+def test_p10_reads_the_coverage_and_the_mutants():
+    """P10: the coverage report's branches taken and runs, and `mutate`'s mutants: the
+    wall per mutant is the mean of those built and diffed (killed or survived), not of the
+    equivalent one that cost nothing; the runs a diff took from one before are said."""
+    cov, mut = data("coverage"), data("mutate")
+    a, b = bench.p10_figures(10.0, 15.0, 40.0, cov, 120.0, mut)
+    assert (a["id"], a["measured"], a["pass"]) == ("P10a", 1.5, True)
+    s = cov["summary"]
+    assert f"({cov['runs']} runs; {s['taken']} of {s['total']} branches taken)" in a["detail"]
+    diffed = [m["seconds"] for m in mut["mutants"] if m["fate"] in ("killed", "survived")]
+    assert diffed and len(diffed) < len(mut["mutants"])
+    assert b["measured"] == round(statistics.mean(diffed), 3)
+    assert f"{mut['reused_runs']} runs of the tree taken from a diff before" in b["detail"]
+    assert bench.p10_figures(10.0, 25.0, 40.0, cov, 1.0, mut)[0]["pass"] is False
+
+
+def test_p10_reads_what_mutate_writes_now():
+    """The recorded mutants scored again and written by mutate's writer
+    (harness/judge/mutatereport.py to_json): P10 reads them as recorded."""
+    from harness.judge import mutatereport
+    from harness.judge.mutants import Mutant
+    from harness.judge.mutate import Fate, Score
+    mut = data("mutate")
+    fates = [Fate(Mutant(m["path"], m["function"], m["line"], m["operator"], 0, 0,
+                         m["before"], m["after"]), m["fate"], m["why"],
+                  seconds=m["seconds"], regressions=m["regressions"]) for m in mut["mutants"]]
+    s = Score(SimpleNamespace(name="after"), fates, mut["seconds"], mut["data_file"],
+              mut["reused_runs"])
+    again = {**{k: mut[k] for k in ("schema", "tool", "version", "command", "trees",
+                                     "exit_status")}, **mutatereport.to_json(s)}
+    assert readers.mutate(again) == readers.mutate(mut)
