@@ -9,7 +9,7 @@ compiles, fork servers and workers, and the temporary directories they write.
   the pipe ends without the command having dropped everything, it ends the groups still
   registered (SIGTERM, then SIGKILL) and removes the directories.
 
-A group is a process started with start_new_session=True: its pid is its group's id.
+A group is a process started by spawn() (start_new_session=True): its pid is its group's id.
 """
 
 import contextlib
@@ -57,7 +57,9 @@ def _tell(line: str) -> None:
     with _lock:
         if _guard is None:
             # its own session (a signal to the command's group does not reach it), and
-            # none of the command's output (a reader of it is not kept waiting)
+            # none of the command's output (a reader of it is not kept waiting); not
+            # spawn(): the guard is what ends the groups, never one of them, and it
+            # outlives the command by design (a SIGKILL of the command is its cue)
             _guard = subprocess.Popen([sys.executable, "-S", "-c", GUARD],
                                       stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                       stderr=subprocess.DEVNULL, text=True,
@@ -106,6 +108,44 @@ def temporary(path):
         yield path
     finally:
         drop_dir(path)
+
+
+class Group(subprocess.Popen):
+    """A long-lived child started in a process group of its own (start_new_session=True:
+    its pid is its group's id) and registered (add_group): ended with the command, by its
+    signal handler or its guard. kill_group() ends the group; drop() unregisters it once
+    it has ended. As a context manager: an exception in the block (Ctrl-C included)
+    kills the whole group and waits for it before the caller's cleanup runs, and the
+    group is dropped on the way out. `reaped=False`: not registered (a child that ends
+    with the command by another way, as a fork server on its pipe's EOF)."""
+
+    def __init__(self, cmd, *, reaped: bool = True, **popen_kwargs):
+        super().__init__(cmd, start_new_session=True, **popen_kwargs)
+        if reaped:
+            add_group(self.pid)
+
+    def kill_group(self, sig=signal.SIGKILL) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.pid, sig)
+
+    def drop(self) -> None:
+        drop_group(self.pid)
+
+    def __exit__(self, exc_type, value, traceback):
+        try:
+            if exc_type is not None:
+                self.kill_group()
+                self.wait()
+            return super().__exit__(exc_type, value, traceback)
+        finally:
+            self.drop()
+
+
+def spawn(cmd, **popen_kwargs) -> Group:
+    """The one way harness/ starts a long-lived child: Popen(cmd, **popen_kwargs) in a
+    process group of its own, ended with the command (Group). Short runs (git, nm)
+    stay subprocess.run calls."""
+    return Group(cmd, **popen_kwargs)
 
 
 def _kill(pid: int, sig=signal.SIGKILL) -> None:

@@ -248,10 +248,9 @@ def start(tree, variant: str = "preload"):
     if (ext_path(tree, variant) / "stamp.json").is_file():
         check_module(ext_path(tree, variant))
         return None
-    p = subprocess.Popen([sys.executable, "-m", __name__, tree.name, str(tree.path), variant],
-                         stdout=subprocess.PIPE, text=True, start_new_session=True)
-    reaper.add_group(p.pid)  # the compiler with it, when the command is ended
-    return p
+    # the compiler with it, when the command is ended
+    return reaper.spawn([sys.executable, "-m", __name__, tree.name, str(tree.path), variant],
+                        stdout=subprocess.PIPE, text=True)
 
 
 def finish(process) -> None:
@@ -262,7 +261,7 @@ def finish(process) -> None:
     try:
         out, _ = process.communicate()
     finally:
-        reaper.drop_group(process.pid)
+        process.drop()
     if process.returncode != 0:
         text = out.strip() or f"cffi module compile exited {process.returncode}"
         raise StampError(text) if text.startswith("cache entry ") else BuildError(text)

@@ -5,11 +5,9 @@ which puts the steps in order); configure and make, each in a process group of i
 that ends with the command; and the compiler, which is part of every tree's key.
 """
 
-import contextlib
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -41,23 +39,12 @@ def say(name: str, stage: str, text: str) -> None:
     print(f"[{name}] {stage}: {text}", file=sys.stderr, flush=True)
 
 
-@contextlib.contextmanager
-def _group(cmd: list, cwd: Path, stdout, env=None):
-    """Popen in a process group of its own; on any exception (Ctrl-C included) the whole
-    group is killed before the caller's cleanup removes the directory it writes to."""
-    with subprocess.Popen(cmd, cwd=cwd, env=env, text=True, stdout=stdout,
-                          stderr=subprocess.STDOUT, start_new_session=True) as p:
-        reaper.add_group(p.pid)  # ended by the command's signal handler or guard too
-        try:
-            yield p
-            p.wait()
-        except BaseException:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
-            raise
-        finally:
-            reaper.drop_group(p.pid)
+def _group(cmd: list, cwd: Path, stdout, env=None) -> reaper.Group:
+    """`cmd` in a process group of its own that ends with the command (reaper.spawn); on
+    any exception in its with block (Ctrl-C included) the whole group is killed before
+    the caller's cleanup removes the directory it writes to."""
+    return reaper.spawn(cmd, cwd=cwd, env=env, text=True, stdout=stdout,
+                        stderr=subprocess.STDOUT)
 
 
 def run_group(cmd: list, what: str, cwd: Path = None) -> str:

@@ -20,9 +20,12 @@ VOLATILE = {"PYTEST_CURRENT_TEST"}
 
 class Server:
     def __init__(self, build: str, tree: str, variant: str, env: dict):
-        self.p = subprocess.Popen([sys.executable, "-m", "harness.run.forkserver", build, tree,
-                                   variant], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+        # not registered (reaped=False): it ends with the command on its stdin's EOF, even
+        # when the command is killed, and kills its children then; registered, the end of
+        # one command in a process (reaper.installed()) would end a server the pool reuses
+        self.p = reaper.spawn([sys.executable, "-m", "harness.run.forkserver", build, tree,
+                               variant], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, env=env, reaped=False)
         self.lock, self.pending, self.n, self.dead = threading.Lock(), {}, 0, False
         self.ready, self.why = threading.Event(), ""
         self.reader = threading.Thread(target=self._read, daemon=True)

@@ -314,12 +314,11 @@ class Worker:
 
 class Fresh(Worker):
     def __init__(self, scenario: str, env: dict, out: str, log: str, why: str = ""):
-        with open(log, "wb") as f:
-            self.p = subprocess.Popen([sys.executable, "-m", "harness.run.worker", "--out", out],
-                                      stdin=subprocess.PIPE, stdout=f, stderr=subprocess.STDOUT,
-                                      env=env, start_new_session=True)
+        with open(log, "wb") as f:  # ended with the command, even when it is killed
+            self.p = reaper.spawn([sys.executable, "-m", "harness.run.worker", "--out", out],
+                                  stdin=subprocess.PIPE, stdout=f, stderr=subprocess.STDOUT,
+                                  env=env)
         self.pid, self.how = self.p.pid, f"fresh ({why})" if why else "fresh"
-        reaper.add_group(self.pid)  # ended with the command, even when it is killed
         try:
             self.p.stdin.write(scenario.encode())
             self.p.stdin.close()

@@ -1,13 +1,14 @@
 """The one way to run a tree's own `ffmpeg` program (or `ffmpeg_g`): in a session of its
-own, so a program that spins is killed with everything it started, and its output kept."""
+own (reaper.spawn), so a program that spins is killed with everything it started, and one
+the command is ended during is ended too; its output kept."""
 
 import os
 import shlex
-import signal
 import subprocess
 import time
 from dataclasses import dataclass
 
+from harness import reaper
 from harness.run.processes import Idle
 
 
@@ -37,8 +38,8 @@ def run(program, args: list, timeout: float, env: dict | None = None,
     cmd = [str(program), "-hide_banner", "-nostdin", *args]
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "1", **(env or {})}
     t0 = time.monotonic()
-    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          errors="replace", env=env, start_new_session=True) as p:
+    with reaper.spawn(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                      errors="replace", env=env) as p:
         idle = Idle(p.pid, quiet) if quiet else None
         while True:
             left = timeout - (time.monotonic() - t0)
@@ -49,7 +50,7 @@ def run(program, args: list, timeout: float, env: dict | None = None,
             except subprocess.TimeoutExpired:
                 if time.monotonic() - t0 < timeout and not (idle and idle.hung()):
                     continue
-                os.killpg(p.pid, signal.SIGKILL)
+                p.kill_group()
                 out, err = p.communicate()
                 code = None
                 break

@@ -1,6 +1,6 @@
 """harness/reaper.py on its own, with real processes and signals: a process that
-registered a group (in a session of its own, as workers and builds are) and a temporary
-directory, then is ended by SIGTERM or SIGKILL, leaves neither behind."""
+started a group (reaper.spawn: in a session of its own, as workers and builds are) and a
+temporary directory, then is ended by SIGTERM or SIGKILL, leaves neither behind."""
 
 import os
 import signal
@@ -10,14 +10,14 @@ import time
 
 import pytest
 
+from harness import reaper
 from harness.paths import PROJECT
 
 CHILD = r"""
 import subprocess, sys, tempfile, time
 from harness import reaper
 with reaper.installed():
-    p = subprocess.Popen(["sleep", "300"], start_new_session=True)
-    reaper.add_group(p.pid)
+    p = reaper.spawn(["sleep", "300"])
     tmp = tempfile.mkdtemp(prefix=".tmp-entry.pid0-", dir=sys.argv[1])
     reaper.add_dir(tmp)
     open(tmp + "/half-written", "w").write("x")
@@ -50,3 +50,24 @@ def test_what_a_killed_command_started_ends_with_it(tmp_path, sig):
         time.sleep(0.1)
     assert gone(sleeper), "the group it started outlived it"
     assert list(tmp_path.iterdir()) == [], "its temporary directory outlived it"
+
+
+@pytest.mark.unit
+def test_a_spawned_group_is_killed_on_an_exception_and_dropped():
+    """spawn()'s with block: an exception in it kills the whole group (the grandchild too)
+    before it propagates; the group is registered while it runs and dropped once it ended;
+    reaped=False registers nothing."""
+    with pytest.raises(KeyError):
+        with reaper.spawn(["sh", "-c", "sleep 300 & echo $!; wait"], stdout=subprocess.PIPE,
+                          text=True) as p:
+            grandchild = int(p.stdout.readline())
+            assert p.pid in reaper._groups and not gone(grandchild)
+            raise KeyError
+    assert p.returncode == -signal.SIGKILL and p.pid not in reaper._groups
+    deadline = time.monotonic() + 10
+    while not gone(grandchild) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert gone(grandchild), "the group outlived the exception"
+    with reaper.spawn(["true"], reaped=False) as q:
+        assert q.pid not in reaper._groups
+    assert q.returncode == 0
