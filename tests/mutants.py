@@ -37,10 +37,10 @@ SCOPE = {
                               "Diff._census_errors", "Diff._exit_status"],
     "harness/judge/callers.py": ["pairs", "diffs"],
     "harness/errnos.py": None,
-    "harness/run/processes.py": ["cpu_seconds", "threads", "waiting", "ended", "family",
-                                 "waits_for_good", "ends_in", "_thread", "blocked", "_own",
-                                 "Idle.__init__", "Idle._cpu", "Idle.hung", "Idle.idle_for",
-                                 "Idle.why"],
+    "harness/run/procfs.py": ["cpu_seconds", "threads", "waiting", "ended", "family",
+                              "waits_for_good", "ends_in", "_thread", "blocked", "_own"],
+    "harness/run/idle.py": ["Idle.__init__", "Idle._cpu", "Idle.hung", "Idle.idle_for",
+                            "Idle.why"],
 }
 
 # exit codes of a mutant's test run (mutmut's): a test failed (or pytest broke: the same),

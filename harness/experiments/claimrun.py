@@ -16,7 +16,7 @@ import signal
 from harness import errnos
 from harness.run import faults, chains as graphs
 from harness.compile import ffi_build
-from harness.run.processes import QUIET
+from harness.run.idle import QUIET
 from harness.run.runner import Expect, run_one
 from harness.run.scenario import Scenario
 from harness.run import program
@@ -53,7 +53,7 @@ def observe(claim, tree, preload: str, graph: str = "", runner: str = "") -> dic
 
 def hangs(claim) -> bool:
     """Whether a build of the row hangs: then a run that sits idle where it should end
-    (processes.Idle) is judged hung at once, not at its timeout."""
+    (idle.Idle) is judged hung at once, not at its timeout."""
     return any(want.get("hang") for want in (claim.base, claim.before))
 
 

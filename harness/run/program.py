@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass
 
 from harness import reaper
-from harness.run.processes import Idle
+from harness.run.idle import Idle
 
 
 @dataclass
@@ -34,7 +34,7 @@ def run(program, args: list, timeout: float, env: dict | None = None,
     """Run `program -hide_banner -nostdin ARGS`; after `timeout` seconds its process group
     is killed (SIGKILL: a spinning ffmpeg does not end on SIGTERM). With `quiet`, for a
     run expected to hang, it is killed sooner: once it has sat idle that long
-    (processes.Idle: a flush loop polling for a task that never completes)."""
+    (idle.Idle: a flush loop polling for a task that never completes)."""
     cmd = [str(program), "-hide_banner", "-nostdin", *args]
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "1", **(env or {})}
     t0 = time.monotonic()

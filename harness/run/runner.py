@@ -22,7 +22,7 @@ from pathlib import Path
 from harness import reaper
 from harness.run import artifacts, chains, forkclient, routes
 from harness.run.outcome import Outcome, judge
-from harness.run.processes import QUIET, SYNC_QUIET, Idle
+from harness.run.idle import QUIET, SYNC_QUIET, Idle
 from harness.run.record import RunRecord
 from harness.paths import PROJECT
 from harness.run.scenario import Scenario
@@ -100,14 +100,14 @@ def _quiet(sc: Scenario, expect: Expect) -> float:
 def _wait(w, sc: Scenario, out: str, expect: Expect, seen: dict) -> str | None:
     """None when the worker ended; else why it is judged hung: its timeout; at once, from
     its start, every thread of it and its children waiting with no time limit and none
-    run between two looks (processes.Idle, blocked()); or _quiet()
+    run between two looks (idle.Idle, procfs.blocked()); or _quiet()
     seconds during which it neither ended nor used more than IDLE of a CPU: from its
     checkpoint (taken just before EOF); and QUIET seconds from its start (before EOF too,
     as LibTorch's next frame waiting for a request forever) for a run the case says
     hangs; STUCK seconds from its start for a sweep's run, where the worker never waits
     for a frame longer than 2 s (so longer is a graph stuck inside a call, as a request
     queue waited on that is never filled). A run judged hung leaves what the watch saw in
-    `seen` (processes.Idle.seen)."""
+    `seen` (idle.Idle.seen)."""
     quiet = _quiet(sc, expect)
     t0 = time.monotonic()
     deadline, partial = t0 + sc.timeout, Path(out).with_suffix(".partial.json")

@@ -1,5 +1,5 @@
-"""When a run is judged hung (harness/run/processes.py Idle.hung, cpu_seconds, waiting,
-family): on /proc-like readings (a tree of stat files under processes.PROC, each line a real
+"""When a run is judged hung (harness/run/idle.py Idle.hung; harness/run/procfs.py cpu_seconds,
+waiting, family): on /proc-like readings (a tree of stat files under procfs.PROC, each line a real
 /proc/PID/stat line with its state, parent and CPU ticks set) and a clock the test moves, so
 each rule of the judgement is checked on its own in no time; then once on real processes.
 The rule (Idle's docstring): hung once the process and every process below it used no more
@@ -16,8 +16,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness.run import processes
-from harness.run.processes import IDLE, Idle
+from harness.run import idle, procfs
+from harness.run.idle import IDLE, Idle
 
 pytestmark = pytest.mark.unit
 
@@ -84,16 +84,17 @@ class Proc:
 @pytest.fixture
 def proc(tmp_path, monkeypatch):
     p = Proc(tmp_path / "proc")
-    monkeypatch.setattr(processes, "PROC", p.root)
+    monkeypatch.setattr(procfs, "PROC", p.root)
     return p
 
 
 @pytest.fixture
 def clock(monkeypatch):
-    """processes' clock, moved by the test: clock.t = seconds."""
+    """The clock of the watch and of the /proc readers, moved by the test: clock.t = seconds."""
     c = SimpleNamespace(t=100.0)
-    monkeypatch.setattr(processes, "time", SimpleNamespace(monotonic=lambda: c.t,
-                                                           time=lambda: c.t + REALTIME))
+    moved = SimpleNamespace(monotonic=lambda: c.t, time=lambda: c.t + REALTIME)
+    monkeypatch.setattr(idle, "time", moved)
+    monkeypatch.setattr(procfs, "time", moved)
     return c
 
 
@@ -101,15 +102,15 @@ def test_reading_cpu(proc):
     """utime + stime + cutime + cstime (the children waited for count), in seconds; the
     fields around them do not; a command with ') ' in it is read from its last ')'."""
     proc.put(10, ticks=(1 * TCK, 2 * TCK, 4 * TCK, 8 * TCK))
-    assert processes.cpu_seconds(10) == 15
+    assert procfs.cpu_seconds(10) == 15
     (proc.root / "11").mkdir()
     (proc.root / "11" / "stat").write_text(stat(11, 1, "S", (TCK, 0, 0, 0),
                                                 comm="ffdnn (a) b", before=7 * TCK))
-    assert processes.cpu_seconds(11) == 1
-    assert processes.cpu_seconds(12) == 0.0        # gone
+    assert procfs.cpu_seconds(11) == 1
+    assert procfs.cpu_seconds(12) == 0.0        # gone
     (proc.root / "13").mkdir()
     (proc.root / "13" / "stat").write_text("13 (zombie")   # cut short
-    assert processes.cpu_seconds(13) == 0.0
+    assert procfs.cpu_seconds(13) == 0.0
 
 
 @pytest.mark.parametrize("states, want", [
@@ -119,25 +120,25 @@ def test_reading_cpu(proc):
 def test_a_thread_waiting(proc, states, want):
     """Running or waiting for a CPU (R) or in uninterruptible I/O (D), any thread."""
     proc.put(20, state=states[0], threads=[(21 + i, s) for i, s in enumerate(states[1:])])
-    assert processes.waiting(20) is want
+    assert procfs.waiting(20) is want
 
 
 def test_a_thread_whose_command_has_a_parenthesis(proc):
     proc.put(25, state="S", threads=[(26, "R")], comm="ffdnn (a) S 1")
-    assert processes.waiting(25) is True
+    assert procfs.waiting(25) is True
     proc.put(25, state="S", threads=[(26, "S")], comm="ffdnn (a) R 1")
-    assert processes.waiting(25) is False
+    assert procfs.waiting(25) is False
 
 
 def test_waiting_of_a_process_gone_or_a_thread_cut_short(proc):
-    assert processes.waiting(29) is False
+    assert procfs.waiting(29) is False
     proc.put(20, threads=[(21, "S")])
     (proc.root / "20" / "task" / "21" / "stat").write_text("21 (x")
     (proc.root / "20" / "task" / "22").mkdir()    # a thread gone between the two reads
-    assert processes.waiting(20) is False
+    assert procfs.waiting(20) is False
     proc.put(20, threads=[(21, "R")])
     (proc.root / "20" / "task" / "23").mkdir()
-    assert processes.waiting(20) is True
+    assert procfs.waiting(20) is True
 
 
 def test_family(proc):
@@ -151,17 +152,17 @@ def test_family(proc):
     (proc.root / "36").mkdir()
     (proc.root / "36" / "stat").write_text("36 (x) S notanumber\n")
     proc.put(37, ppid=32, comm="ffdnn (a) S 1")   # a command with ') ' in it
-    assert sorted(processes.family(30)) == [30, 31, 32, 34, 37]
-    assert sorted(processes.family(31)) == [31, 32, 34, 37]
-    assert processes.family(34) == [34]
-    assert processes.family(99) == [99]
+    assert sorted(procfs.family(30)) == [30, 31, 32, 34, 37]
+    assert sorted(procfs.family(31)) == [31, 32, 34, 37]
+    assert procfs.family(34) == [34]
+    assert procfs.family(99) == [99]
 
 
 def test_family_lists_each_once(proc):
     proc.put(40)
     proc.put(41, ppid=40)
     proc.put(42, ppid=40)
-    assert sorted(processes.family(40)) == [40, 41, 42]
+    assert sorted(procfs.family(40)) == [40, 41, 42]
 
 
 def _idle(proc, clock, quiet=2.0):
@@ -296,8 +297,8 @@ def test_on_real_processes():
         time.sleep(0.35)
         assert s.hung()
         assert not b.hung()
-        assert processes.family(os.getpid())[:1] == [os.getpid()]
-        assert sleeper.pid in processes.family(os.getpid())
+        assert procfs.family(os.getpid())[:1] == [os.getpid()]
+        assert sleeper.pid in procfs.family(os.getpid())
     finally:
         for p in (sleeper, busy):
             p.kill()
@@ -315,10 +316,10 @@ def test_a_process_that_ended_is_not_hung(proc, clock, end):
         proc.gone(50)
     else:
         proc.put(50, state="Z", ticks=(100, 10, 0, 0))
-    assert processes.ended(50)
+    assert procfs.ended(50)
     assert not w.hung()
     proc.put(50, state="Z", ticks=(100, 10, 0, 0), threads=[(51, "S")])
-    assert not processes.ended(50)
+    assert not procfs.ended(50)
     assert w.hung(), "idle, and still there"
 
 
@@ -326,13 +327,13 @@ def test_ended_reads_each_thread(proc):
     """A command with ') Z' in it is read from its last ')'; a thread whose stat is cut
     short (gone between the two reads) does not stop the look at the others."""
     proc.put(60, state="S", comm="ffdnn (a) Z 1")
-    assert not processes.ended(60)
+    assert not procfs.ended(60)
     proc.put(61, state="Z", threads=[(62 + i, "S") for i in range(8)])
     for i in range(7):
         (proc.root / "61" / "task" / str(62 + i) / "stat").write_text(f"{62 + i} (x")
-    assert not processes.ended(61), "thread 69 still runs"
+    assert not procfs.ended(61), "thread 69 still runs"
     (proc.root / "61" / "task" / "69" / "stat").write_text("69 (x")
-    assert processes.ended(61)
+    assert procfs.ended(61)
 
 
 def test_an_injected_delay_is_at_work(proc, clock):
@@ -343,27 +344,27 @@ def test_an_injected_delay_is_at_work(proc, clock):
     delay); the same thread under another name is hung once `quiet` has passed after."""
     proc.put(70, ticks=(100, 10, 0, 0), threads=[(71, "S")])
     (proc.root / "70" / "task" / "71" / "stat").write_text(
-        stat(71, 1, "S", (100, 10, 0, 0), comm=processes.DELAY))
-    assert processes.waiting(70)
+        stat(71, 1, "S", (100, 10, 0, 0), comm=procfs.DELAY))
+    assert procfs.waiting(70)
     w = Idle(70, 2.0)
     clock.t += 2.0
     assert not w.hung()
     proc.put(70, ticks=(100, 10, 0, 0), threads=[(71, "S")])
-    assert not processes.waiting(70)
+    assert not procfs.waiting(70)
     # a name is read from the line's first '(' on: one that only ends in the delay's
     # name is another thread's
     (proc.root / "70" / "task" / "71" / "stat").write_text(
-        stat(71, 1, "S", (100, 10, 0, 0), comm=f"a({processes.DELAY}"))
-    assert not processes.waiting(70)
+        stat(71, 1, "S", (100, 10, 0, 0), comm=f"a({procfs.DELAY}"))
+    assert not procfs.waiting(70)
     clock.t += 2.0
     assert not w.hung()  # the first look after the delay: the watch starts afresh from it
     clock.t += 2.0
     assert w.hung()
 
 
-# Judged at once (processes.blocked, waits_for_good): every thread asleep in a wait no time
+# Judged at once (procfs.blocked, waits_for_good): every thread asleep in a wait no time
 # limit ends, nothing run between two looks. The calls by their x86_64 numbers (ARCH set).
-X86 = processes.CALLS["x86_64"]
+X86 = procfs.CALLS["x86_64"]
 FUTEX_WAIT_PRIVATE, FUTEX_WAKE_PRIVATE = 0x80, 0x81
 
 
@@ -379,7 +380,7 @@ def futex(op=FUTEX_WAIT_PRIVATE, timeout=0):
 
 @pytest.fixture
 def x86(monkeypatch):
-    monkeypatch.setattr(processes, "ARCH", "x86_64")
+    monkeypatch.setattr(procfs, "ARCH", "x86_64")
 
 
 AT = 0x7ffd3a2b1c30  # a timeout's address
@@ -418,21 +419,21 @@ FOREVER = ("futex", None, 0)
     ("", None),
 ])
 def test_a_wait_only_the_process_ends(x86, line, want):
-    assert processes.waits_for_good(line) == want
+    assert procfs.waits_for_good(line) == want
 
 
 def test_the_calls_are_the_architectures(monkeypatch):
     """The numbers are the machine's: aarch64's futex is 98, and 202 there is no wait;
     on a machine with no table nothing is judged at once."""
-    arm = processes.CALLS["aarch64"]
-    monkeypatch.setattr(processes, "ARCH", "aarch64")
-    assert processes.waits_for_good(call(arm["futex"], 0x55d0c0de1000, 0x80, 2)) == FOREVER
-    assert processes.waits_for_good(call(arm["wait4"], 0, 0, 0)) == ("wait4", None, 0)
-    assert processes.waits_for_good(call(arm["waitid"], 0, 0, 0)) == ("waitid", None, 0)
-    assert processes.waits_for_good(futex()) is None
-    monkeypatch.setattr(processes, "ARCH", "riscv64")
-    assert processes.waits_for_good(futex()) is None
-    assert processes.waits_for_good(call(X86["wait4"], 0, 0, 0)) is None
+    arm = procfs.CALLS["aarch64"]
+    monkeypatch.setattr(procfs, "ARCH", "aarch64")
+    assert procfs.waits_for_good(call(arm["futex"], 0x55d0c0de1000, 0x80, 2)) == FOREVER
+    assert procfs.waits_for_good(call(arm["wait4"], 0, 0, 0)) == ("wait4", None, 0)
+    assert procfs.waits_for_good(call(arm["waitid"], 0, 0, 0)) == ("waitid", None, 0)
+    assert procfs.waits_for_good(futex()) is None
+    monkeypatch.setattr(procfs, "ARCH", "riscv64")
+    assert procfs.waits_for_good(futex()) is None
+    assert procfs.waits_for_good(call(X86["wait4"], 0, 0, 0)) is None
 
 
 def _blocked(proc, pid=80, tids=(81,), ppid=1, switches=(40, 2)):
@@ -446,7 +447,7 @@ def test_every_thread_blocked(proc, x86):
     """The look: each thread by (pid, tid), with its state, call, CPU ticks and switches."""
     _blocked(proc)
     proc.call(80, 81, call(X86["wait4"], 0, 0, 0), (7, 3))
-    assert processes.blocked(80) == {(80, 80): ("S", "futex", 110, 42),
+    assert procfs.blocked(80) == {(80, 80): ("S", "futex", 110, 42),
                                      (80, 81): ("S", "wait4", 110, 10)}
 
 
@@ -455,29 +456,29 @@ def test_a_thread_not_asleep_is_not_blocked(proc, x86, state):
     """Running or waiting for a CPU, reading a disk, stopped (a debugger): not blocked."""
     _blocked(proc)
     (proc.root / "80" / "task" / "81" / "stat").write_text(stat(81, 1, state, (100, 10, 0, 0)))
-    assert processes.blocked(80) is None
+    assert procfs.blocked(80) is None
 
 
 @pytest.mark.parametrize("line", [futex(timeout=0x7ffd3a2b1c30), "running", call(230, 1, 0, 1)])
 def test_one_thread_in_a_wait_that_ends_is_not_blocked(proc, x86, line):
     _blocked(proc, tids=(81, 82))
     proc.call(80, 82, line)
-    assert processes.blocked(80) is None
+    assert procfs.blocked(80) is None
     proc.call(80, 82, futex())
-    assert processes.blocked(80) is not None
+    assert procfs.blocked(80) is not None
 
 
 @pytest.mark.parametrize("lose", ["syscall", "status", "stat"])
 def test_a_thread_that_cannot_be_read_is_not_blocked(proc, x86, lose):
     _blocked(proc)
     (proc.root / "80" / "task" / "81" / lose).unlink()
-    assert processes.blocked(80) is None
+    assert procfs.blocked(80) is None
 
 
 def test_a_thread_cut_short_is_not_blocked(proc, x86):
     _blocked(proc)
     (proc.root / "80" / "task" / "81" / "stat").write_text("81 (python")
-    assert processes.blocked(80) is None
+    assert procfs.blocked(80) is None
 
 
 @pytest.mark.parametrize("timers", [None, "ID: 0\nsignal: 14/0000000000000000\n"])
@@ -487,7 +488,7 @@ def test_a_timer_set_or_unread_is_not_blocked(proc, x86, timers):
     _blocked(proc)
     path = proc.root / "80" / "timers"
     path.unlink() if timers is None else path.write_text(timers)
-    assert processes.blocked(80) is None
+    assert procfs.blocked(80) is None
 
 
 def test_a_child_counts(proc, x86):
@@ -496,36 +497,36 @@ def test_a_child_counts(proc, x86):
     _blocked(proc)
     _blocked(proc, pid=90, tids=(91,), ppid=80)
     proc.call(90, 91, call(230, 1, 0, 1))
-    assert processes.blocked(80) is None
+    assert procfs.blocked(80) is None
     proc.call(90, 91, futex())
-    assert set(processes.blocked(80)) == {(80, 80), (80, 81), (90, 90), (90, 91)}
+    assert set(procfs.blocked(80)) == {(80, 80), (80, 81), (90, 90), (90, 91)}
     (proc.root / "90" / "timers").write_text("ID: 3\n")
-    assert processes.blocked(80) is None
+    assert procfs.blocked(80) is None
     (proc.root / "90" / "timers").unlink()
-    assert processes.blocked(80) is None, "a child whose timers cannot be read"
+    assert procfs.blocked(80) is None, "a child whose timers cannot be read"
     (proc.root / "90" / "timers").write_text("")
     proc.call(90, 91, futex(0x89, MEM))                       # a deadline far off
     proc.deadline(90, MEM, time.monotonic() + 60)
-    assert processes.blocked(80, 5.0)[(90, 91)][1] == "futex with a deadline"
-    assert processes.blocked(80, 90.0) is None
+    assert procfs.blocked(80, 5.0)[(90, 91)][1] == "futex with a deadline"
+    assert procfs.blocked(80, 90.0) is None
     proc.call(90, 91, futex())
     _blocked(proc, pid=95, tids=(), ppid=90)
     (proc.root / "95" / "task" / "95" / "stat").write_text(stat(95, 90, "R"))
-    assert processes.blocked(80) is None, "a grandchild at work"
+    assert procfs.blocked(80) is None, "a grandchild at work"
     proc.put(95, ppid=90, state="Z")
-    assert processes.blocked(80)[(95, 95)][0] == "Z"
+    assert procfs.blocked(80)[(95, 95)][0] == "Z"
 
 
 def test_a_process_gone_or_a_zombie_is_not_blocked(proc, x86):
-    assert processes.blocked(80) is None
+    assert procfs.blocked(80) is None
     _blocked(proc)
     (proc.root / "80" / "task" / "81" / "stat").write_text(stat(81, 1, "Z"))
-    assert processes.blocked(80)[(80, 81)][0] == "Z", "an exited thread is over"
+    assert procfs.blocked(80)[(80, 81)][0] == "Z", "an exited thread is over"
     (proc.root / "80" / "task" / "80" / "stat").write_text(stat(80, 1, "Z"))
-    assert processes.blocked(80) is None, "every thread exited: it ended, not hung"
+    assert procfs.blocked(80) is None, "every thread exited: it ended, not hung"
     proc.call(80, 81, futex())
     (proc.root / "80" / "task" / "81" / "stat").write_text(stat(81, 1, "S"))
-    assert processes.blocked(80)[(80, 81)][1] == "futex", \
+    assert procfs.blocked(80)[(80, 81)][1] == "futex", \
         "a main thread that exited while another waits: not an end"
 
 
@@ -535,7 +536,7 @@ def test_a_command_with_a_parenthesis_is_read_from_the_last(proc, x86):
     _blocked(proc)
     (proc.root / "80" / "task" / "81" / "stat").write_text(
         stat(81, 1, "S", (100, 10, 0, 0), comm="ffdnn (a) R 1 2"))
-    assert processes.blocked(80)[(80, 81)] == ("S", "futex", 110, 42)
+    assert procfs.blocked(80)[(80, 81)] == ("S", "futex", 110, 42)
 
 
 def test_blocked_is_judged_at_the_second_look(proc, clock, x86):
@@ -603,25 +604,25 @@ def test_a_deadline_after_the_backstop_is_no_end(proc, clock, x86, clock_, op, n
     _blocked(proc)
     proc.call(80, 81, futex(op, MEM))
     proc.deadline(80, MEM, clock.t + now + 5.25)
-    assert processes.ends_in(80, clock_, MEM) == 5.25       # its nanoseconds counted
-    assert processes.blocked(80, 5.0)[(80, 81)][1] == "futex with a deadline"
-    assert processes.blocked(80, 5.25) is None, "the deadline at `beyond` is no further"
-    assert processes.blocked(80, 6.0) is None
-    assert processes.blocked(80) is None, "no backstop (quiet inf): only waits with none"
+    assert procfs.ends_in(80, clock_, MEM) == 5.25       # its nanoseconds counted
+    assert procfs.blocked(80, 5.0)[(80, 81)][1] == "futex with a deadline"
+    assert procfs.blocked(80, 5.25) is None, "the deadline at `beyond` is no further"
+    assert procfs.blocked(80, 6.0) is None
+    assert procfs.blocked(80) is None, "no backstop (quiet inf): only waits with none"
     other = "realtime" if clock_ == "monotonic" else "monotonic"
-    assert processes.ends_in(80, other, MEM) != pytest.approx(5.25)
+    assert procfs.ends_in(80, other, MEM) != pytest.approx(5.25)
 
 
 def test_a_deadline_that_cannot_be_read_is_an_end(proc, clock, x86):
     _blocked(proc)
     proc.call(80, 81, futex(0x89, MEM))
-    assert processes.ends_in(80, "monotonic", MEM) is None    # no memory
-    assert processes.blocked(80, 1.0) is None
+    assert procfs.ends_in(80, "monotonic", MEM) is None    # no memory
+    assert procfs.blocked(80, 1.0) is None
     (proc.root / "80" / "mem").write_bytes(bytes(MEM + 8))     # cut short
-    assert processes.ends_in(80, "monotonic", MEM) is None
-    assert processes.blocked(80, 1.0) is None
+    assert procfs.ends_in(80, "monotonic", MEM) is None
+    assert procfs.blocked(80, 1.0) is None
     proc.deadline(80, MEM, clock.t + 9)
-    assert processes.blocked(80, 1.0) is not None
+    assert procfs.blocked(80, 1.0) is not None
 
 
 @pytest.mark.parametrize("left, at_once", [(5.5, True), (4.5, False)])
@@ -644,7 +645,7 @@ def test_idle_judges_at_once_past_a_far_deadline(proc, clock, x86, left, at_once
 
 def test_at_once_off(proc, clock, x86, monkeypatch):
     """FFDNN_HANG_AT_ONCE=0: the idle timer alone, which says so."""
-    monkeypatch.setattr(processes, "AT_ONCE", False)
+    monkeypatch.setattr(idle, "AT_ONCE", False)
     _blocked(proc)
     w = Idle(80, 2.0)
     assert not w.hung()
@@ -702,7 +703,7 @@ def test_a_watch_with_no_timer_counts_no_cpu(proc, x86, monkeypatch):
     the timer would never use, at the start of every run; a look at a process at work
     reads its own threads and stops there."""
     proc.put(80, state="R")
-    monkeypatch.setattr(processes, "family", lambda pid: pytest.fail("/proc scanned"))
+    monkeypatch.setattr(procfs, "family", lambda pid: pytest.fail("/proc scanned"))
     w = Idle(80, float("inf"))
     assert not w.hung() and not w.hung()
     assert w.cpu == {}

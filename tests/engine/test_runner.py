@@ -72,7 +72,7 @@ def test_matrix_goes_on_after_a_crash(trees, preload, run_scenario):
                  "\\nt = time.monotonic()\\nwhile time.monotonic() - t < 3: pass'])",
                  False, id="child-working")])
 def test_a_run_expected_to_hang_is_judged_by_what_it_does(tmp_path, work, hung):
-    """processes.Idle, through program.run(quiet=): a program that sits idle (asleep, or
+    """idle.Idle, through program.run(quiet=): a program that sits idle (asleep, or
     polling with a sleep) is killed as hung after `quiet` seconds, long before its
     timeout; one that uses a CPU is never judged hung, however long `quiet` it works."""
     from harness.run import program
