@@ -9,6 +9,7 @@ is the judge's (harness/judge/mutate.py); one that needs no diff (not compiled,
 equivalent, blind) is neither built nor run.
 """
 
+import os
 import re
 import shutil
 import subprocess
@@ -23,6 +24,7 @@ from harness.judge.mutate import EQUIVALENT, UNBUILT, Fate, Score
 from harness.paths import cache_root
 
 CONFIRM = 2  # runs more of a site whose class changed (the diff's default is 4)
+RUN_STARTED = int(time.time())  # with the pid, what names this process's mutant trees
 
 
 def compiled_lines(tree, path: str) -> set | None:
@@ -79,7 +81,9 @@ def one(m: ops.Mutant, text: str, tree, layout, groups: list, preload: str, jobs
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="ffdnn-mutant-") as tmp:
         mail = Path(tmp) / f"mutant-{m.name}.patch"
-        mail.write_text(m.mail(text))
+        # kept, a mutant's tree is the cache's, found again by the next run; else it is this
+        # run's own, removed once judged while another run may build the same mutant
+        mail.write_text(m.mail(text, "" if keep else f"{os.getpid()}-{RUN_STARTED}"))
         plan = OnTree(tree, [mail], layout)
         try:
             mutant = plan.get(plan.patched)

@@ -60,8 +60,10 @@ class Mutant:
         assert text[self.start:self.end] == self.before, "not the text it was made from"
         return text[:self.start] + self.after + text[self.end:]
 
-    def mail(self, text: str) -> str:
-        """The mutant as a mail `git am` applies: one hunk in its file."""
+    def mail(self, text: str, run: str = "") -> str:
+        """The mutant as a mail `git am` applies: one hunk in its file. `run` names the
+        mutate run whose tree it is alone (its message, so its key, differs from any other
+        run's: a run removes its trees once judged, never one another run is using)."""
         new = self.apply(text)
         hunks = "".join(difflib.unified_diff(text.splitlines(True), new.splitlines(True),
                                              f"a/{self.path}", f"b/{self.path}", n=3))
@@ -69,7 +71,8 @@ class Mutant:
                 "From: ffdnn <ffdnn@localhost>\nDate: Sat, 1 Jan 2000 00:00:00 +0000\n"
                 f"Subject: [PATCH] mutant: {self.path}:{self.line} {self.operator}\n\n"
                 f"{self.function}(): {squeeze(self.before)} -> {squeeze(self.after) or '(deleted)'}\n"
-                f"---\ndiff --git a/{self.path} b/{self.path}\n{hunks}-- \n2.0\n\n")
+                + (f"\nThe tree of mutate run {run} alone.\n" if run else "")
+                + f"---\ndiff --git a/{self.path} b/{self.path}\n{hunks}-- \n2.0\n\n")
 
 
 def squeeze(s: str) -> str:

@@ -128,3 +128,39 @@ def test_a_mutant_inside_a_branch_no_fault_can_reach_is_equivalent():
     # one only another input reaches is no excuse: the gate is blind to its mutants
     why = {"libavfilter/dnn/x.c :: run :: if !buf": "input: a model of 2 GB"}
     assert mutate.in_unreachable(CODE, "libavfilter/dnn/x.c", why) == []
+
+
+def test_a_mutant_of_a_run_of_its_own_is_a_tree_of_its_own():
+    """A mutate run that removes its trees once judged names each mutant's mail after
+    itself, so its tree's key (the patch's sha256) is no other run's: a run never removes
+    a tree another run is building or using. Kept (--keep), the mail is the cache's."""
+    import hashlib
+    text = CODE
+    m = mutants.mutants(text, "libavfilter/dnn/x.c")[0]
+    shared, mine, theirs = m.mail(text), m.mail(text, "101-1"), m.mail(text, "202-1")
+    assert len({hashlib.sha256(t.encode()).hexdigest() for t in (shared, mine, theirs)}) == 3
+    assert "mutate run 101-1" in mine and "mutate run" not in shared
+    assert mine.split("---\n", 1)[1] == shared.split("---\n", 1)[1]  # the same change
+
+
+def test_a_check_made_false_needs_its_branch_taken():
+    """A check made false changes a run only where its branch was taken: it names its
+    branch's first line (what the coverage report's count says ran), unless the branch's
+    code starts on the condition's line; the other operators need their own line."""
+    needs = {(m.line, m.operator): m.needs for m in mutants.mutants(CODE, "libavfilter/dnn/x.c")}
+    assert [needs[(n, "check-removed")] for n in (8, 13, 16)] == [9, 14, 17]
+    assert {v for (n, op), v in needs.items() if op != "check-removed"} == {0}
+    inline = "static int f(void)\n{\n    int ret = g();\n    if (ret < 0) return ret;\n    return 0;\n}\n"
+    (m,) = mutants.mutants(inline, "x.c", ("check-removed",))
+    assert (m.line, m.needs) == (4, 0)
+
+
+def test_a_check_whose_branch_no_fault_took_is_blind_without_a_run():
+    """With the coverage report's lines no fault ran: a check made false whose branch's
+    first line is among them is blind, not built; one whose branch ran is built."""
+    from harness.judge import mutate
+    (m,) = [m for m in mutants.mutants(CODE, "libavfilter/dnn/x.c", ("check-removed",))
+            if m.line == 8]
+    f = mutate.without_run(m, None, {}, [], {9})
+    assert (f.fate, f.seconds) == (mutate.BLIND, 0) and "took its branch (line 9" in f.why
+    assert mutate.without_run(m, None, {}, [], {10, 14}) is None
