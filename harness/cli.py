@@ -1,7 +1,7 @@
 """python -m harness: sub-commands, and the one place exceptions become exit statuses.
 
 This module only parses and dispatches: each sub-command is a module of harness/commands/
-(its options and what it runs), in the order `--help` lists them."""
+(its options, their check and what it runs), in the order `--help` lists them."""
 
 import argparse
 import importlib
@@ -42,12 +42,12 @@ def main(argv=None) -> int:
     (HarnessError: one `error:` line); SIGNALLED + the signal when ended by one;
     INTERNAL_ERROR for any other exception, one line naming it (its traceback with
     --debug, given before the sub-command)."""
-    from harness import precheck, reaper
+    from harness import reaper
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         with reaper.installed():  # SIGTERM, SIGINT: what the command started ends with it
             args = parser().parse_args(argv)
-            precheck.check(args)  # every option, before any work
+            args.check(args)  # the command's every option, before any work
             return args.func(args)
     except HarnessError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -1,7 +1,8 @@
 """Every option a command takes, checked before any work: one function a kind (numbers
 with their ranges, names, paths, refs, models), each raising the one line a user reads
 (HarnessError, exit status 2). The numbers are argparse types, so the parser refuses
-them; the rest is check(args), which the command line calls before the command.
+them; the rest each command's check(args) calls (harness/commands/: the pieces several
+share in options.py), which the command line calls before the command.
 
 Nothing here builds, fetches, copies or writes: a check that needs a tree (a patch
 that must apply, harness/obtain/patched.py) looks only at a tree already built.

@@ -3,7 +3,7 @@ module, or a sanitizer variant of them."""
 
 import signal
 
-from harness.commands import common
+from harness.commands import common, options
 from harness.errors import ExitStatus
 
 
@@ -14,7 +14,13 @@ def add_parser(sub) -> None:
                    help="a sanitizer variant of base and before (FFmpeg's gcc-asan or "
                         "gcc-tsan toolchain) with the backends its claim needs")
     common.add_build_options(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, check=check)
+
+
+def check(args) -> None:
+    case = common.check_build_options(args, args.sanitizer)
+    if args.git_dir is None:
+        options.tree("--tree", args.tree, case.part("layout"))
 
 
 def run(args) -> int:

@@ -114,9 +114,14 @@ def cmd_verify(args) -> int:
     return ExitStatus.OK
 
 
+def check(args) -> None:
+    """Nothing to check before the work: the verbs take no value (gc's --dry-run is a flag)."""
+
+
 def add_parser(sub) -> None:
     p = sub.add_parser("cache", help="the build cache: list its entries, verify them, "
                                      "collect what nothing names (gc)")
+    p.set_defaults(check=check)
     verbs = p.add_subparsers(dest="verb", required=True)
     v = verbs.add_parser("list", help="each entry, its size and what names it")
     v.set_defaults(func=cmd_list)

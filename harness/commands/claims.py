@@ -3,7 +3,7 @@
 import sys
 
 from harness import inputs
-from harness.commands import common
+from harness.commands import common, options
 from harness.errors import HarnessError
 from harness.paths import write_file
 
@@ -15,7 +15,12 @@ def add_parser(sub) -> None:
                    help="only this commit's claims; repeatable")
     p.add_argument("--json", metavar="FILE", help="write the rows as JSON")
     common.add_build_options(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, check=check)
+
+
+def check(args) -> None:
+    common.check_build_options(args)
+    options.report_files(json=args.json)
 
 
 def run(args) -> int:

@@ -1,5 +1,6 @@
 """What the sub-commands share: the case a command judges against, its trees, the option
-groups, the report files and the exit status of a command that runs scenarios."""
+groups and their checks (of the pieces in harness/commands/options.py), the report files
+and the exit status of a command that runs scenarios."""
 
 import sys
 
@@ -88,6 +89,13 @@ def add_report_options(p) -> None:
     add_results_option(p)
 
 
+def check_report_options(args) -> None:
+    """What add_report_options adds and no parser type checks: the report files, --results."""
+    from harness.commands import options
+    options.report_files(json=args.json, junit=args.junit, markdown=args.markdown)
+    inputs.results_dir(args.results)
+
+
 def add_results_option(p) -> None:
     p.add_argument("--results", metavar="DIR", default="results",
                    help="where a CRASH or HANG leaves its artifacts, DIR/<scenario id>/ "
@@ -130,6 +138,25 @@ def add_build_options(p) -> None:
                    help="with --git-dir: the ref before the change (--before-ref is an alias)")
     p.add_argument("--to-ref", "--after-ref", dest="to_ref", default="HEAD",
                    help="with --git-dir: the ref after it (--after-ref is an alias)")
+
+
+def check_build_options(args, sanitizer=None):
+    """What add_build_options adds (and build's --sanitizer, refused with --git-dir),
+    checked; the case."""
+    from harness.commands import options
+    case = options.tree_source(args.backend, args.release, args.case, args.source)
+    options.clone(args.git_dir, args.release, sanitizer, args.from_ref, args.to_ref)
+    return case
+
+
+def check_builds(args):
+    """The build options, then --build: trees of the case's layout (or built trees' paths)
+    unless the trees are a clone's (--git-dir); the case."""
+    from harness.commands import options
+    case = check_build_options(args)
+    if args.git_dir is None:
+        options.trees("--build", args.build, case.part("layout"))
+    return case
 
 
 def add_route_option(p, default: str | None) -> None:

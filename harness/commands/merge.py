@@ -6,7 +6,7 @@ def add_parser(sub) -> None:
     p = sub.add_parser("merge", help="the shards of a diff or a sweep (--shard K/N --json) "
                                      "as one: its report, verdict and exit status")
     add_arguments(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, check=check)
 
 
 def add_arguments(p) -> None:
@@ -17,13 +17,19 @@ def add_arguments(p) -> None:
     common.add_diff_report_options(p)
 
 
+def check(args) -> None:
+    from harness.commands import options
+    options.report_files(json=args.json, junit=args.junit, markdown=args.markdown,
+                         html=args.html)
+
+
 def run(args) -> int:
     from harness.commands import common
     from harness.errors import ExitStatus
     from harness.judge import diff, merge
     from harness import inputs
     from harness.judge import diffreport
-    for option in ("json", "markdown", "html", "junit"):  # also checked by harness/precheck.py
+    for option in ("json", "markdown", "html", "junit"):  # also checked by check()
         inputs.output_file(f"--{option}", getattr(args, option))
     shards = merge.load(args.shards)
     if merge.kind_of(shards[0][1]) == "sweep":

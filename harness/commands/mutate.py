@@ -48,7 +48,15 @@ def add_parser(sub) -> None:
                         "builds/equivalent-mutants.txt)")
     add_sweep_options(p)
     add_report_options(p, "of the scored mutants were killed")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, check=check)
+
+
+def check(args) -> None:
+    from harness.commands import options
+    from harness.commands.coverage import check_options
+    case = options.tree_source(args.backend, args.release, args.case, args.source)
+    options.trees("--from", args.from_tree, case.part("layout"), one=True)
+    check_options(args)
 
 
 def patched_files(patches) -> list:

@@ -14,7 +14,7 @@ def add_parser(sub) -> None:
                         "what each has, the patches its built trees took, and each row of "
                         "the case's tables, expressible or why not")
     common.add_build_options(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, check=common.check_builds)
 
 
 def run(args) -> int:

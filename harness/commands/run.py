@@ -2,7 +2,8 @@
 and their table."""
 
 from harness import inputs
-from harness.commands import common
+from harness.commands import common, options
+from harness.errors import HarnessError
 from harness.run import routes
 
 
@@ -31,7 +32,41 @@ def add_parser(sub) -> None:
                    help=f"frames pushed (default 2, as the PR; 1 to {inputs.MAX_FRAMES})")
     common.add_report_options(p)
     common.add_build_options(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, check=check)
+
+
+def check(args) -> None:
+    case = common.check_builds(args)
+    if args.expect and args.expect not in case.pair:
+        raise HarnessError(f"--expect: unknown tree '{args.expect}' (the trees case "
+                           f"{args.case} compares: {', '.join(case.pair)})")
+    backends, filters = options.graph_names(args.backend_name, args.filter)
+    if len(backends) > 1 or len(filters) > 1:
+        raise HarnessError("run takes one --backend-name and one --filter (sweep and diff "
+                           "take lists)")
+    options.has_graph(backends, filters)
+    check_faults(args.fault, args.injector)
+    common.check_report_options(args)
+    if args.model is not None:
+        from harness.run import modelfile
+        modelfile.check(inputs.input_file("--model", args.model), args.backend_name)
+
+
+def check_faults(specs, injector: str) -> None:
+    """--fault specs, each one a fault of the harness; with --injector wrap, each one a
+    wrapper links (not a family only an LD_PRELOAD interposer makes)."""
+    from harness.compile.families import FAMILIES
+    from harness.run import faults
+    parsed = [faults.parse(s) for s in specs or ()]
+    if injector != "wrap":
+        return
+    bad = [f for f in parsed if f.kind in FAMILIES and not FAMILIES[f.kind].link_time
+           and "wrap" not in FAMILIES[f.kind].stanza.variants]
+    if bad:
+        linked = [n for n, f in FAMILIES.items() if "wrap" in f.stanza.variants]
+        raise HarnessError(f"--injector wrap links only the {', '.join(linked)} wrapper: "
+                           f"'{bad[0].spec}' needs the {bad[0].kind} interposer "
+                           "(--injector preload)")
 
 
 def run(args) -> int:

@@ -4,7 +4,7 @@ and route asked for, classified and held to what the case expects."""
 import sys
 
 from harness import inputs
-from harness.commands import common
+from harness.commands import common, options
 from harness.compile.families import sweep_fault
 from harness.errors import ExitStatus, HarnessError
 from harness.paths import write_file
@@ -29,7 +29,17 @@ def add_parser(sub) -> None:
     common.add_shard_option(p)
     common.add_results_option(p)
     common.add_build_options(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, check=check)
+
+
+def check(args) -> None:
+    from harness.run import faults
+    common.check_builds(args)
+    options.has_graph(*options.graph_names(args.backend_name, args.filter))
+    faults.parse(sweep_fault(args.fault))
+    options.report_files(json=args.json)
+    inputs.results_dir(args.results)
+    options.route(args.route)
 
 
 def expected(case, backend: str, filt: str, family: str, route: str):

@@ -8,7 +8,12 @@ def add_parser(sub) -> None:
     p.add_argument("--all", action="store_true", help="every table (the default)")
     common.add_report_options(p)
     common.add_build_options(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, check=check)
+
+
+def check(args) -> None:
+    common.check_build_options(args)
+    common.check_report_options(args)
 
 
 def run(args) -> int:

@@ -10,7 +10,7 @@ def add_parser(sub) -> None:
     p.add_argument("--build", help="comma list of trees (default: the two the case compares)")
     p.add_argument("--short", action="store_true", help="a 2 s 320x180 clip instead of 24 s 720p")
     common.add_build_options(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, check=common.check_builds)
 
 
 def run(args) -> int:
