@@ -27,10 +27,7 @@ def run(args) -> int:
     from harness.commands import common
     from harness.errors import ExitStatus
     from harness.judge import diff, merge
-    from harness import inputs
     from harness.judge import diffreport
-    for option in ("json", "markdown", "html", "junit"):  # also checked by check()
-        inputs.output_file(f"--{option}", getattr(args, option))
     shards = merge.load(args.shards)
     if merge.kind_of(shards[0][1]) == "sweep":
         return sweeps(args, shards)
