@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harness.compile import families as registry
@@ -28,7 +28,8 @@ from harness.judge.sweep import Site, classify
 from harness.judge.touched import UNKNOWN, Touched
 from harness.run import matrix
 from harness.run.outcome import Outcome
-from harness.run.runner import NOTHING, run as run_all, servers
+from harness.experiments.batch import Batch, Memo
+from harness.run.runner import NOTHING, servers
 
 CONFIRM = 4  # runs more of each side of a site whose class changed
 
@@ -101,57 +102,6 @@ def _function(group: Group, named: list) -> str:
     if fam.per_function:
         return group.family.partition(":")[2]
     return next((f for f in named if f), fam.functions[0])
-
-
-@dataclass(frozen=True)
-class Batch:
-    """What every batch of a diff's runs shares (runner.run): the preload library, the runs
-    at a time, the case's word on the runs, the fork servers; and what the runs of the sites
-    are given besides: the line printed as each ends, where the artifacts go."""
-    preload: str
-    jobs: int
-    expect: object
-    pool: object
-    progress: object = None
-    results: object = None
-    memo: object = None  # a Memo: the runs of one tree made once for every diff that shares it
-
-    def run(self, scenarios: list, progress: bool = False, results: bool = False,
-            fresh: bool = False) -> list:
-        """Each scenario's result, in order: a run of the memo's tree made before by a diff
-        sharing the memo is taken from it unless `fresh` (the reruns that confirm a class
-        are new runs)."""
-        memo = None if fresh else self.memo
-        keys = [memo.key(sc) if memo else None for sc in scenarios]
-        had = {k for k in keys if k is not None and k in memo.results}
-        todo = [sc for sc, k in zip(scenarios, keys) if k not in had]
-        ran = iter(run_all(todo, self.preload, jobs=self.jobs,
-                           progress=self.progress if progress else None,
-                           results=self.results if results else None, expect=self.expect,
-                           pool=self.pool) if todo else ())
-        out = []
-        for k in keys:
-            if k in had:
-                memo.reused += 1
-                out.append(memo.results[k])
-                continue
-            out.append(next(ran))
-            if k is not None:
-                memo.results[k] = out[-1]
-        return out
-
-
-@dataclass
-class Memo:
-    """The runs of one tree, kept across diffs against it (harness/experiments/mutate.py:
-    every mutant is diffed against the same tree, whose census and site runs are the
-    same for each): scenario -> its result, and how many runs were taken from it."""
-    tree: str                                    # the tree's path
-    results: dict = field(default_factory=dict)
-    reused: int = 0
-
-    def key(self, scenario) -> str | None:
-        return scenario.to_json() if scenario.tree == self.tree else None
 
 
 @dataclass(frozen=True)

@@ -114,7 +114,7 @@ def run(tree, files: list, layout, groups: list, preload: str, jobs: int = 2, ex
     `not_run`: path -> the lines of code no fault ran in the tree's sweep (`harness
     coverage --json` of the same sources): a mutant there is blind without a build (the
     diff would find none of its changed lines run under a fault)."""
-    from harness.experiments.diff import Memo
+    from harness.experiments.batch import Memo
     from harness.run.runner import NOTHING
     t0, expect = time.monotonic(), expect or NOTHING
     memo = Memo(str(tree.path))  # the tree's side of every diff, run once
