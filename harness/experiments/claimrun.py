@@ -17,6 +17,7 @@ from harness import errnos
 from harness.run import faults, chains as graphs
 from harness.compile import ffi_build
 from harness.run.idle import QUIET
+from harness.run.observation import Observation
 from harness.run.runner import Expect, run_one
 from harness.run.scenario import Scenario
 from harness.run import program
@@ -42,10 +43,9 @@ def run_key(claim, build: str, graph: str = "") -> tuple:
     return (build, claim.runner, claim.frames, claim.fault, description(claim, graph))
 
 
-def observe(claim, tree, preload: str, graph: str = "", runner: str = "") -> dict:
-    """{"frames": [md5], "boxes": [(boxes, classified) per frame], "errors": [codes],
-    "log": text, "hang": bool, "crash": signal name or ""}. `runner` overrides the
-    claim's (a reverted copy of a tree has a program but no cffi module)."""
+def observe(claim, tree, preload: str, graph: str = "", runner: str = "") -> Observation:
+    """What the claim's run on `tree` showed. `runner` overrides the claim's (a reverted
+    copy of a tree has a program but no cffi module)."""
     if (runner or claim.runner) == "ffmpeg":
         return _ffmpeg(tree, description(claim, graph), hangs(claim))
     return _worker(claim, tree, preload, description(claim, graph))
@@ -57,7 +57,7 @@ def hangs(claim) -> bool:
     return any(want.get("hang") for want in (claim.base, claim.before))
 
 
-def _worker(claim, tree, preload, desc: str) -> dict:
+def _worker(claim, tree, preload, desc: str) -> Observation:
     ffi_build.build(tree, "preload")
     # long enough for every frame's wait, so a run that hangs is killed at EOF
     # a fault is armed before the first frame (route sweep), with the backend's own flush,
@@ -70,21 +70,19 @@ def _worker(claim, tree, preload, desc: str) -> dict:
     r = run_one(sc, preload, expect=Expect(lambda sc: None, lambda sc: hangs(claim)))
     d = r.record
     if r.outcome.value == "ERROR":
-        return {"frames": [], "errors": [], "log": d.log or "", "hang": False,
-                "crash": "", "error": r.reason}
+        return Observation([], [], d.log or "", False, error=r.reason)
     codes = (d.drained or []) + (d.sink or [])
     frames = d.frames or []
-    return {"frames": [f.md5 for f in frames],
-            "boxes": [(len(f.boxes), sum(len(b.classify) for b in f.boxes)) for f in frames],
-            "errors": [c for c in codes if c < 0 and c not in NOT_A_RESULT],
-            "log": d.log or "", "hang": r.outcome.value == "HANG",
-            **({"activate": d.activate_at_eof} if claim.route == "flush" else {}),
-            # the checkpoint before EOF
-            "at_eof": d.eof_push is not None or d.drained is not None,
-            "crash": r.reason.rsplit(" ", 1)[-1] if r.outcome.value == "CRASH" else ""}
+    return Observation(
+        [f.md5 for f in frames], [c for c in codes if c < 0 and c not in NOT_A_RESULT],
+        d.log or "", r.outcome.value == "HANG",
+        r.reason.rsplit(" ", 1)[-1] if r.outcome.value == "CRASH" else "",
+        boxes=[(len(f.boxes), sum(len(b.classify) for b in f.boxes)) for f in frames],
+        activate=d.activate_at_eof if claim.route == "flush" else None,
+        at_eof=d.eof_push is not None or d.drained is not None)  # the checkpoint before EOF
 
 
-def _ffmpeg(tree, desc: str, hang: bool = False) -> dict:
+def _ffmpeg(tree, desc: str, hang: bool = False) -> Observation:
     r = program.run(tree.ffmpeg, ["-threads", "1", *FFMPEG_INPUT, "-vf", desc,
                                   "-f", "framemd5", "-"], TIMEOUT, quiet=QUIET if hang else None)
     code = -signal.SIGKILL if r.hung else r.returncode
@@ -92,5 +90,5 @@ def _ffmpeg(tree, desc: str, hang: bool = False) -> dict:
     errors = [int(c) for c in TASK_ERROR.findall(r.stderr)]
     if code > 0 and not errors:  # refused before filtering: exit = -AVERROR & 0xff
         errors = [-(256 - code)]
-    return {"frames": FRAME_MD5.findall(r.stdout), "errors": errors, "log": r.stderr,
-            "hang": r.hung, "crash": crash, "exit": code}
+    return Observation(FRAME_MD5.findall(r.stdout), errors, r.stderr, r.hung, crash,
+                       exit=code)

@@ -35,7 +35,7 @@ def commit_row(claim, trees: dict, preload: str, seen: dict = None) -> dict:
                 seen[key] = claimrun.observe(claim, tree, preload, graph)
             return seen[key]
         obs = run()
-        ref = run(claim.reference)["frames"] if claim.reference else None
+        ref = run(claim.reference).frames if claim.reference else None
         diffs[build] = judged.diffs(obs, getattr(claim, build), ref)
         cells[build] = judged.summary(obs, ZERO_FRAME_MD5, ref, claim.reference)
     release = next(iter(trees.values())).source.get("version", "")

@@ -8,6 +8,7 @@ is as expected: a claim is declared not expressible in its row of the expected t
 
 from harness import errnos
 from harness.errors import ExitStatus
+from harness.run.observation import Observation
 from harness.run.scenario import ZERO_FRAME_MD5
 
 
@@ -34,40 +35,40 @@ def row_of(claim, cells: dict, verdict_text) -> dict:
             "verdict": verdict_text}
 
 
-def diffs(obs: dict, want: dict, reference=None) -> list:
+def diffs(obs: Observation, want: dict, reference=None) -> list:
     """What differs from a claim's expectation for one build. `want` keys: hang, crash,
     frames (md5s, a count, or "reference": the frames of the claim's reference chain),
     zero_frames (how many came out never written), boxes, errors, log (must contain),
     no_log (must not contain)."""
     out = []
-    if want.get("hang", False) != obs["hang"]:
-        out.append(f"hang: got {obs['hang']}, expected {want.get('hang', False)}")
-    elif obs["hang"] and not obs.get("at_eof", True):
+    if want.get("hang", False) != obs.hang:
+        out.append(f"hang: got {obs.hang}, expected {want.get('hang', False)}")
+    elif obs.hang and not obs.at_eof:
         out.append("hang: before EOF, expected at EOF")
-    if want.get("crash", "") != obs["crash"]:
-        out.append(f"crash: got {obs['crash'] or 'none'}, expected {want.get('crash') or 'none'}")
-    if obs.get("error"):
-        out.append(f"the run could not start: {obs['error']}")
+    if want.get("crash", "") != obs.crash:
+        out.append(f"crash: got {obs.crash or 'none'}, expected {want.get('crash') or 'none'}")
+    if obs.error:
+        out.append(f"the run could not start: {obs.error}")
     frames = want.get("frames")
     if frames == "reference":
         frames = reference
-    if isinstance(frames, int) and len(obs["frames"]) != frames:
-        out.append(f"frames: got {len(obs['frames'])}, expected {frames}")
-    elif isinstance(frames, list) and obs["frames"] != frames:
-        out.append(f"frames: got {obs['frames']}, expected {frames}")
-    zeros = sum(f == ZERO_FRAME_MD5 for f in obs["frames"])
+    if isinstance(frames, int) and len(obs.frames) != frames:
+        out.append(f"frames: got {len(obs.frames)}, expected {frames}")
+    elif isinstance(frames, list) and obs.frames != frames:
+        out.append(f"frames: got {obs.frames}, expected {frames}")
+    zeros = sum(f == ZERO_FRAME_MD5 for f in obs.frames)
     if "zero_frames" in want and zeros != want["zero_frames"]:
         out.append(f"frames never written (all zero): got {zeros}, expected {want['zero_frames']}")
-    if "boxes" in want and obs.get("boxes") != want["boxes"]:
-        out.append(f"(boxes, classified) per frame: got {obs.get('boxes')}, expected {want['boxes']}")
-    if "activate" in want and obs.get("activate") != want["activate"]:
-        out.append(f"activate() at EOF: got {errnos.describe(obs.get('activate'))}, "
+    if "boxes" in want and obs.boxes != want["boxes"]:
+        out.append(f"(boxes, classified) per frame: got {obs.boxes}, expected {want['boxes']}")
+    if "activate" in want and obs.activate != want["activate"]:
+        out.append(f"activate() at EOF: got {errnos.describe(obs.activate)}, "
                    f"expected {errnos.describe(want['activate'])}")
-    if "errors" in want and obs["errors"] != want["errors"]:
-        out.append(f"errors: got {codes(obs['errors'])}, expected {codes(want['errors'])}")
-    if want.get("log") and want["log"] not in obs["log"]:
+    if "errors" in want and obs.errors != want["errors"]:
+        out.append(f"errors: got {codes(obs.errors)}, expected {codes(want['errors'])}")
+    if want.get("log") and want["log"] not in obs.log:
         out.append(f"log lacks {want['log']!r}")
-    if want.get("no_log") and want["no_log"] in obs["log"]:
+    if want.get("no_log") and want["no_log"] in obs.log:
         out.append(f"log has {want['no_log']!r}")
     return out
 
@@ -76,29 +77,29 @@ def codes(errors) -> str:
     return ", ".join(errnos.describe(c) for c in errors) or "none"
 
 
-def summary(obs: dict, zero_md5: str = "", reference=None, ref_name: str = "") -> str:
+def summary(obs: Observation, zero_md5: str = "", reference=None, ref_name: str = "") -> str:
     """One cell of the table: HANG, CRASH, or frames and errors."""
-    if obs.get("error"):
-        return f"ERROR: {obs['error']}"
-    if obs["hang"]:
-        where = "at EOF" if obs.get("at_eof", True) else "before EOF"
+    if obs.error:
+        return f"ERROR: {obs.error}"
+    if obs.hang:
+        where = "at EOF" if obs.at_eof else "before EOF"
         return f"HANG {where} (killed)"
-    if obs["crash"]:
-        return f"CRASH ({obs['crash']})"
-    n = len(obs["frames"])
+    if obs.crash:
+        return f"CRASH ({obs.crash})"
+    n = len(obs.frames)
     text = f"{n} frame{'s' * (n != 1)}"
-    zeros = sum(m == zero_md5 for m in obs["frames"]) if zero_md5 else 0
+    zeros = sum(m == zero_md5 for m in obs.frames) if zero_md5 else 0
     if n and zeros == n:
         text += " (all zero: never written)"
     elif zeros:
         text += f" ({zeros} all zero: never written)"
-    elif n and reference and obs["frames"] == reference:
+    elif n and reference and obs.frames == reference:
         text += f" (= `{ref_name}`: the model's output never written)"
-    if any(b for b, _ in obs.get("boxes", [])):
-        text += ", boxes/classified " + " ".join(f"{b}/{c}" for b, c in obs["boxes"])
-    errs = sorted(set(obs["errors"]), key=obs["errors"].index)
-    if "activate" in obs:  # the PR's route: what activate() returned at EOF
-        text += f"; activate() at EOF {errnos.describe(obs['activate'])}"
+    if any(b for b, _ in obs.boxes or []):
+        text += ", boxes/classified " + " ".join(f"{b}/{c}" for b, c in obs.boxes)
+    errs = sorted(set(obs.errors), key=obs.errors.index)
+    if obs.activate is not None:  # the flush route: what activate() returned at EOF
+        text += f"; activate() at EOF {errnos.describe(obs.activate)}"
     return text + (f"; {codes(errs)}" if errs else "; no error")
 
 

@@ -53,7 +53,7 @@ def test_commit_claim(observed, claim, build):
     """The build does what the row says, and (where the builds differ) not what the
     other build does: the row would fail if the commit were reverted or absent."""
     obs = observed(claim, build)
-    ref = observed(claim, build, claim.reference)["frames"] if claim.reference else None
+    ref = observed(claim, build, claim.reference).frames if claim.reference else None
     want = getattr(claim, build)
     assert claims.diffs(obs, want, ref) == []
     other = getattr(claim, OTHER[build])
