@@ -13,6 +13,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from harness import inputs
 from harness.errors import HarnessError, first_error
 from harness.obtain.trees import Plan
 
@@ -27,11 +28,7 @@ def tree_name(on: str, patches: list) -> str:
 
 def check_file(p: str) -> Path:
     """A patch file the user names: there, not empty, text, and a diff; else bad input."""
-    path = Path(p).expanduser()
-    if not path.exists():
-        raise HarnessError(f"--patch {p}: patch file not found")
-    if not path.is_file():
-        raise HarnessError(f"--patch {p}: not a regular file")
+    path = inputs.input_file("--patch", p)  # there, a regular file, not empty
     data = path.read_bytes()
     if not data.strip():
         raise HarnessError(f"--patch {p}: an empty file")
@@ -39,7 +36,7 @@ def check_file(p: str) -> Path:
         raise HarnessError(f"--patch {p}: a binary file, not a patch")
     if not re.search(rb"^(diff --git |--- )", data, re.M) or not re.search(rb"^@@ ", data, re.M):
         raise HarnessError(f"--patch {p}: not a patch (no diff in it)")
-    return path.resolve()
+    return path
 
 
 def patch_files(paths: list) -> list:

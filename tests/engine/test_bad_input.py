@@ -132,11 +132,11 @@ CASES = [
     P("sweep", "--json", "{tmp}", says="is a directory", id="sweep-json-dir"),
     P("run", "--results", FILE, says="--results", id="results-file"),
     # patches
-    P("diff", "--patch", "/nonexistent.patch", says="patch file not found", id="patch-missing"),
+    P("diff", "--patch", "/nonexistent.patch", says="/nonexistent.patch: no such file", id="patch-missing"),
     P("diff", "--patch", "{empty}", says="an empty file", id="patch-empty"),
     P("diff", "--patch", "{binary}", says="a binary file", id="patch-binary"),
     P("diff", "--patch", FILE, says="not a patch", id="patch-not-a-diff"),
-    P("diff", "--patch", "/dev/null", says="not a regular file", id="patch-device"),
+    P("diff", "--patch", "/dev/null", says="/dev/null: not a file", id="patch-device"),
     # diff's shards and their merge
     P("diff", "--shard", "0/2", "--json", "{tmp}/d.json", says="bad --shard '0/2'",
       id="shard-zero"),

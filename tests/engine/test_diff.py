@@ -202,7 +202,7 @@ def test_a_site_keeps_its_identity_when_inlining_changes():
 @pytest.mark.parametrize("args, says", [
     (["--from-ref", "HEAD~1"], "--from-ref/--to-ref name refs of a clone: give --git-dir"),
     (["--git-dir", "/", "--from", "before"], "with --git-dir, name refs of your clone"),
-    (["--patch", "/nonexistent.patch"], "/nonexistent.patch: patch file not found"),
+    (["--patch", "/nonexistent.patch"], "/nonexistent.patch: no such file"),
     (["--fault", "read"], "bad sweep family 'read'"),
     (["--backend-name", "coreml"], "unknown backend 'coreml' (known: onnx, openvino, tf"),
     (["--filter", "dnn_foo"], "unknown filter 'dnn_foo'"),
