@@ -20,7 +20,8 @@ from tests.conftest import need_tree
 
 @pytest.mark.unit
 def test_cases_by_name():
-    assert caseload.names() == ["followups", "pr24760"]
+    names = caseload.names()  # every module of harness/cases/ with a CASE, sorted
+    assert {"followups", "pr24760"} <= set(names) and names == sorted(names)
     assert caseload.load("pr24760") is pr24760.CASE
     assert caseload.load("pr24760").tables is pr24760.TABLES
     with pytest.raises(HarnessError, match="case 'followups' has no TABLES"):
