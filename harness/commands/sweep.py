@@ -47,7 +47,11 @@ def expected(case, backend: str, filt: str, family: str, route: str):
     class for every site, None for a family with no site), `...` for nothing said. The
     frames route is keyed (backend, filter, family); another route adds its name."""
     key = (backend, filt, family) + (() if route == "frames" else (route,))
-    return case.sweep_sites.get(key, case.part("sweep").get(key, (...,))[0])
+    if key in case.sweep_sites:
+        return case.sweep_sites[key]
+    # a case that says nothing of sweeps lacks a part the command needs (bad input)
+    sweeps = case.sweep if case.sweep is not None or case.sweep_sites else case.part("sweep")
+    return (sweeps or {}).get(key, (...,))[0]
 
 
 def problems(case, groups: dict, found: dict) -> list:

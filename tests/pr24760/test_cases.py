@@ -190,3 +190,20 @@ def test_a_case_without_trees_is_one_error_line(monkeypatch, capsys):
     assert cli.main(["build", "--case", "nolayout", "--backend", "default"]) == 2
     err = capsys.readouterr().err.splitlines()
     assert err == ["error: case 'nolayout' has no LAYOUT for this command (it has: FAULTS, PAIR)"]
+
+
+@pytest.mark.unit
+def test_a_case_may_claim_each_calls_class_alone():
+    """`sweep` reads a case's sweep_sites (each call's class) without its sweep (one class
+    for every site): a case that claims only the former is not refused for lacking the
+    latter; a case that says nothing of sweeps is (one error line, exit 2)."""
+    from harness.case import Case, CaseLacks
+    from harness.commands.sweep import expected
+    key = ("onnx", "dnn_processing", "malloc")
+    sites = Case("x", ("a", "b"), sweep_sites={key: ["SURFACED", "HANG"]})
+    assert expected(sites, "onnx", "dnn_processing", "malloc", "frames") == ["SURFACED", "HANG"]
+    assert expected(sites, "onnx", "dnn_processing", "malloc", "flush") is ...
+    one = Case("x", ("a", "b"), sweep={key: ("SURFACED", "why")})
+    assert expected(one, "onnx", "dnn_processing", "malloc", "frames") == "SURFACED"
+    with pytest.raises(CaseLacks, match="has no SWEEP"):
+        expected(Case("x", ("a", "b")), "onnx", "dnn_processing", "malloc", "frames")
