@@ -14,7 +14,7 @@ from harness.case import Case
 from harness.cases import pr24760
 from harness import paths
 
-LAYOUT = pr24760.LAYOUT   # on the PR's trees
+LAYOUT = pr24760.LAYOUT   # on the PR's trees, and their release
 SERIES = paths.PATCHES / "followups"
 
 # family on a backend/filter pair and route -> {(class on after, class on after + followups):

@@ -125,10 +125,12 @@ def add_build_options(p) -> None:
                    help=f"the case whose claims a run is judged against (harness/cases/; default "
                         f"{caseload.default()})")
     p.add_argument("--source", metavar="TARBALL",
-                   help="FFmpeg release tarball to use (checked against the pinned sha256)")
+                   help="FFmpeg release tarball to use (checked against the release's "
+                        "pinned sha256)")
     p.add_argument("--release", metavar="VERSION",
-                   help="another FFmpeg release, fetched like the pinned one and checked "
-                        "against its recorded sha256 (harness/obtain/releases.py); each patch "
+                   help="another FFmpeg release than the one the case's series was adapted "
+                        "to (its layout's), fetched like it and checked against its "
+                        "recorded sha256 (harness/obtain/releases.py); each patch "
                         "of the series is tried with git am -3, those that do not apply are "
                         "left out and named; debian:SUITE (bookworm, trixie, sid) is the "
                         "release that suite ships with its source package's patches applied")

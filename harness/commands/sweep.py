@@ -16,7 +16,8 @@ def add_parser(sub) -> None:
     p.add_argument("--backend-name", default="tf", dest="backend_name",
                    help="comma list of the backends the filter uses (default tf)")
     p.add_argument("--filter", default="dnn_processing",
-                   help="comma list; pairs with no graph on 9.0.2 are skipped with the reason")
+                   help="comma list; pairs with no graph on the trees' release are skipped "
+                        "with the reason")
     p.add_argument("--fault", default="pthread_create",
                    help="the family, with the failing term: pthread_create, malloc, "
                         "wrap:<ff_symbol>, or e.g. 'malloc=1*return(ENOMEM),caller=_ffdnn.'")

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness.obtain import debian, probe, releases, source
+from harness.obtain import debian, probe, source
 from harness.obtain.recipe import GIT_ID
 from harness import reaper
 from harness.errors import BuildError, CompileError, first_error
@@ -227,7 +227,7 @@ def change_source(plan, name: str, src: Path, parent_origin: dict, origin: dict)
         return [], []
     applied, skipped = [], []
     for patch in plan.patches(name):
-        if releases.strict(plan.release):
+        if plan.strict:
             say(plan.label(name), "patch", patch.name)
             _apply_patch(plan.label(name), src, patch)
             applied.append(patch.name)

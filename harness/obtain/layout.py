@@ -24,7 +24,9 @@ class Layout:
     """The trees, parents first; the folder whose `series` file lists the patches the
     numbers count; the trees that are built again under a sanitizer toolchain (the one
     without the fix, the one with it), and the backend set each sanitizer's variant is
-    built with (sanitizer -> backends: only what its claims need)."""
+    built with (sanitizer -> backends: only what its claims need); the pinned release
+    (harness/obtain/releases.py) the series was adapted to, which its trees start from
+    unless a command names another (--release), and on which every patch must apply."""
 
     trees: tuple
     series_dir: Path | None = None
@@ -32,6 +34,7 @@ class Layout:
     sanitizer_backends: tuple = ()   # ((sanitizer, backends), ...)
     filters: tuple = ()   # FFmpeg filters its claims run beyond the engine's (configure's
                           # --enable-filter), as a case's commit claims run derain and sr
+    release: str | None = None   # a version pinned in releases.py; None: a clone's refs
 
     def __post_init__(self):
         seen = []

@@ -1,10 +1,12 @@
-"""FFmpeg releases the harness can fetch by version (--release), each pinned by the
-sha256 of its tarball as measured when it was added, and fetched the way the pinned
-release is (harness/obtain/source.py): upstream, else Debian's ffmpeg source package.
+"""The FFmpeg releases the harness can fetch by version, each pinned by the sha256 of its
+tarball as measured when it was added, and fetched by harness/obtain/source.py: upstream,
+else Debian's ffmpeg source package. None is everyone's default: a case's layout names
+the release its series was adapted to (Layout.release), its trees' release unless a
+command names another (--release).
 
-The series (builds/patches/) was adapted to SERIES_BASE: there every patch must apply.
-On any other release each patch is tried with `git am -3` and one that does not apply
-is left out, with the reason, so before/after are the commits that do apply.
+On the release a series was adapted to every patch must apply (strict). On any other
+each patch is tried with `git am -3` and one that does not apply is left out, with the
+reason, so before/after are the commits that do apply.
 
 `debian:<suite>` is the release a Debian suite ships with the patches of its source
 package applied (harness/obtain/debian.py): a distribution's tree, on which every patch
@@ -15,12 +17,9 @@ import dataclasses
 
 from harness.errors import SourceError
 from harness.obtain.debian import PREFIX as DEBIAN_PREFIX, Packaging
-from harness.obtain.source import FFMPEG, Release, release
-
-SERIES_BASE = FFMPEG.version
+from harness.obtain.source import Release, release
 
 RELEASES = {
-    FFMPEG.version: FFMPEG,
     # Debian 7:5.1.9-0+deb12u1 (bookworm, Debian 12); the orig tarball's sha256 measured
     # here, and the same in the .dsc
     "5.1.9": release("5.1.9", "d9b593bb2ba93d4b50f74177e0cdcd41747e708596367deed0c30348a71dd176",
@@ -32,6 +31,9 @@ RELEASES = {
     # Debian 7:8.1.2-2; the orig tarball's sha256 measured here, and the same in the .dsc
     "8.1.2": release("8.1.2", "464beb5e7bf0c311e68b45ae2f04e9cc2af88851abb4082231742a74d97b524c",
                      11710924, 2),
+    # Debian 7:9.0.2-4 (sid)
+    "9.0.2": release("9.0.2", "8c3850283eb25fa026482078a04051e0be17347b09ef81a0849bec15a96e002e",
+                     12040788, 4),
 }
 
 # Releases pinned for `probe --releases` only: the case expresses nothing there, so no
@@ -72,10 +74,8 @@ def versions() -> list:
     return sorted(RELEASES, key=_numbers)
 
 
-def get(version: str | None) -> Release:
-    """The release of that version (None: the pinned one)."""
-    if not version:
-        return FFMPEG
+def get(version: str) -> Release:
+    """The release --release `version` names (`8.1.2`, `debian:bookworm`)."""
     if version.startswith(DEBIAN_PREFIX):
         suite = version[len(DEBIAN_PREFIX):]
         if suite not in DEBIAN:
@@ -110,6 +110,7 @@ def find(name: str | None) -> Release | None:
         return None
 
 
-def strict(rel: Release) -> bool:
-    """Whether every patch of the series must apply (the release it was adapted to)."""
-    return rel.version == SERIES_BASE and rel.packaging is None
+def strict(rel: Release, base: str | None) -> bool:
+    """Whether every patch of a series adapted to release `base` (a layout's release) must
+    apply on `rel`: `rel` is that release, as upstream ships it."""
+    return rel.version == base and rel.packaging is None

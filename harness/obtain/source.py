@@ -1,4 +1,5 @@
-"""The pinned FFmpeg release tarball: found, fetched and verified by sha256.
+"""A pinned FFmpeg release's tarball (harness/obtain/releases.py pins them): found,
+fetched and verified by sha256.
 
 Order: a tarball the user names (--source or FFDNN_SOURCE), the cache, the
 upstream release when the network allows, Debian's ffmpeg source package.
@@ -51,15 +52,11 @@ def release(version: str, sha256: str, size: int, debian_revision,
                    debian_name=f"ffmpeg_{version}.orig.tar.xz", debian_suite=debian_suite)
 
 
-FFMPEG = release("9.0.2", "8c3850283eb25fa026482078a04051e0be17347b09ef81a0849bec15a96e002e",
-                 12040788, 4)
-
-
-def cached_path(release: Release = FFMPEG) -> Path:
+def cached_path(release: Release) -> Path:
     return cache_root() / "src" / f"ffmpeg-{release.version}.tar.xz"
 
 
-def verify(path: Path, release: Release = FFMPEG) -> None:
+def verify(path: Path, release: Release) -> None:
     digest = file_sha256(path)
     if digest != release.sha256:
         raise SourceError(f"{path}: sha256 {digest} is not the pinned "
@@ -91,8 +88,8 @@ def _from_debian(release: Release, work: Path) -> Path | None:
     return out if out.is_file() else None
 
 
-def fetch(user_source: str | None = None, release: Release = FFMPEG) -> Path:
-    """Return the path of a verified tarball in the cache."""
+def fetch(user_source: str | None, release: Release) -> Path:
+    """Return the path of a verified tarball of `release` in the cache."""
     dest = cached_path(release)
     user_source = user_source or os.environ.get("FFDNN_SOURCE")
     if user_source:

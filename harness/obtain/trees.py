@@ -48,10 +48,11 @@ class Plan:
         if release and repo:
             raise HarnessError("--release and --git-dir are two ways to get a tree; give one")
         self.sanitizer = sanitizer
-        self.release = releases.get(release)
+        release = release or (layout.release if layout else None)  # the layout's, by default
+        self.release = releases.get(release) if release else None
         self.requested = backends_mod.parse(backends)
         self.source_file = source_file
-        if source_file:  # a tarball the user names is checked before anything is fetched
+        if source_file and self.release:  # a tarball the user names is checked first
             source.fetch(source_file, self.release)
         self.repo = Path(repo).expanduser().resolve() if repo else None
         self.refs = dict(refs or {})
@@ -61,6 +62,9 @@ class Plan:
             raise HarnessError("no layout: which trees to build (a case's LAYOUT)")
         if sanitizer and not self.layout.sanitizer_trees:
             raise HarnessError("the layout builds no tree under a sanitizer")
+        if self.release is None and not self.repo:
+            raise HarnessError("no release: the layout names none (Layout.release) and "
+                               "none is given (--release)")
         self._installed = None
         self._backend_names = None
         self.left_out = {}  # backend -> why this source's trees are built without it
@@ -158,9 +162,15 @@ class Plan:
         pkg = self.release.packaging
         if pkg:  # Debian's patches on the orig tarball
             origin["debian"] = {"suite": pkg.suite, "version": pkg.version, "sha256": pkg.sha256}
-        if not releases.strict(self.release):
+        if not self.strict:
             origin["apply"] = "git am -3, leaving out what does not apply"
         return origin
+
+    @property
+    def strict(self) -> bool:
+        """Whether every patch must apply: on a clone's refs, or on the release the
+        layout's series was adapted to (elsewhere `git am -3`, leaving out what fails)."""
+        return bool(self.repo) or releases.strict(self.release, self.layout.release)
 
     def parent(self, name: str):
         return self.layout.parent(name)
@@ -197,7 +207,7 @@ class Plan:
             if not build:
                 variant = f" --sanitizer {self.sanitizer}" if self.sanitizer else ""
                 release = (f" --release {self.release.name}"
-                           if not self.repo and self.release.name != source.FFMPEG.version else "")
+                           if not self.repo and self.release.name != self.layout.release else "")
                 raise StampError(f"tree '{self.label(name)}' is not built (run: python -m "
                                  f"harness build --tree {name}{variant}{release})")
             parent = self.parent(name)

@@ -35,7 +35,9 @@ def test_a_suite_names_its_release_and_package(suite, version, debian_version):
     assert rel.name == f"debian:{suite}" and upstream.name == version
     assert rel.describe() == f"FFmpeg {version} as Debian {suite} patches it ({debian_version})"
     assert rel.packaging.name == f"ffmpeg_{debian_version[2:]}.debian.tar.xz"
-    assert not releases.strict(rel)  # a distribution's tree: every patch tried with git am -3
+    # a distribution's tree: every patch tried with git am -3, even of a series adapted to
+    # its release
+    assert not releases.strict(rel, version) and releases.strict(upstream, version)
     assert releases.find(f"debian:{suite}") == rel
     assert releases.find("debian:hamm") is None and releases.find("4.3.7") is None
 

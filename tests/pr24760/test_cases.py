@@ -176,6 +176,12 @@ def test_a_layout_is_whole():
         Plan("default")
     with pytest.raises(HarnessError, match="builds no tree under a sanitizer"):
         Plan("default", chain, sanitizer="asan")
+    with pytest.raises(HarnessError, match=r"no release: the layout names none"):
+        Plan("default", chain)
+    # the release a layout names is its trees' unless another is given
+    named = Layout((TreeSpec("a"),), release="8.1.2")
+    assert Plan("default", named).release.version == "8.1.2"
+    assert Plan("default", named, release="7.1.5").release.version == "7.1.5"
 
 
 @pytest.mark.unit

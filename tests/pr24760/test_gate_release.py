@@ -28,7 +28,7 @@ pytestmark = [pytest.mark.other_release]
 # distribution's maintainer gates a backport
 OTHER = [pytest.param(v, marks=pytest.mark.xfail(reason=PINNED[v].gate_blind, strict=True)
                       if PINNED[v].gate_blind else ())
-         for v in PINNED if v != releases.SERIES_BASE] + [
+         for v in PINNED if v != LAYOUT.release] + [
     pytest.param("debian:bookworm", id="debian-bookworm-5.1.9")]  # in `-k 5.1.9`'s runs
 
 

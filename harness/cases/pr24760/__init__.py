@@ -231,6 +231,10 @@ def known_hang(sc) -> bool:
 
 EXPECT = Expect(expectation, known_hang)
 
+# The release the series was adapted to (every patch applies there; on another release,
+# --release, each is tried with git am -3): its trees' release unless a command names another.
+RELEASE = "9.0.2"
+
 # The trees: base = the release, before = base + #24702's eight commits (patches 1-8 of
 # builds/patches/series), after = before + #24760 (9). #24702's sanitizer claims compare
 # base and before, so those two are built again under ASan and TSan.
@@ -243,7 +247,7 @@ LAYOUT = Layout((TreeSpec("base"),
                 # libtbbbind_2_5.so.3 with RTLD_DEEPBIND, which the sanitizer runtime refuses
                 sanitizer_backends=(("asan", "onnx"), ("tsan", "tf")),
                 # commit 4's claims run derain and sr in the tree's ffmpeg program
-                filters=("derain", "sr"))
+                filters=("derain", "sr"), release=RELEASE)
 # The trees the PR's rows, tables and diffs compare (from, to), and those #24702's claims
 # compare: the engine knows no tree by name.
 PAIR = ("before", "after")
@@ -785,7 +789,7 @@ CASE = Case(
                         "non-maximum suppression in the graph"),
     # its pytest markers (tests/conftest.py registers them): its trees and its commits
     markers={
-        "base": "scenarios on the base tree (FFmpeg 9.0.2)",
+        "base": f"scenarios on the base tree (FFmpeg {RELEASE})",
         "before": "scenarios on the before tree (#24702 head)",
         "after": "scenarios on the after tree (#24760)",
         "commit1": "#24702 commit 1 (ASan: single-pointer arrays passed to sws_scale)",
