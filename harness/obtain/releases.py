@@ -114,3 +114,8 @@ def strict(rel: Release, base: str | None) -> bool:
     """Whether every patch of a series adapted to release `base` (a layout's release) must
     apply on `rel`: `rel` is that release, as upstream ships it."""
     return rel.version == base and rel.packaging is None
+
+
+if __name__ == "__main__":  # the CI workflows' matrix of releases: the standard library only
+    import json
+    print(json.dumps([{"release": v} for v in versions()]))

@@ -56,6 +56,17 @@ def load(path: Path) -> dict:
 # raw text: fromJSON of it stopped the whole run)
 SHARDS = ("${{ fromJSON(!endsWith(%s.repository, '/ffmpeg') && "
           "needs.backend-sets.outputs.shards || '[]') }}")
+RELEASES = ("${{ fromJSON(!endsWith(%s.repository, '/ffmpeg') && "
+            "needs.backend-sets.outputs.releases || '[]') }}")
+
+
+def registry_releases() -> list:
+    """What `python3 -m harness.obtain.releases` prints (the releases job's matrix), run
+    as backend-sets runs it: the system's Python, no virtualenv."""
+    r = subprocess.run(["python3", "-m", "harness.obtain.releases"], cwd=ROOT,
+                       capture_output=True, text=True, env={"PATH": os.environ["PATH"]})
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
 
 
 def matrix_rows(job: dict) -> list:
@@ -64,10 +75,13 @@ def matrix_rows(job: dict) -> list:
     gives."""
     m = dict((job.get("strategy") or {}).get("matrix") or {})
     include = m.pop("include", [])
-    if isinstance(include, str):
-        assert include in {SHARDS % c for c in CTX.values()} and \
-            "backend-sets" in job.get("needs", ()), include
-        include = backends.shards()
+    if isinstance(include, str):  # a registry's matrix, as backend-sets reads it
+        assert "backend-sets" in job.get("needs", ()), include
+        if include in {RELEASES % c for c in CTX.values()}:
+            include = registry_releases()
+        else:
+            assert include in {SHARDS % c for c in CTX.values()}, include
+            include = backends.shards()
     m.pop("exclude", None)
     keys = sorted(m)
     rows = [dict(zip(keys, vals)) for vals in itertools.product(*(m[k] for k in keys))]
@@ -753,6 +767,10 @@ def test_backend_shards_come_from_the_registry(workflow):
     step = next(s for s in jobs["backend-sets"]["steps"] if s.get("id") == "shards")
     assert "python3 -m harness.obtain.backends shards" in step["run"]
     assert jobs["backend-sets"]["outputs"]["shards"] == "${{ steps.shards.outputs.shards }}"
+    step = next(s for s in jobs["backend-sets"]["steps"] if s.get("id") == "releases")
+    assert "python3 -m harness.obtain.releases" in step["run"]
+    assert jobs["backend-sets"]["outputs"]["releases"] == "${{ steps.releases.outputs.releases }}"
+    assert jobs["releases"]["strategy"]["matrix"]["include"] == RELEASES % CTX[workflow.name]
     r = subprocess.run([sys.executable, "-m", "harness.obtain.backends", "shards"], cwd=ROOT,
                        capture_output=True, text=True, check=True)
     assert json.loads(r.stdout) == backends.shards()

@@ -586,7 +586,8 @@ def test_releases_are_pinned():
     assert (r51.size, r51.sha256[:12]) == (10034840, "d9b593bb2ba9")
     assert (r51.debian_spec, r51.debian_suite) == ("ffmpeg=7:5.1.9-0+deb12u1", "bookworm")
     assert (r71.debian_suite, r.debian_suite) == ("sid", "sid")
-    assert releases.versions()[:2] == ["5.1.9", "7.1.5"]
+    v = releases.versions()  # oldest first
+    assert v == sorted(v, key=lambda x: tuple(map(int, x.split(".")))) and {"5.1.9", "7.1.5"} <= set(v)
     assert releases.strict(r90, base) and not releases.strict(r, base)
     with pytest.raises(releases.SourceError, match="unknown FFmpeg release '7.0'"):
         releases.get("7.0")
@@ -649,7 +650,7 @@ def test_an_unknown_release_is_one_error_line(capsys):
     from harness import cli
     assert cli.main(["probe", "--release", "7.1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["error: unknown FFmpeg release '7.1' (supported: 5.1.9, 7.1.5, 8.1.2, 9.0.2, "
+    assert err == [f"error: unknown FFmpeg release '7.1' (supported: {', '.join(releases.versions())}, "
                    "or a Debian suite's: debian:bookworm, debian:trixie, debian:sid; each is "
                    "pinned by sha256 in harness/obtain/releases.py)"]
     assert cli.main(["probe", "--release", "debian:buster"]) == 2
