@@ -1,7 +1,7 @@
 """The Python floor for bench.py's per-scenario figure (P3a): one scenario's work with
 no harness around it.  python bench/floor_py.py TREE_DIR MODEL [ERRNO]
 
-Imports the build's cffi module (ffi_build.load), builds the same graph through it,
+Imports the build's cffi module (ffi_load.load), builds the same graph through it,
 pushes two 64x64 rgb24 frames, installs the same stand-in flush, arms the LD_PRELOAD
 injector, sends EOF and pulls until AVERROR_EOF. No worker process, scenario JSON,
 activate() recorder, log capture, result JSON or judging; no numpy.
@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from harness.compile import ffi_build
+from harness.compile import ffi_load
 from harness.obtain.tree import Tree
 
 AVERROR_EOF = -(ord("E") | ord("O") << 8 | ord("F") << 16 | ord(" ") << 24)
@@ -26,7 +26,7 @@ def frame_bytes(i: int) -> bytes:
 def main(tree_dir: str, model: str, err: int) -> int:
     path = Path(tree_dir)
     stamp = json.loads((path / "stamp.json").read_text())
-    ffi, lib = ffi_build.load(Tree(stamp["tree"], path, stamp))
+    ffi, lib = ffi_load.load(Tree(stamp["tree"], path, stamp))
 
     def check(ret, what):
         if ret < 0:

@@ -1,8 +1,8 @@
-"""The per-build cffi module (API mode): declarations from _cffi_src, compiled against
-one tree's own headers and linked to its static libraries, cached and stamped."""
+"""The per-build cffi module (API mode) compiled: its declarations (declarations.py)
+compiled against one tree's own headers and linked to its static libraries, imported once
+in a process of its own, then committed to the cache, stamped; a cached one checked; the
+compile in a process of its own (start, finish: this module run with `python -m`)."""
 
-import importlib
-import importlib.util
 import json
 import os
 import shlex
@@ -10,64 +10,21 @@ import shutil
 import signal
 import subprocess
 import sys
-import types
 from pathlib import Path
 
 from harness import reaper
 from harness.compile import injector_build as injectors
-from harness.compile._cffi_src import MODULES
+from harness.compile.declarations import MODULE_NAME, _parts, cdef_hash
 from harness.errors import (SIGNALLED, BuildError, CacheError, ExitStatus, HarnessError,
                             StampError, first_error)
-from harness.obtain import flags, probe, sourcetext
-from harness.paths import atomic_dir, cache_root, digest, file_sha256
+from harness.obtain import probe
+from harness.paths import atomic_dir, cache_root, file_sha256
 from harness.obtain.tree import Tree, check_stamp, read_stamp, rebuild
 
-MODULE_NAME = "_ffdnn"
 VARIANTS = ("preload", "wrap")
 # FFmpeg's own functions the module watches (_cffi_src/poll.c), wrapped in every variant
 WRAPPED = ("ff_dnn_get_result",)
 LIBS = ("avfilter", "avformat", "avcodec", "swscale", "swresample", "avutil")
-
-
-def _modules():
-    return [importlib.import_module(f"harness.compile._cffi_src.{m}") for m in MODULES]
-
-
-def _parts():
-    mods = _modules()
-    cdef = "\n".join(m.TYPES for m in mods) + "\n".join(m.FUNCTIONS for m in mods)
-    cdef += "\nconst char *ffdnn_build_stamp(void);\n"
-    source = "\n".join(m.INCLUDES for m in mods) + "\n".join(m.CUSTOMIZATIONS for m in mods)
-    return cdef, source
-
-
-def conditional_names() -> dict:
-    """HAS_* flag -> the names `lib` loses when the tree lacks what the flag stands for."""
-    out = {}
-    for m in _modules():
-        out.update(getattr(m, "CONDITIONAL_NAMES", {}))
-    return out
-
-
-def conditional_lib(lib, names: dict):
-    """`lib` without the names of every HAS_* flag that is 0 (pyca/cryptography's
-    build_conditional_library): a tree without DNN_ONNX has no lib.DNN_ONNX."""
-    drop = {n for flag, ns in names.items() if not getattr(lib, flag) for n in ns}
-    out = types.ModuleType("lib")
-    for name in dir(lib):
-        if name not in drop and not name.startswith("__"):
-            setattr(out, name, getattr(lib, name))
-    return out
-
-
-def cdef_hash() -> str:
-    """What the module is made of besides the tree: the declarations, this file, and the
-    injectors it compiles in (their stanzas, C, headers and generator)."""
-    src = Path(__file__).with_name("_cffi_src")
-    files = (sorted([*src.glob("*.py"), *src.glob("*.c")]) + [Path(__file__)]
-             + [Path(probe.__file__), Path(flags.__file__), Path(sourcetext.__file__)]
-             + injectors.sources())
-    return digest([f.read_text() for f in files])[:16]
 
 
 def _config_mak(src: Path) -> dict:
@@ -265,19 +222,6 @@ def finish(process) -> None:
     if process.returncode != 0:
         text = out.strip() or f"cffi module compile exited {process.returncode}"
         raise StampError(text) if text.startswith("cache entry ") else BuildError(text)
-
-
-def load(tree, variant: str = "preload"):
-    """Import the module for `tree` in this process; check its stamp."""
-    check_stamp(tree)
-    so = check_module(build(tree, variant))
-    spec = importlib.util.spec_from_file_location(MODULE_NAME, so)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    got = mod.ffi.string(mod.lib.ffdnn_build_stamp()).decode()
-    if got != expected_stamp(tree, variant):
-        raise StampError(f"{so}: stamp {got} does not match build {expected_stamp(tree, variant)}")
-    return mod.ffi, conditional_lib(mod.lib, conditional_names())
 
 
 if __name__ == "__main__":  # start()'s process: NAME TREE_DIR VARIANT; an error on stdout

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from harness.compile import ffi_build
+from harness.compile.declarations import cdef_hash
 from harness.obtain.tree import Tree
 from harness.paths import Entry
 
@@ -15,7 +16,7 @@ KIND = "module"
 def entries(root: Path, trees: set) -> list:
     """Every module entry of the cache at `root`; `trees`, the names of the tree entries
     something names."""
-    out, cdef = [], ffi_build.cdef_hash()
+    out, cdef = [], cdef_hash()
     for d in sorted((root / "ext").glob("*")) if (root / "ext").is_dir() else ():
         if d.name.startswith(".tmp-"):
             continue

@@ -20,7 +20,7 @@ from pathlib import Path
 from harness.compile import families
 from harness.run import routes, sites
 from harness import errnos
-from harness.compile import ffi_build
+from harness.compile import ffi_load
 from harness.errors import ExitStatus, HarnessError
 from harness.run.filtergraph import Graph, GraphError
 from harness.run.frames import async_threads, drain, settle, synchronous
@@ -49,7 +49,7 @@ def module(build: str, path: str, variant: str):
     call, as a fresh worker's import would (a fork server calls this before forking)."""
     tree = load_tree(build, path)
     if (tree.path, variant) not in _LOADED:
-        _LOADED[(tree.path, variant)] = ffi_build.load(tree, variant)
+        _LOADED[(tree.path, variant)] = ffi_load.load(tree, variant)
     else:
         check_stamp(tree)
     return _LOADED[(tree.path, variant)]

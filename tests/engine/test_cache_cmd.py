@@ -34,7 +34,7 @@ def test_a_temporary_names_its_owner(tmp_path):
 
 @pytest.mark.trees
 def test_gc_collects_exactly_an_older_recipes_trees(tree, tmp_path):
-    from harness.compile import ffi_build
+    from harness.compile import declarations, ffi_build
     current = [tree(n) for n in ("base", "before", "after")]
     real, cache = cache_root(), tmp_path / "cache"
     (cache / "trees").mkdir(parents=True)
@@ -57,7 +57,7 @@ def test_gc_collects_exactly_an_older_recipes_trees(tree, tmp_path):
         entry.mkdir()
         (entry / "stamp.json").write_text(json.dumps(stamp))
         old[t.name] = {"key": stamp["key"], "entry": entry}
-    old_module = cache / "ext" / f"{old['before']['entry'].name}-preload-{ffi_build.cdef_hash()}"
+    old_module = cache / "ext" / f"{old['before']['entry'].name}-preload-{declarations.cdef_hash()}"
     old_module.mkdir()
     dead = subprocess.Popen(["true"])
     dead.wait()

@@ -85,7 +85,7 @@ def _python(site, cwd, *args):
 
 def test_installed_it_finds_its_data_there(installed, tmp_path):
     r = _python(installed, tmp_path, "-c", "import harness, json; from harness import paths; "
-                "from harness.compile import ffi_build; ffi_build.cdef_hash(); "
+                "from harness.compile import declarations; declarations.cdef_hash(); "
                 "print(json.dumps([harness.__file__] + [str(paths.data_dir(n)) for n in "
                 "paths.DATA_DIRS] + [str(paths.PATCHES)]))")
     assert r.returncode == 0, r.stderr[-2000:]

@@ -17,7 +17,7 @@ import pytest
 
 from harness.cases import pr24760 as expected
 from harness.cases.pr24760 import LAYOUT
-from harness.compile import ffi_build
+from harness.compile import ffi_load
 from harness.errors import ScenarioError
 from harness.judge import series
 from harness.obtain import probe, releases
@@ -131,7 +131,7 @@ def test_what_the_probe_finds(trees, version, kind):
     assert facts.flags["FFDNN_HAS_GRAPH_SETUP"] == 1
     assert facts.enabled == _backends(version)
     assert t.backends == facts.enabled
-    ffi, lib = ffi_build.load(t)
+    ffi, lib = ffi_load.load(t)
     assert (lib.HAS_FFFILTER, lib.HAS_AVFILTER_ACTIVATE) == \
         ((1, 0) if pin.home == "FFFilter" else (0, 1))
     assert lib.HAS_DNN_ONNX == ("DNN_ONNX" in pin.types)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.cases import pr24760
-from harness.compile import ffi_build
+from harness.compile import declarations, ffi_build
 from harness.judge import series
 from harness.obtain import build, flags, probe, releases, sourcetext
 from harness.obtain.tree import Tree
@@ -565,9 +565,9 @@ def test_a_graph_call_the_tree_lacks(tmp_path):
 
 def test_conditional_names_leave_lib():
     lib = types.SimpleNamespace(HAS_DNN_ONNX=0, DNN_ONNX=0, HAS_DNN_TF=1, DNN_TF=1, f=len)
-    names = ffi_build.conditional_names()
+    names = declarations.conditional_names()
     assert names["HAS_DNN_ONNX"] == ("DNN_ONNX",)
-    out = ffi_build.conditional_lib(lib, {k: names[k] for k in ("HAS_DNN_ONNX", "HAS_DNN_TF")})
+    out = declarations.conditional_lib(lib, {k: names[k] for k in ("HAS_DNN_ONNX", "HAS_DNN_TF")})
     assert not hasattr(out, "DNN_ONNX")
     assert out.DNN_TF == 1 and out.f is len and out.HAS_DNN_ONNX == 0
 

@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from harness.compile import ffi_build
+from harness.compile import ffi_load
 from harness.obtain import probe
 from harness.run import chains
 
@@ -36,7 +36,7 @@ def test_902_pairs_as_written_down(tree, name):
 
 @pytest.mark.parametrize("name, series_helpers", [("base", 0), ("after", 1)])
 def test_bindings_carry_the_tree_flags(tree, name, series_helpers):
-    ffi, lib = ffi_build.load(tree(name))
+    ffi, lib = ffi_load.load(tree(name))
     assert (lib.HAS_DNN_ONNX, lib.HAS_FFFILTER, lib.HAS_START_INFERENCE_ASYNC) == (1, 1, 1)
     assert lib.DNN_ONNX == 8 and lib.DNN_TF == 1
     assert lib.HAS_COMPLETE_LLTASK == lib.HAS_GET_RESULT_STATUS == series_helpers

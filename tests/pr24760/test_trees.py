@@ -10,7 +10,7 @@ import pytest
 
 from harness.cases import pr24760 as expected
 from harness.cases.pr24760 import LAYOUT
-from harness.compile import ffi_build
+from harness.compile import ffi_build, ffi_load
 from harness.judge import warnclaims
 from harness.obtain import build, recipe, releases, twins
 from harness.obtain.tree import Tree
@@ -111,11 +111,11 @@ def test_children_recompile_only_what_changed(tree):
 def test_module_stamp_is_checked(tree, monkeypatch):
     t = tree("base")
     real = ffi_build.build(t)
-    ffi_build.load(t)  # the matching module loads
+    ffi_load.load(t)  # the matching module loads
     forged = dataclasses.replace(t, stamp={**t.stamp, "key": "0" * 64})
     monkeypatch.setattr(ffi_build, "ext_path", lambda *a: real)
     with pytest.raises(StampError, match="does not match build"):
-        ffi_build.load(forged)
+        ffi_load.load(forged)
 
 
 def test_a_patch_that_does_not_apply_names_patch_and_file(tree, tmp_path):

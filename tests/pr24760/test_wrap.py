@@ -9,7 +9,7 @@ import pytest
 
 from harness.cases import pr24760 as expected
 from harness import errnos
-from harness.compile import ffi_build
+from harness.compile import ffi_load
 from harness.compile.families import FAMILIES
 from harness.run.outcome import Outcome, failed_where, functions
 from harness.obtain.backends import BACKENDS
@@ -20,7 +20,7 @@ ZEROS = "4072783b8efb99a9e5817067d68f61c6"  # md5 of a 64x64 rgb24 frame of zero
 def test_the_module_wraps_the_named_set(tree):
     """Every function the stanza names has its window in the module, found by name as
     every family's is; a function it does not name has none."""
-    ffi, lib = ffi_build.load(tree("after"))
+    ffi, lib = ffi_load.load(tree("after"))
     names = FAMILIES["wrap"].functions
     assert len(names) == 8
     for name in names:
