@@ -47,12 +47,12 @@ def conditional_lib(lib, names: dict):
 
 def cdef_hash() -> str:
     """What the module is made of besides the tree: the declarations, this file and the
-    modules that compile and load it (ffi_build.py, ffi_load.py), and the injectors it
-    compiles in (their stanzas, C, headers and generator)."""
+    module that compiles it (ffi_build.py; not the loader, whose code is not in it), and
+    the injectors it compiles in (their stanzas, C, headers and generator)."""
     here = Path(__file__)
     src = here.with_name("_cffi_src")
     files = (sorted([*src.glob("*.py"), *src.glob("*.c")])
-             + [here, here.with_name("ffi_build.py"), here.with_name("ffi_load.py")]
+             + [here, here.with_name("ffi_build.py")]
              + [Path(probe.__file__), Path(flags.__file__), Path(sourcetext.__file__)]
              + injectors.sources())
     return digest([f.read_text() for f in files])[:16]
