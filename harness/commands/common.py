@@ -165,7 +165,7 @@ def add_route_option(p, default: str | None) -> None:
     """--route of a sweep or a diff: which of the sweep's routes it runs."""
     p.add_argument("--route", metavar="LIST", default=default,
                    help="frames (the fault armed before the first frame: the backend's own "
-                        "code throughout), flush (armed once the frames came out: the PR's "
+                        "code throughout), flush (armed once the frames came out: the "
                         "stand-in flush at EOF, which starts an inference thread through "
                         "ff_dnn_start_inference_async()), setup (armed while the graph is "
                         "made: the filter's init, the model's loading), comma-separated "

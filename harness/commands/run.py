@@ -17,7 +17,7 @@ def add_parser(sub) -> None:
     p.add_argument("--filter", default="dnn_processing",
                    help="dnn_processing, dnn_detect or dnn_classify")
     p.add_argument("--route", default="flush", choices=tuple(routes.ROUTES),
-                   help="flush: the PR's stand-in flush at EOF; frame: fail the backend's "
+                   help="flush: the stand-in flush at EOF; frame: fail the backend's "
                         "own thread start for the last frame; sweep: armed from the first "
                         "frame on; setup: armed while the graph is made")
     p.add_argument("--fault", action="append",
@@ -29,7 +29,7 @@ def add_parser(sub) -> None:
                         "the case compares")
     p.add_argument("--injector", default="preload", choices=("preload", "wrap"))
     p.add_argument("--frames", type=inputs.frames, default=2,
-                   help=f"frames pushed (default 2, as the PR; 1 to {inputs.MAX_FRAMES})")
+                   help=f"frames pushed (default 2; 1 to {inputs.MAX_FRAMES})")
     common.add_report_options(p)
     common.add_build_options(p)
     p.set_defaults(func=run, check=check)

@@ -46,7 +46,7 @@ BACKEND = Backend(
             description=f"format=rgb24,{TF_DETECT},dnn_classify=dnn_backend=openvino:"
                         "model={model}:input=x:labels={labels}:confidence=0",
             models={"det": "tf-det", "model": "ov-classify", "labels": "ov-classify-labels"},
-            note="boxes from dnn_detect on TensorFlow, as in the PR", needs=("tf",)),
+            note="boxes from dnn_detect on TensorFlow", needs=("tf",)),
     },
     ci_shard="openvino-tf",  # with TensorFlow: dnn_classify takes its boxes
 )
