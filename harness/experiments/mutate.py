@@ -4,7 +4,8 @@ built as a to-tree of its own (harness/obtain/patched.py OnTree: the from-tree's
 the mutated one compiled again, instrumented), and diffed against the from-tree
 (harness/experiments/diff.py), small: only the groups (backend / filter / route / family)
 whose census, run once on the from-tree, has a site whose stack runs through the mutated
-function, and in those only the sites through it (what the diff marks). Each mutant's fate
+function, and in those only the sites through it (what the diff marks), a few groups at a
+time, the rest left once a regression has killed it. Each mutant's fate
 is the judge's (harness/judge/mutate.py); one that needs no diff (not compiled,
 equivalent, blind) is neither built nor run.
 """
@@ -25,6 +26,7 @@ from harness.paths import cache_root
 
 CONFIRM = 2  # runs more of a site whose class changed (the diff's default is 4)
 RUN_STARTED = int(time.time())  # with the pid, what names this process's mutant trees
+PART = 8  # groups a mutant's diff runs at once: once one kills it, the rest are not run
 
 
 def compiled_lines(tree, path: str) -> set | None:
@@ -89,15 +91,29 @@ def one(m: ops.Mutant, text: str, tree, layout, groups: list, preload: str, jobs
             mutant = plan.get(plan.patched)
         except CompileError as e:
             return Fate(m, UNBUILT, e.first, seconds=round(time.monotonic() - t0, 1))
+    from harness.run import forkclient
+    pool, diffs, run = forkclient.Pool(), [], []
     try:
-        gs = [replace(g, sites=[], errors=[]) for g in groups]
-        d = diff.run([Side(tree.name, tree), Side(m.name, mutant)], gs, preload, jobs, expect,
-                     confirm=confirm, touched=touched.between(tree, mutant),
-                     values=values, only=lambda mark: mark == "function", memo=memo)
+        change = touched.between(tree, mutant)
+        for part in parts(groups):  # a part at a time: the first regression kills it
+            gs = [replace(g, sites=[], errors=[]) for g in part]
+            diffs.append(diff.run([Side(tree.name, tree), Side(m.name, mutant)], gs, preload,
+                                  jobs, expect, confirm=confirm, touched=change, pool=pool,
+                                  values=values, only=lambda mark: mark == "function",
+                                  memo=memo))
+            run += part
+            if fates.of_diff(m, diffs[-1], part, 0).fate in (fates.KILLED, fates.ERROR):
+                break
     finally:
+        pool.close()
         if not keep:
             remove(mutant)
-    return fates.of_diff(m, d, groups, round(time.monotonic() - t0, 1))
+    return fates.of_diffs(m, diffs, run, round(time.monotonic() - t0, 1))
+
+
+def parts(groups: list) -> list:
+    """The groups a mutant's diff runs, PART at a time, in order."""
+    return [groups[i:i + PART] for i in range(0, len(groups), PART)]
 
 
 def remove(tree) -> None:

@@ -122,6 +122,31 @@ def of_diff(m: ops.Mutant, d, groups: list, seconds: float) -> Fate:
     return Fate(m, fate, why, [g.key for g in groups], d.runs, seconds, regressions)
 
 
+def of_diffs(m: ops.Mutant, diffs: list, groups: list, seconds: float) -> Fate:
+    """The mutant's fate from the diffs of its tree, each on a part of `groups` (the
+    parts run before the one that killed it, or all): killed by any, an error of any;
+    else survived where one judged a site through it, blind where none did; the sites
+    and changed lines executed under a fault counted over every part."""
+    each = [of_diff(m, d, [], 0) for d in diffs]
+    keys, runs = [g.key for g in groups], sum(d.runs for d in diffs)
+    for fate in (KILLED, ERROR):
+        hit = [f for f in each if f.fate == fate]
+        if hit:
+            return Fate(m, fate, hit[0].why, keys, runs, seconds,
+                        [r for f in hit for r in f.regressions])
+    t = {k: sum(d.tally()["touched"][k] for d in diffs) for k in ("judged", "blind", "total")}
+    executed, changed = set(), 0
+    for d in diffs:
+        for path, f in ((d.coverage or {}).get("files") or {}).items():
+            executed |= {(path, n) for n in f["executed"]}
+            changed = max(changed, (d.coverage or {}).get("changed", 0))
+    lines = f"changed lines executed under a fault: {len(executed)} of {changed}" \
+        if changed else "changed lines not measured"
+    why = f"{t['judged']} judged, {t['blind']} blind of {t['total']} sites; {lines}"
+    return Fate(m, SURVIVED if any(f.fate == SURVIVED for f in each) else BLIND, why, keys,
+                runs, seconds)
+
+
 @dataclass
 class Score:
     tree: object

@@ -185,3 +185,35 @@ def test_mutate_fails_every_value_as_the_gate_does(tree, tmp_path):
     assert sorted("EINVAL" in x or "EPERM" in x for x in fates[()]["regressions"]) == [True, True]
     assert all("SURFACED -> LOST" in x for x in fates[()]["regressions"])
     assert fates[("--values", "one")]["fate"] == "survived", fates[("--values", "one")]
+
+
+@pytest.mark.onnx
+@pytest.mark.dnn_processing
+def test_mutate_stops_at_the_part_that_kills(tree, preload, monkeypatch):
+    """A mutant's diff runs its groups a part at a time and stops once one kills it: the
+    lltask allocation's NULL check removed, diffed one group a part, is killed by the
+    malloc family's group (the allocation failed, a CRASH) and the pthread_create group
+    after it is not run."""
+    from dataclasses import replace
+
+    from harness import caseload
+    from harness.compile.families import sweep_fault
+    from harness.experiments import diff, mutate
+    from harness.judge import mutants
+    after = tree("after")
+    text = (after.src / ONNX).read_text()
+    (m,) = [m for m in mutants.mutants(text, ONNX, ("check-removed",))
+            if m.function == "extract_lltask_from_task" and m.before == "!lltask"]
+    groups = diff.plan_groups([("onnx", "dnn_processing")],
+                              [sweep_fault("malloc"), sweep_fault("pthread_create")])
+    assert [g.family for g in groups] == ["malloc", "pthread_create"]
+    case = caseload.load()
+    monkeypatch.setattr(mutate, "PART", 1)
+    f = mutate.one(m, text, after, case.layout, groups, preload, 2, case.expect, "one", 1,
+                   False)
+    assert f.fate == "killed" and all("CRASH" in r for r in f.regressions), f
+    assert f.groups == [groups[0].key], f.groups
+    monkeypatch.setattr(mutate, "PART", 8)
+    f = mutate.one(m, text, after, case.layout, [replace(g) for g in reversed(groups)],
+                   preload, 2, case.expect, "one", 1, False)
+    assert f.fate == "killed" and len(f.groups) == 2  # one part: both run

@@ -164,3 +164,39 @@ def test_a_check_whose_branch_no_fault_took_is_blind_without_a_run():
     f = mutate.without_run(m, None, {}, [], {9})
     assert (f.fate, f.seconds) == (mutate.BLIND, 0) and "took its branch (line 9" in f.why
     assert mutate.without_run(m, None, {}, [], {10, 14}) is None
+
+
+def _diff(status, judged=0, executed=(), regressions=()):
+    """What the judge reads of one part's diff (harness/judge/diff.py Diff)."""
+    from types import SimpleNamespace
+
+    from harness.judge.diff import Change
+    pairs = [SimpleNamespace(change=Change.REGRESSION, group=SimpleNamespace(key=k), where="w",
+                             value="", sites=[SimpleNamespace(cls=SimpleNamespace(value=a)),
+                                              SimpleNamespace(cls=SimpleNamespace(value=b))])
+             for k, a, b in regressions]
+    cov = {"files": {"x.c": {"executed": list(executed)}}, "changed": 2, "executed": len(executed)}
+    return SimpleNamespace(exit_status=status, pairs=pairs, coverage=cov, census_errors=[],
+                           runs=3, tally=lambda: {"touched": {"judged": judged, "blind": 1,
+                                                              "total": judged + 1}})
+
+
+def test_a_mutant_diffed_in_parts_is_judged_over_them_all():
+    """Its parts' diffs, together: killed by any part's regression; else survived when a
+    part judged a site through it, blind when none did; the changed lines executed under
+    a fault counted once over every part."""
+    from types import SimpleNamespace
+
+    from harness.errors import ExitStatus
+    from harness.judge import mutate
+    m = mutants.mutants(CODE, "libavfilter/dnn/x.c")[0]
+    groups = [SimpleNamespace(key="a"), SimpleNamespace(key="b")]
+    blind, ok = _diff(ExitStatus.BLIND, 0, [8]), _diff(ExitStatus.OK, 2, [8, 9])
+    f = mutate.of_diffs(m, [blind, ok], groups, 5.0)
+    assert (f.fate, f.groups, f.runs) == (mutate.SURVIVED, ["a", "b"], 6)
+    assert f.why == "2 judged, 2 blind of 4 sites; changed lines executed under a fault: 2 of 2"
+    assert mutate.of_diffs(m, [blind, blind], groups, 5.0).fate == mutate.BLIND
+    killed = _diff(ExitStatus.FAIL, 1, [8], [("b", "SURFACED", "CRASH")])
+    f = mutate.of_diffs(m, [ok, killed], groups, 5.0)
+    assert (f.fate, f.regressions) == (mutate.KILLED, ["b: w: SURFACED -> CRASH"])
+    assert mutate.of_diffs(m, [blind, _diff(ExitStatus.FAIL, 1)], groups, 5.0).fate == mutate.ERROR
