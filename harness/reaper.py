@@ -12,6 +12,7 @@ compiles, fork servers and workers, and the temporary directories they write.
 A group is a process started by spawn() (start_new_session=True): its pid is its group's id.
 """
 
+import atexit
 import contextlib
 import os
 import shutil
@@ -64,6 +65,7 @@ def _tell(line: str) -> None:
                                       stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                       stderr=subprocess.DEVNULL, text=True,
                                       start_new_session=True)
+            atexit.register(_close_guard)  # a process that never installed(): at its exit
         try:
             _guard.stdin.write(line + "\n")
             _guard.stdin.flush()
@@ -206,7 +208,7 @@ def signalled() -> int | None:
 def installed():
     """SIGTERM and SIGINT end the command's groups and unwind it; at the end, whatever is
     left registered is ended and removed, and the guard told to stop."""
-    global _signal, _guard
+    global _signal
     _signal = None
     main = threading.current_thread() is threading.main_thread()
     saved = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM, signal.SIGINT)} \
@@ -225,7 +227,15 @@ def installed():
                 with contextlib.suppress(OSError):
                     os.unlink(d)
                 drop_dir(d)
-            guard, _guard = _guard, None
-        if guard is not None:
-            guard.stdin.close()
-            guard.wait()
+        _close_guard()
+
+
+def _close_guard() -> None:
+    """Tell the guard the command is over (its pipe closed: it ends what is still
+    registered) and reap it."""
+    global _guard
+    with _lock:
+        guard, _guard = _guard, None
+    if guard is not None:
+        guard.stdin.close()
+        guard.wait()
