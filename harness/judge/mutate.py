@@ -103,8 +103,9 @@ def not_through(m: ops.Mutant) -> Fate:
 
 def of_diff(m: ops.Mutant, d, groups: list, seconds: float) -> Fate:
     """The mutant's fate from the diff `d` of its tree against the tree it mutates, run on
-    `groups`: its exit status (FAIL with no regression: a census or a site that could not
-    run, an error), the regressions that killed it."""
+    `groups`: its exit status (FAIL with no regression: killed when the mutant's own
+    census failed and nothing else did, else an error: the tree's census or a site that
+    could not run), the regressions that killed it."""
     from harness.judge import diff
     status = d.exit_status
     regressions = [f"{p.group.key}: {p.where}" + (f" ({p.value})" if p.value else "") + ": "
@@ -115,7 +116,14 @@ def of_diff(m: ops.Mutant, d, groups: list, seconds: float) -> Fate:
             f"{c.get('changed', '?')}" if c else "changed lines not measured"
     t = d.tally()["touched"]
     why = f"{t['judged']} judged, {t['blind']} blind of {t['total']} sites; {lines}"
-    if status == ExitStatus.FAIL and not regressions:
+    # the mutant breaks the run with no fault (its tree's census fails, the tree's does
+    # not): the diff fails the change for it, as it would any patch that does so
+    broken = [f"{g.key}: its census: {g.errors[1]}" for g in getattr(d, "groups", ())
+              if len(g.errors) > 1 and g.errors[1] and not g.errors[0]]
+    if status == ExitStatus.FAIL and not regressions and broken and \
+            len(broken) == len(d.census_errors) and not d.count()[diff.Change.ERROR]:
+        fate, why, regressions = KILLED, "the mutant's own run without a fault fails", broken
+    elif status == ExitStatus.FAIL and not regressions:
         fate, why = ERROR, "; ".join(d.census_errors) or "a site could not run"
     else:
         fate = {ExitStatus.FAIL: KILLED, ExitStatus.OK: SURVIVED}.get(status, BLIND)

@@ -166,8 +166,10 @@ def test_a_check_whose_branch_no_fault_took_is_blind_without_a_run():
     assert mutate.without_run(m, None, {}, [], {10, 14}) is None
 
 
-def _diff(status, judged=0, executed=(), regressions=()):
-    """What the judge reads of one part's diff (harness/judge/diff.py Diff)."""
+def _diff(status, judged=0, executed=(), regressions=(), errors=()):
+    """What the judge reads of one part's diff (harness/judge/diff.py Diff): `errors`, each
+    group's census errors, (the tree's, the mutant's)."""
+    from collections import Counter
     from types import SimpleNamespace
 
     from harness.judge.diff import Change
@@ -176,9 +178,12 @@ def _diff(status, judged=0, executed=(), regressions=()):
                                               SimpleNamespace(cls=SimpleNamespace(value=b))])
              for k, a, b in regressions]
     cov = {"files": {"x.c": {"executed": list(executed)}}, "changed": 2, "executed": len(executed)}
-    return SimpleNamespace(exit_status=status, pairs=pairs, coverage=cov, census_errors=[],
-                           runs=3, tally=lambda: {"touched": {"judged": judged, "blind": 1,
-                                                              "total": judged + 1}})
+    groups = [SimpleNamespace(key=f"g{i}", errors=list(e)) for i, e in enumerate(errors)]
+    return SimpleNamespace(exit_status=status, pairs=pairs, coverage=cov, groups=groups,
+                           census_errors=[e for g in groups for e in g.errors if e],
+                           count=lambda: Counter(p.change for p in pairs), runs=3,
+                           tally=lambda: {"touched": {"judged": judged, "blind": 1,
+                                                      "total": judged + 1}})
 
 
 def test_a_mutant_diffed_in_parts_is_judged_over_them_all():
@@ -200,3 +205,20 @@ def test_a_mutant_diffed_in_parts_is_judged_over_them_all():
     f = mutate.of_diffs(m, [ok, killed], groups, 5.0)
     assert (f.fate, f.regressions) == (mutate.KILLED, ["b: w: SURFACED -> CRASH"])
     assert mutate.of_diffs(m, [blind, _diff(ExitStatus.FAIL, 1)], groups, 5.0).fate == mutate.ERROR
+
+
+def test_a_mutant_whose_own_run_fails_without_a_fault_is_killed():
+    """The diff fails a change whose tree's census (its run with no fault) fails where the
+    tree's did not: the gate refuses it, so the mutant is killed; a census of the tree
+    itself that fails is an error of the run, not a kill."""
+    from types import SimpleNamespace
+
+    from harness.errors import ExitStatus
+    from harness.judge import mutate
+    m, groups = mutants.mutants(CODE, "libavfilter/dnn/x.c")[0], [SimpleNamespace(key="a")]
+    f = mutate.of_diff(m, _diff(ExitStatus.FAIL, errors=[("", "FAIL: exit 1")]), groups, 1.0)
+    assert (f.fate, f.regressions) == (mutate.KILLED, ["g0: its census: FAIL: exit 1"])
+    for errors in ([("CRASH: x", "FAIL: exit 1")], [("CRASH: x", "")],
+                   [("", "FAIL: exit 1"), ("CRASH: x", "")]):
+        assert mutate.of_diff(m, _diff(ExitStatus.FAIL, errors=errors), groups, 1.0).fate == \
+            mutate.ERROR, errors
