@@ -143,7 +143,15 @@ def temporaries(root: Path) -> list:
     """The cache's `.tmp-*` left by a process that is gone (atomic_dir, atomic_file): named
     by nothing."""
     return [Entry(t, "temporary", why="left by a process that is gone")
-            for t in sorted(root.rglob(".tmp-*")) if not tmp_owner_alive(t)]
+            for t in sorted(_tmp_paths(root)) if not tmp_owner_alive(t)]
+
+
+def _tmp_paths(root: Path):
+    """Every `.tmp-*` under `root`; a directory another process removes while the walk is
+    in it is passed over (os.walk's errors are ignored), not an internal error."""
+    for d, dirs, files in os.walk(root):
+        yield from (Path(d) / n for n in dirs + files if n.startswith(".tmp-"))
+        dirs[:] = [n for n in dirs if not n.startswith(".tmp-")]  # its inside goes with it
 
 
 @contextlib.contextmanager

@@ -107,3 +107,26 @@ def test_verify_names_a_damaged_entry(tree, tmp_path):
         in r.stdout
     assert r.stderr.strip() == "error: 1 cache entry fails its check (listed above)"
     shutil.rmtree(broken)
+
+
+@pytest.mark.unit
+def test_a_directory_removed_during_the_walk_is_passed_over(tmp_path, monkeypatch):
+    """`cache list` and `gc` walk the whole cache for the `.tmp-*` a killed process left;
+    another process may remove a directory while the walk is in it (a mutant's tree, a
+    temporary being committed): it is passed over, not an internal error (exit 70)."""
+    import os
+
+    from harness import paths
+    gone = tmp_path / "trees" / "b"
+    left = tmp_path / "trees" / "a" / ".tmp-x.pid999999999-1"
+    left.mkdir(parents=True)
+    (left / ".tmp-inside.pid999999999-2").mkdir()
+    (gone / "src").mkdir(parents=True)
+    scandir = os.scandir
+
+    def racing(path):
+        if str(path) == str(gone):
+            raise FileNotFoundError(2, "No such file or directory", str(path))
+        return scandir(path)
+    monkeypatch.setattr(os, "scandir", racing)
+    assert [e.path for e in paths.temporaries(tmp_path)] == [left]
