@@ -111,14 +111,10 @@ def of_diff(m: ops.Mutant, d, groups: list, seconds: float) -> Fate:
     regressions = [f"{p.group.key}: {p.where}" + (f" ({p.value})" if p.value else "") + ": "
                    + " -> ".join(s.cls.value if s else "none" for s in p.sites)
                    for p in d.pairs if p.change is diff.Change.REGRESSION]
-    c = d.coverage or {}
-    lines = f"changed lines executed under a fault: {c.get('executed', '?')} of " \
-            f"{c.get('changed', '?')}" if c else "changed lines not measured"
-    t = d.tally()["touched"]
-    why = f"{t['judged']} judged, {t['blind']} blind of {t['total']} sites; {lines}"
+    why = seen([d])
     # the mutant breaks the run with no fault (its tree's census fails, the tree's does
     # not): the diff fails the change for it, as it would any patch that does so
-    broken = [f"{g.key}: its census: {g.errors[1]}" for g in getattr(d, "groups", ())
+    broken = [f"{g.key}: its census: {g.errors[1]}" for g in d.groups
               if len(g.errors) > 1 and g.errors[1] and not g.errors[0]]
     if status == ExitStatus.FAIL and not regressions and broken and \
             len(broken) == len(d.census_errors) and not d.count()[diff.Change.ERROR]:
@@ -142,17 +138,20 @@ def of_diffs(m: ops.Mutant, diffs: list, groups: list, seconds: float) -> Fate:
         if hit:
             return Fate(m, fate, hit[0].why, keys, runs, seconds,
                         [r for f in hit for r in f.regressions])
+    return Fate(m, SURVIVED if any(f.fate == SURVIVED for f in each) else BLIND,
+                seen(diffs), keys, runs, seconds)
+
+
+def seen(diffs: list) -> str:
+    """What the diffs of one mutant (its parts) saw, in all: the sites through it judged and
+    blind, and its changed lines executed under a fault (each counted once over them)."""
     t = {k: sum(d.tally()["touched"][k] for d in diffs) for k in ("judged", "blind", "total")}
-    executed, changed = set(), 0
-    for d in diffs:
-        for path, f in ((d.coverage or {}).get("files") or {}).items():
-            executed |= {(path, n) for n in f["executed"]}
-            changed = max(changed, (d.coverage or {}).get("changed", 0))
-    lines = f"changed lines executed under a fault: {len(executed)} of {changed}" \
-        if changed else "changed lines not measured"
-    why = f"{t['judged']} judged, {t['blind']} blind of {t['total']} sites; {lines}"
-    return Fate(m, SURVIVED if any(f.fate == SURVIVED for f in each) else BLIND, why, keys,
-                runs, seconds)
+    measured = [d.coverage for d in diffs if d.coverage]
+    executed = {(path, n) for c in measured for path, f in c["files"].items()
+                for n in f["executed"]}
+    lines = f"changed lines executed under a fault: {len(executed)} of " \
+            f"{max(c['changed'] for c in measured)}" if measured else "changed lines not measured"
+    return f"{t['judged']} judged, {t['blind']} blind of {t['total']} sites; {lines}"
 
 
 @dataclass
