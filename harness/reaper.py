@@ -127,8 +127,7 @@ class Group(subprocess.Popen):
             add_group(self.pid)
 
     def kill_group(self, sig=signal.SIGKILL) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.pid, sig)
+        _kill(self.pid, sig)
 
     def drop(self) -> None:
         drop_group(self.pid)
