@@ -57,15 +57,16 @@ def compiled_lines(tree, path: str) -> set | None:
     return lines
 
 
-def censuses(tree, groups: list, preload: str, jobs: int, expect) -> dict:
-    """group key -> the stacks (`where`) of every site of the group's census on `tree`."""
+def censuses(tree, groups: list, preload: str, jobs: int, expect, memo=None) -> dict:
+    """group key -> the stacks (`where`) of every site of the group's census on `tree`;
+    each census kept in `memo`, where a mutant's diff finds it (the same scenario)."""
     from harness.experiments import sweep
+    from harness.experiments.batch import Batch
     from harness.run import matrix
-    from harness.run.runner import run as run_all
     scs = [sweep.census(matrix.scenarios([tree], g.backend, g.filter, [g.fault],
                                          route=sweep.ROUTES[g.route])[0]) for g in groups]
     out = {}
-    for g, r in zip(groups, run_all(scs, preload, jobs=jobs, expect=expect)):
+    for g, r in zip(groups, Batch(preload, jobs, expect, None, memo=memo).run(scs)):
         out[g.key] = [s.where for s in r.record.sites or []]
     return out
 
@@ -137,7 +138,7 @@ def run(tree, files: list, layout, groups: list, preload: str, jobs: int = 2, ex
     from harness.judge import branchcov
     equivalent, unreachable = fates.read_equivalent(equivalent_file), \
         branchcov.read_unreachable(branchcov.UNREACHABLE)
-    stacks = censuses(tree, groups, preload, jobs, expect)
+    stacks = censuses(tree, groups, preload, jobs, expect, memo)
     out = []
     for path in files:
         text = (tree.src / path).read_text(errors="replace")
