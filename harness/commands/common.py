@@ -161,6 +161,19 @@ def check_builds(args):
     return case
 
 
+def check_sweep_options(args, **reports) -> None:
+    """What the commands that run sweeps on trees of their own share (diff, coverage,
+    mutate), after their trees', in this order: the backends and filters, the report
+    files (`reports`, as the command names them, in the order said), --results, --patch,
+    --route."""
+    from harness.commands import options
+    options.has_graph(*options.graph_names(args.backend_name, args.filter))
+    options.report_files(**reports)
+    inputs.results_dir(args.results)
+    options.patches(args.patch)
+    options.route(args.route)
+
+
 def add_route_option(p, default: str | None) -> None:
     """--route of a sweep or a diff: which of the sweep's routes it runs."""
     p.add_argument("--route", metavar="LIST", default=default,

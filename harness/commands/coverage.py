@@ -30,21 +30,10 @@ def add_parser(sub) -> None:
 
 
 def check(args) -> None:
-    from harness.commands import options
+    from harness.commands import common, options
     case = options.tree_source(args.backend, args.release, args.case, args.source)
     options.tree("--tree", args.tree, case.part("layout"))
-    check_options(args, html=args.html)
-
-
-def check_options(args, **reports) -> None:
-    """The sweep, report and patch options coverage and mutate share, after their tree's,
-    in this order; `reports`: a report file of the command's own (html=...)."""
-    from harness.commands import options
-    options.has_graph(*options.graph_names(args.backend_name, args.filter))
-    options.report_files(json=args.json, markdown=args.markdown, **reports)
-    inputs.results_dir(args.results)
-    options.patches(args.patch)
-    options.route(args.route)
+    common.check_sweep_options(args, json=args.json, markdown=args.markdown, html=args.html)
 
 
 def add_report_options(p, under: str) -> None:

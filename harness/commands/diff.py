@@ -28,19 +28,15 @@ def add_parser(sub) -> None:
 def check(args) -> None:
     """Every option, in the order the first that fails is said: how the trees are got,
     which two (the series' or the clone's, not both), the names, files, patches, routes."""
-    from harness.commands import options
+    from harness.commands import common, options
     case = options.tree_source(args.backend, args.release, args.case, args.source)
     check_combinations(args)
     options.clone(args.git_dir, args.release, from_ref=args.from_ref, to_ref=args.to_ref)
     if args.git_dir is None:
         options.trees("--from", args.from_tree, case.part("layout"), one=True)
         options.trees("--to", args.to_tree, case.part("layout"), one=True)
-    options.has_graph(*options.graph_names(args.backend_name, args.filter))
-    options.report_files(json=args.json, junit=args.junit, markdown=args.markdown,
-                         html=args.html)
-    inputs.results_dir(args.results)
-    options.patches(args.patch)
-    options.route(args.route)
+    common.check_sweep_options(args, json=args.json, junit=args.junit,
+                               markdown=args.markdown, html=args.html)
 
 
 def add_arguments(p) -> None:

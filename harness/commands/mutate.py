@@ -52,11 +52,10 @@ def add_parser(sub) -> None:
 
 
 def check(args) -> None:
-    from harness.commands import options
-    from harness.commands.coverage import check_options
+    from harness.commands import common, options
     case = options.tree_source(args.backend, args.release, args.case, args.source)
     options.trees("--from", args.from_tree, case.part("layout"), one=True)
-    check_options(args)
+    common.check_sweep_options(args, json=args.json, markdown=args.markdown)
 
 
 def patched_files(patches) -> list:
