@@ -38,7 +38,8 @@ SCOPE = {
     "harness/judge/callers.py": ["pairs", "diffs"],
     "harness/errnos.py": None,
     "harness/run/procfs.py": ["cpu_seconds", "threads", "waiting", "ended", "family",
-                              "waits_for_good", "ends_in", "_thread", "blocked", "_own"],
+                              "waits_for_good", "ends_in", "_thread", "blocked", "others_blocked",
+                              "_own"],
     "harness/run/idle.py": ["Idle.__init__", "Idle._cpu", "Idle.hung", "Idle.idle_for",
                             "Idle.why"],
 }

@@ -12,12 +12,16 @@ from pathlib import Path
 
 from harness import errnos
 from harness.obtain import probe
+from harness.run import procfs
 from harness.run import chains as graphs
 from harness.run.filtergraph import Graph
 from harness.run.record import Frame
 from harness.run.scenario import Scenario
 
 MAX_PULLS = 16
+STILL = 2  # pulls that gave nothing, each followed by the same stalled() look, give a frame up
+STALL_BEYOND = 3.0  # seconds: a wait with a deadline further off counts as one for good (a
+                    # sweep waits 2 s for a frame at most)
 POKES = 40  # settle()'s pokes for one frame: each activate() it causes is recorded
             # (FFDNN_MAX_RECORDS), so a frame that never comes does not fill the records
 
@@ -77,8 +81,18 @@ def others_cpu() -> float:
     return time.process_time() - time.thread_time()
 
 
+def stalled(skip: tuple = ()) -> dict | None:
+    """What every other thread of this process waits in, when each is asleep in a wait
+    only a thread of the process ends (procfs.others_blocked(): a futex wait with no
+    deadline near, as a backend runtime's idle workers and a lost request's waiters):
+    None when one is at work, or may be woken from outside. This thread (and those in
+    `skip`: the one that polls, when another thread watches it) is left out."""
+    return procfs.others_blocked(os.getpid(), {threading.get_native_id(), *skip},
+                                 STALL_BEYOND)
+
+
 def settle(g: Graph, want: int, seconds: float = 10.0, idle: float = 0.0,
-           running=None, poke=None) -> tuple[list, list]:
+           running=None, poke=None, still=None) -> tuple[list, list]:
     """Pull until `want` frames came out (async backends finish on their own threads) or
     the sink returns an error for the frame, polling with a backoff from 5 to 50 ms:
     (return codes, repeats collapsed; [Frame]). With `running` (how many of the threads
@@ -89,12 +103,17 @@ def settle(g: Graph, want: int, seconds: float = 10.0, idle: float = 0.0,
     frame, so it is not coming (a failed start, a dropped frame). With `poke`, a pull
     that gave nothing is followed by poke() (at most POKES times): the filter is
     activated again on the next pull, as a tree whose graph does not activate a filter
-    when its task ends needs (5.1's: the frame would come with the next frame or EOF)."""
+    when its task ends needs (5.1's: the frame would come with the next frame or EOF).
+    With `still` (stalled()), stop waiting once it has given the same look after each of
+    STILL pulls in a row that gave nothing: every other thread asleep in a wait only this
+    process ends, and neither the pulls nor anything else woke one, so nothing will
+    (a backend runtime's own threads, as OpenVINO's, with the frame's request lost)."""
     codes, frames = [], []
     deadline, pause = time.monotonic() + seconds, 0.005
     quiet = None  # (since, others' CPU then) while nothing else runs
     ended = 0     # pulls in a row that gave nothing while no task thread ran
     pokes = 0
+    look, same = None, 0  # still()'s last look, and how many pulls in a row it stayed
     while len(frames) < want and time.monotonic() < deadline:
         c, f = drain(g)
         frames += f
@@ -102,6 +121,12 @@ def settle(g: Graph, want: int, seconds: float = 10.0, idle: float = 0.0,
         if any(x < 0 and x != -errno.EAGAIN for x in c):
             break  # the frame failed: nothing more will come for it
         if len(frames) < want:
+            if still is not None:
+                now_look = None if f else still()
+                same = same + 1 if now_look is not None and now_look == look else 0
+                look = now_look
+                if same >= STILL:
+                    break
             if running is not None:
                 ended = 0 if f or running() != 0 else ended + 1
                 if ended >= 2:

@@ -183,11 +183,24 @@ def blocked(pid: int, beyond: float = math.inf) -> dict | None:
     return out if any(k[0] == pid and v[0] != "Z" for k, v in out.items()) else None
 
 
-def _own(pid: int, out: dict, beyond: float) -> bool:
-    """Reads the threads of one process into `out`; False when one is not blocked, or the
-    process has a timer set (/proc/PID/timers: its signal may end a wait) or cannot be read."""
+def others_blocked(pid: int, skip: set, beyond: float = math.inf) -> dict | None:
+    """blocked() for the threads of the process but those in `skip` (thread ids: the
+    thread asking, which polls for what the others would give): each of the others asleep
+    in a wait only the process's own threads end, by (pid, tid); None as soon as one is
+    not, or when no other thread is left. Two equal looks around a poll of the skipped
+    thread mean the poll woke none of them, nor did anything else."""
+    out = {}
+    if not _own(pid, out, beyond, skip):
+        return None
+    return out if any(v[0] != "Z" for v in out.values()) else None
+
+
+def _own(pid: int, out: dict, beyond: float, skip: set = frozenset()) -> bool:
+    """Reads the threads of one process (but those in `skip`) into `out`; False when one
+    is not blocked, or the process has a timer set (/proc/PID/timers: its signal may end
+    a wait) or cannot be read."""
     try:
-        tasks = os.listdir(PROC / str(pid) / "task")
+        tasks = [t for t in os.listdir(PROC / str(pid) / "task") if int(t) not in skip]
         if (PROC / str(pid) / "timers").read_text().strip():
             return False
     except OSError:

@@ -23,7 +23,7 @@ from harness import errnos
 from harness.compile import ffi_load
 from harness.errors import ExitStatus, HarnessError
 from harness.run.filtergraph import Graph, GraphError
-from harness.run.frames import async_threads, drain, settle, synchronous
+from harness.run.frames import async_threads, drain, settle, stalled, synchronous
 from harness.run.record import Activation, Counters, RunRecord, Setup
 from harness.run.scenario import HEIGHT, WIDTH, Scenario
 from harness.run.spec import FOREVER
@@ -35,6 +35,9 @@ IDLE = float(os.environ.get("FFDNN_SWEEP_IDLE", "0.25"))
 # the sweep on a backend whose tasks run on threads FFmpeg starts: a frame is given up once
 # none of them runs (0: wait the full 2 s for every frame, as before)
 THREADS = os.environ.get("FFDNN_SWEEP_THREADS", "1") != "0"
+# on any backend, a sweep's frame is given up, and a flush polling at EOF is stuck, once
+# every other thread is asleep for good and stays so (frames.stalled(); 0: not, as before)
+STILL = os.environ.get("FFDNN_SWEEP_STILL", "1") != "0"
 
 
 def load_tree(name: str, path: str) -> Tree:
@@ -74,13 +77,16 @@ def watch_eof(lib, sc: Scenario, stuck) -> None:
     polled ff_dnn_get_result() STREAK times in a row with no result, while nothing can
     complete a task (every task of a synchronous backend runs on the thread that is
     polling; a backend whose tasks run on threads FFmpeg starts has none running, twice
-    in a row), the run can never end: `stuck(reason)` tells the runner, which ends it as
-    a HANG at once instead of after its idle timer. Another backend (OpenVINO's own
-    threads) is left to the runner's watch."""
+    in a row; any other, as OpenVINO's own threads: every thread but the polling one
+    asleep in a wait only the process ends, and none run between two looks, stalled()),
+    the run can never end: `stuck(reason)` tells the runner, which ends it as a HANG at
+    once instead of after its idle timer."""
     if synchronous(sc):
         idle = lambda: True  # noqa: E731 - nothing but the polling thread runs a task
     elif async_threads(sc) and lib.ffdnn_threads_track(b"_ffdnn.") == 0:
         idle = lambda: lib.ffdnn_threads_running() == 0  # noqa: E731
+    elif STILL:
+        idle = _unchanged(threading.get_native_id())  # this thread polls the flush
     else:
         return
 
@@ -95,6 +101,18 @@ def watch_eof(lib, sc: Scenario, stuck) -> None:
                       "result, and nothing runs that could complete its task")
                 return
     threading.Thread(target=look, name="ffdnn-eof-watch", daemon=True).start()
+
+
+def _unchanged(poller: int):
+    """A test that is true when stalled() (every thread but `poller` and the asker asleep
+    for good) gives the same look as the time before."""
+    last = [None]
+
+    def idle() -> bool:
+        look = stalled((poller,))
+        same, last[0] = look is not None and look == last[0], look
+        return same
+    return idle
 
 
 def run(sc: Scenario, checkpoint=lambda record: None, stuck=lambda reason: None) -> RunRecord:
@@ -133,6 +151,7 @@ def run(sc: Scenario, checkpoint=lambda record: None, stuck=lambda reason: None)
     # in a sweep on a backend whose tasks run on threads FFmpeg starts, those threads are
     # counted (tracked from the first frame on: the injector's caller, FFmpeg's module)
     running = None
+    still = stalled if route.swept and STILL else None  # any backend: nothing left at work
     if route.swept and THREADS and async_threads(sc) and lib.ffdnn_threads_track(b"_ffdnn.") == 0:
         running = lib.ffdnn_threads_running
     record.drained, record.frames = [], []
@@ -148,7 +167,7 @@ def run(sc: Scenario, checkpoint=lambda record: None, stuck=lambda reason: None)
             continue
         g.check(ret, f"push frame {i}")
         want = i + 1 - len(record.frames) - lost  # this frame, and any still late
-        codes, frames = settle(g, want, route.frame_seconds, idle, running, poke)
+        codes, frames = settle(g, want, route.frame_seconds, idle, running, poke, still)
         record.drained += codes
         record.frames += frames
         lost = max(0, lost + want - len(frames))  # a frame given up that came after all is not lost

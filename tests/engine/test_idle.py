@@ -491,6 +491,30 @@ def test_a_timer_set_or_unread_is_not_blocked(proc, x86, timers):
     assert procfs.blocked(80) is None
 
 
+def test_the_others_blocked_leave_the_poller_out(proc, x86):
+    """others_blocked(): the threads but those skipped (the one that polls, in a sleep
+    no look judges), each in a wait for good; a skipped thread's state does not count,
+    an unskipped one's does; nothing left but the skipped is no look; a timer is not."""
+    _blocked(proc, tids=(81, 82))
+    proc.call(80, 80, call(230, 1, 0, 1))  # the poller sleeps between its pulls
+    assert procfs.blocked(80) is None
+    assert set(procfs.others_blocked(80, {80})) == {(80, 81), (80, 82)}
+    assert procfs.others_blocked(80, {81}) is None, "the poller is not skipped"
+    assert procfs.others_blocked(80, {80, 81, 82}) is None, "no other thread"
+    proc.call(80, 82, futex(timeout=0x7ffd3a2b1c30))
+    assert procfs.others_blocked(80, {80}) is None
+    assert set(procfs.others_blocked(80, {80, 82})) == {(80, 81)}
+    proc.call(80, 82, futex(0x89, MEM))  # a deadline far off is a wait for good, a near one not
+    proc.deadline(80, MEM, time.monotonic() + 60)
+    assert procfs.others_blocked(80, {80}, 5.0)[(80, 82)][1] == "futex with a deadline"
+    assert procfs.others_blocked(80, {80}, 90.0) is None
+    (proc.root / "80" / "timers").write_text("ID: 0\n")
+    assert procfs.others_blocked(80, {80, 82}) is None
+    (proc.root / "80" / "task" / "81" / "stat").write_text(stat(81, 1, "Z", (1, 0, 0, 0)))
+    (proc.root / "80" / "timers").write_text("")
+    assert procfs.others_blocked(80, {80, 82}) is None, "only an exited thread left"
+
+
 def test_a_child_counts(proc, x86):
     """A child at work, or with a thread in a wait that ends, is progress to come; a child
     blocked too is part of the look; a child that has exited (Z) is over."""

@@ -4,12 +4,18 @@ and only once no other thread is at work; or one whose asynchronous tasks run on
 FFmpeg's ff_dnn_start_inference_async() starts (9.0.2's TensorFlow and LibTorch), and
 only once none of those runs."""
 
+import re
+import subprocess
+import sys
 import threading
 import time
 
 import pytest
 
-from harness.run import frames as waiting, matrix
+from harness.paths import PROJECT
+from harness.run import frames as waiting, matrix, runner
+from harness.run.outcome import Outcome
+from tests.conftest import need_tree
 
 pytestmark = [pytest.mark.after, pytest.mark.dnn_processing]
 
@@ -61,6 +67,62 @@ def test_a_frame_no_task_thread_works_on_is_given_up(running, ready, frames, pul
         assert time.monotonic() - t0 >= 0.5 and g.pulls > 2
     else:
         assert g.pulls == pulls and time.monotonic() - t0 < 0.4
+
+
+class Looks:
+    """stalled() as a test gives it: the looks in turn, the last one again and again."""
+
+    def __init__(self, *looks):
+        self.looks, self.n = list(looks), 0
+
+    def __call__(self):
+        self.n += 1
+        return self.looks[min(self.n, len(self.looks)) - 1]
+
+
+A, B = {(1, 2): ("S", "futex", 5, 40)}, {(1, 2): ("S", "futex", 5, 41)}
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("looks, ready, frames, pulls", [
+    pytest.param((A,), None, 0, 3, id="same-look-after-each-pull-gives-up"),
+    pytest.param((A, B, A, A), None, 0, 5, id="a-thread-ran-between-looks-starts-over"),
+    pytest.param((A,), 3, 1, 4, id="the-frame-came-first"),  # and one pull after it
+    pytest.param((None,), None, 0, None, id="a-thread-at-work-waits-its-time"),
+    pytest.param((A, None), None, 0, None, id="at-work-after-one-look-waits-its-time"),
+])
+def test_a_frame_no_thread_can_make_is_given_up(looks, ready, frames, pulls):
+    """settle(still=): STILL pulls in a row that gave nothing, each followed by the same
+    look of the other threads (all asleep for good, none run since), end the wait for a
+    frame; a look that changed (a thread ran) or none (a thread at work) does not."""
+    g = Sink(ready)
+    t0 = time.monotonic()
+    codes, got = waiting.settle(g, 1, seconds=0.5, still=Looks(*looks))
+    assert len(got) == frames
+    if pulls is None:
+        assert time.monotonic() - t0 >= 0.5 and g.pulls > 5
+    else:
+        assert g.pulls == pulls and time.monotonic() - t0 < 0.4
+
+
+def test_threads_asleep_for_good_are_stalled():
+    """stalled() in a process of its own (pytest's workers keep a thread in a read): a
+    thread waiting on a lock no one releases is asleep for good, the same look twice; one
+    in a sleep is not (its sleep ends by itself)."""
+    code = """if True:
+        import threading, time
+        from harness.run import frames
+        held = threading.Lock(); held.acquire()
+        t = threading.Thread(target=held.acquire, daemon=True); t.start()
+        time.sleep(0.2)
+        first = frames.stalled(); time.sleep(0.05); second = frames.stalled()
+        s = threading.Thread(target=time.sleep, args=(5,), daemon=True); s.start()
+        time.sleep(0.2)
+        print(first is not None and first == second, frames.stalled() is None)
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=PROJECT, check=True).stdout.split()
+    assert out == ["True", "True"], out
 
 
 @pytest.mark.unit
@@ -139,3 +201,22 @@ def test_pokes_for_one_frame_are_bounded():
     pokes = []
     waiting.settle(g, 1, seconds=3.0, poke=lambda: pokes.append(1))
     assert len(pokes) == waiting.POKES
+
+
+@pytest.mark.openvino
+def test_a_lost_request_on_openvino_is_judged_by_its_threads(trees, preload):
+    """FFmpeg's 10th allocation on after's OpenVINO sweep route (an lltask's, taken from
+    the malloc sweep) fails and the frame's request is lost: OpenVINO's own threads all
+    sleep for good, so each frame is given up at once (stalled(); else 2 s each, and the
+    runner's watch ends the run before EOF) and the flush's polling at EOF is stuck
+    (else the runner's 2 s idle timer judges it)."""
+    tree = need_tree(trees, "after")
+    if "openvino" not in tree.backends:
+        pytest.skip("trees built without openvino (run: make test BACKENDS=all)")
+    (sc,) = matrix.scenarios([tree], "openvino", "dnn_processing",
+                             ["malloc=9*off->1*return(ENOMEM)"], route="sweep", timeout=10)
+    r = runner.run_one(sc, preload)
+    assert r.outcome is Outcome.HANG, r.reason
+    assert re.fullmatch(r"killed [0-9.]+ s in: the flush polled ff_dnn_get_result\(\) \d+ "
+                        r"times at EOF with no result, and nothing runs that could complete "
+                        r"its task", r.reason), r.reason
