@@ -22,7 +22,7 @@ import signal
 import sys
 import traceback
 
-from harness.run import worker
+from harness.run import sites, symbolizer, worker
 from harness.errors import ExitStatus, HarnessError
 
 
@@ -66,10 +66,11 @@ def serve(build: str, tree: str, variant: str) -> int:
     def send(msg):
         os.write(proto, (json.dumps(msg) + "\n").encode())
     try:
-        worker.module(build, tree, variant)
+        ffi, lib = worker.module(build, tree, variant)
     except HarnessError as e:
         send({"error": str(e)})
         return ExitStatus.OK
+    symbolizer.keep(sites.module_object(ffi, lib))  # the children name their stacks through it
     send({"ready": True, "threads": threads()})
     children = {}  # pidfd -> (n, pid)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(ExitStatus.OK))
@@ -78,6 +79,7 @@ def serve(build: str, tree: str, variant: str) -> int:
     finally:
         for _, pid in children.values():
             kill(pid)
+        symbolizer.stop()
     return ExitStatus.OK
 
 

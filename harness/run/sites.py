@@ -10,6 +10,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from harness.compile import families
+from harness.run import symbolizer
 from harness.run.faults import Fault
 from harness.run.record import CallSite
 from harness.run.spec import FOREVER
@@ -44,6 +45,13 @@ def _objects(ffi, lib, addresses) -> dict:
     return out
 
 
+def module_object(ffi, lib) -> tuple | None:
+    """(object file, offset) of a function of the build's module: the object whose debug
+    information names FFmpeg's frames."""
+    address = int(ffi.cast("uintptr_t", ffi.cast("void *", lib.ffdnn_build_stamp)))
+    return _objects(ffi, lib, [address + 1]).get(address + 1)
+
+
 def _symbolize(obj: str, offsets: list) -> dict:
     """offset -> ["function (file:line)", ...]: the functions the debug information puts at
     the offset, the innermost first (a function the compiler inlined, then the one it was
@@ -54,6 +62,11 @@ def _symbolize(obj: str, offsets: list) -> dict:
     llvm-symbolizer, the outermost function only, as addr2line -f has it)."""
     if not os.path.isfile(obj):
         return {}
+    kept = symbolizer.kept()
+    answer = kept.ask(obj, offsets) if kept is not None else None
+    if answer is not None:  # the fork server's symbolizer, asked
+        return {o: frames for o, lines in zip(offsets, answer)
+                if (frames := _pairs("\n".join(lines)))}
     if shutil.which("llvm-symbolizer"):
         r = subprocess.run(["llvm-symbolizer", "--inlining", "--demangle", "--basenames",
                             "--obj", obj, *(hex(o) for o in offsets)],

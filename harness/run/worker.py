@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from harness.compile import families
-from harness.run import routes, sites
+from harness.run import routes, sites, symbolizer
 from harness import errnos
 from harness.compile import ffi_load
 from harness.errors import ExitStatus, HarnessError
@@ -181,6 +181,7 @@ def run(sc: Scenario, checkpoint=lambda record: None, stuck=lambda reason: None)
     if coverage:
         lib.ffdnn_coverage_dump()  # what ran, should the run hang or crash at EOF
     checkpoint(record)  # what a run that then hangs or crashes did so far
+    symbolizer.leave()  # a wait on the fork server's symbolizer would look idle from here on
     watch_eof(lib, sc, stuck)
     record.eof_push = g.push_eof()
     record.sink, frames = drain(g, until_eof=True)
