@@ -6,8 +6,11 @@
  * The real functions come from dlsym(RTLD_NEXT). dlsym() may itself allocate, so
  * allocations made while resolving (on the resolving thread, or on any thread before
  * the resolution is complete) come from a small static arena that is never reused;
- * free() ignores arena blocks and realloc() moves them out. free() is interposed only
- * for that: it is never failed or counted.
+ * free() ignores arena blocks and realloc() moves them out. free() is interposed for
+ * that and for the leaks (below): it is never failed or counted.
+ *
+ * Leaks: the blocks a tracked caller allocates are kept until freed (fi_leaks.h): each
+ * call that goes through passes its caller on, and free() forgets the block first.
  *
  * Poison: a block an eligible malloc() or posix_memalign() call returns is filled with
  * a pattern whose 4-byte words all differ from their neighbours (bytes 0xa5, every
@@ -16,6 +19,8 @@
  * library returns it.
  */
 #include <stdalign.h>
+
+#include "fi_leaks.h"
 
 #define FI_ARENA_SIZE (256 * 1024)
 
@@ -163,7 +168,7 @@ static void poison(void *block, size_t size)
 
 /* ---- how a call goes through ---- */
 
-static void *fi_malloc_through(size_t size, int eligible)
+static void *fi_malloc_through(size_t size, int eligible, const void *caller)
 {
     void *out;
 
@@ -172,11 +177,14 @@ static void *fi_malloc_through(size_t size, int eligible)
     out = real.malloc(size);
     if (eligible)
         poison(out, size);
+    fi_leak_keep(out, size, caller);
     return out;
 }
 
-static void *fi_calloc_through(size_t nmemb, size_t size)
+static void *fi_calloc_through(size_t nmemb, size_t size, const void *caller)
 {
+    void *out;
+
     if (!have_real()) {
         if (size && nmemb > SIZE_MAX / size) {
             errno = ENOMEM;
@@ -184,10 +192,12 @@ static void *fi_calloc_through(size_t nmemb, size_t size)
         }
         return arena_alloc(nmemb * size, 0);
     }
-    return real.calloc(nmemb, size);
+    out = real.calloc(nmemb, size);
+    fi_leak_keep(out, nmemb * size, caller);
+    return out;
 }
 
-static void *fi_realloc_through(void *ptr, size_t size)
+static void *fi_realloc_through(void *ptr, size_t size, const void *caller)
 {
     void *out;
 
@@ -201,11 +211,11 @@ static void *fi_realloc_through(void *ptr, size_t size)
     }
     if (!have_real())
         return ptr ? NULL : arena_alloc(size, 0);
-    return real.realloc(ptr, size);
+    return fi_leak_realloc(real.realloc, ptr, size, caller);
 }
 
 static int fi_posix_memalign_through(void **memptr, size_t alignment, size_t size,
-                                     int eligible)
+                                     int eligible, const void *caller)
 {
     int err;
 
@@ -219,15 +229,18 @@ static int fi_posix_memalign_through(void **memptr, size_t alignment, size_t siz
     err = real.posix_memalign(memptr, alignment, size);
     if (!err && eligible)
         poison(*memptr, size);
+    if (!err)
+        fi_leak_keep(*memptr, size, caller);
     return err;
 }
 
-/* ---- free(): never failed or counted, interposed for the arena ---- */
+/* ---- free(): never failed or counted, interposed for the arena and the leaks ---- */
 
 void free(void *ptr)
 {
     if (!ptr || in_arena(ptr))
         return;
+    fi_leak_forget(ptr, NULL);
     if (have_real())
         real.free(ptr);
 }

@@ -158,9 +158,85 @@ static int run(const FITestAPI *fi, const char *self)
     return failed;
 }
 
+typedef struct FILeakAPI {
+    int (*track)(const char *substr);
+    long (*leaks)(unsigned long *blocks, unsigned long *bytes);
+    int (*leak)(unsigned n, void **frames, int max, unsigned long *size);
+} FILeakAPI;
+
+static void check_leaks(const FILeakAPI *fi, const char *name, unsigned long blocks,
+                        unsigned long bytes, long untracked)
+{
+    unsigned long got_blocks = 0, got_bytes = 0;
+    long got = fi->leaks(&got_blocks, &got_bytes);
+    int ok = got_blocks == blocks && got_bytes == bytes && got == untracked;
+
+    failed += !ok;
+    printf("%s %s: %lu blocks, %lu bytes, %ld untracked\n", ok ? "ok" : "FAIL", name,
+           got_blocks, got_bytes, got);
+}
+
+#define FULL (32768 / 4 * 3) /* FI_LEAK_FULL: the blocks the table keeps */
+
+/* Leak tracking: the blocks this program allocates while tracked, kept until freed;
+ * libc's own (strdup) and those allocated before tracking began are not kept. The
+ * pointers are volatile: the compiler may not elide a malloc()/free() pair. */
+static void run_leaks(const FILeakAPI *fi, const char *self)
+{
+    static void *volatile block[FULL + 1];
+    void *volatile a, *volatile b, *volatile c, *volatile d, *volatile s, *volatile e;
+    void *frames[16], *cp = NULL;
+    unsigned long size = 0;
+    int depth;
+
+    e = malloc(24);             /* allocated before tracking */
+    check_value("leaks: track self", fi->track(self), 0);
+    check_leaks(fi, "leaks: none yet", 0, 0, 0);
+    a = malloc(10);
+    b = calloc(2, 8);
+    check_value("leaks: posix_memalign", posix_memalign(&cp, 64, 100), 0);
+    c = cp;
+    d = realloc(NULL, 30);
+    s = strdup("libc's own");
+    e = realloc(e, 4096);       /* a block not kept stays not kept */
+    check_leaks(fi, "leaks: 4 kept, libc's not", 4, 10 + 16 + 100 + 30, 0);
+    free(a);
+    d = realloc(d, 4000);
+    check_leaks(fi, "leaks: one freed, one grown", 3, 16 + 100 + 4000, 0);
+    free(b);
+    free(c);
+    depth = fi->leak(0, frames, 16, &size);
+    report("leaks: the one left has a stack", depth > 0 && size == 4000, "size", (int)size);
+    check_value("leaks: no second", fi->leak(1, frames, 16, &size), -1);
+    free(d);
+    free(s);
+    free(e);
+    check_leaks(fi, "leaks: all freed", 0, 0, 0);
+    for (int i = 0; i <= FULL; i++)
+        block[i] = malloc(1);
+    check_leaks(fi, "leaks: the table full", FULL, FULL, 1);
+    for (int i = 0; i <= FULL; i++)
+        free(block[i]);
+    check_leaks(fi, "leaks: the table emptied", 0, 0, 1);
+    check_value("leaks: track again", fi->track(self), 0);
+    check_leaks(fi, "leaks: forgotten", 0, 0, 0);
+    a = malloc(10);
+    check_value("leaks: stop", fi->track(NULL), 0);
+    b = malloc(10);
+    check_leaks(fi, "leaks: kept until stopped", 1, 10, 0);
+    free(a);
+    free(b);
+    check_leaks(fi, "leaks: freed once stopped", 0, 0, 0);
+    check_value("leaks: track no such object", fi->track("no-such-object.so"), -1);
+    a = malloc(10);
+    check_leaks(fi, "leaks: none kept", 0, 0, 0);
+    free(a);
+}
+
 int main(int argc, char **argv)
 {
     FITestAPI api;
+    FILeakAPI leaks;
     const char *self = strrchr(argv[0], '/');
 
     (void)argc;
@@ -168,5 +244,14 @@ int main(int argc, char **argv)
     if (fi_api_resolve(&api, "fi_malloc") < 0)
         return 1;
 
-    return run(&api, self ? self + 1 : argv[0]) ? 1 : 0;
+    if (!(leaks.track = (int (*)(const char *))fi_api_sym("fi_malloc", "leaks_track")) ||
+        !(leaks.leaks = (long (*)(unsigned long *, unsigned long *))
+                        fi_api_sym("fi_malloc", "leaks")) ||
+        !(leaks.leak = (int (*)(unsigned, void **, int, unsigned long *))
+                       fi_api_sym("fi_malloc", "leak")))
+        return 1;
+    self = self ? self + 1 : argv[0];
+    run(&api, self);
+    run_leaks(&leaks, self);
+    return failed ? 1 : 0;
 }

@@ -50,6 +50,23 @@ EXPECTED = [
     "ok total calls: 19",
     "ok total eligible: 12",
     "ok total failures: 8",
+    "ok leaks: track self: 0",
+    "ok leaks: none yet: 0 blocks, 0 bytes, 0 untracked",
+    "ok leaks: posix_memalign: 0",
+    "ok leaks: 4 kept, libc's not: 4 blocks, 156 bytes, 0 untracked",
+    "ok leaks: one freed, one grown: 3 blocks, 4116 bytes, 0 untracked",
+    "ok leaks: the one left has a stack: size 4000",
+    "ok leaks: no second: -1",
+    "ok leaks: all freed: 0 blocks, 0 bytes, 0 untracked",
+    "ok leaks: the table full: 24576 blocks, 24576 bytes, 1 untracked",
+    "ok leaks: the table emptied: 0 blocks, 0 bytes, 1 untracked",
+    "ok leaks: track again: 0",
+    "ok leaks: forgotten: 0 blocks, 0 bytes, 0 untracked",
+    "ok leaks: stop: 0",
+    "ok leaks: kept until stopped: 1 blocks, 10 bytes, 0 untracked",
+    "ok leaks: freed once stopped: 0 blocks, 0 bytes, 0 untracked",
+    "ok leaks: track no such object: -1",
+    "ok leaks: none kept: 0 blocks, 0 bytes, 0 untracked",
 ]
 
 
