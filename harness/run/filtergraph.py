@@ -42,9 +42,11 @@ class Graph:
             self.graph), "create buffersink")
         self.src, self.sink = src[0], sink[0]
         self.out = self.alloc_frame()
-        outputs = ffi.new("AVFilterInOut **", self._inout(b"in", self.src))
-        inputs = ffi.new("AVFilterInOut **", self._inout(b"out", self.sink))
-        try:
+        outputs = ffi.new("AVFilterInOut **", ffi.NULL)
+        inputs = ffi.new("AVFilterInOut **", ffi.NULL)
+        try:  # what it allocated is freed whatever fails (a malloc fault on the setup route)
+            outputs[0] = self._inout(b"in", self.src)
+            inputs[0] = self._inout(b"out", self.sink)
             self.check(lib.avfilter_graph_parse_ptr(self.graph, description.encode(), inputs,
                                                     outputs, ffi.NULL), "parse graph")
             self.check(lib.avfilter_graph_config(self.graph, ffi.NULL), "configure graph")

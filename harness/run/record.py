@@ -7,11 +7,12 @@ results/<id>/result.json and partial.json.
 A field is None where the run did not record it, and its key is then absent from the
 JSON: a run that crashed before its checkpoint has none of the worker's; the setup route
 alone has `setup`, and only when the graph could be made `inputs`, `drained`, `frames`;
-the frame route alone `frame_sink`; a run that ended its EOF `eof_push` and `sink`.
+the frame route alone `frame_sink`; a run that ended its EOF `eof_push` and `sink`; a
+run that freed its graph (or whose graph could not be made, and was freed) `leaks`.
 snapshot() writes `activate_at_eof` and `activate_first_error` with `activate` (each None
 when no activate() was flushed, or none failed), so they are in the JSON when it is."""
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 
 @dataclass
@@ -79,6 +80,31 @@ class CallSite:
 
 
 @dataclass
+class Leak:
+    """The blocks left behind that were allocated at one place (harness/run/leaks.py)."""
+    where: str                      # "f (file.c:12) < g (file.c:34) < ...", as a site's
+    blocks: int
+    bytes: int
+
+
+@dataclass
+class Leaks:
+    """The blocks FFmpeg's own code allocated from the arm on and had not freed once the
+    graph was freed (harness/run/leaks.py): their number, their bytes, the blocks the
+    injector had no room to keep (the counts are then at least what they say), and the
+    places of the first ones."""
+    blocks: int
+    bytes: int
+    untracked: int = 0
+    places: list = field(default_factory=list)  # [Leak]
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Leaks":
+        return cls(d["blocks"], d["bytes"], d.get("untracked", 0),
+                   [Leak(p["where"], p["blocks"], p["bytes"]) for p in d.get("places", [])])
+
+
+@dataclass
 class RunRecord:
     """What one run recorded; its JSON keys come in the order of these fields, those of
     snapshot() before EOF's (the worker's dict had failed_call and sites after sink when
@@ -104,6 +130,7 @@ class RunRecord:
     sites: list | None = None         # [CallSite]
     eof_push: int | None = None
     sink: list | None = None          # the sink's codes from EOF on
+    leaks: Leaks | None = None        # what FFmpeg's code left behind once the graph was freed
     error: str | None = None          # why the scenario could not run
     # the runner's
     output: str | None = None         # the tail of the worker's output
@@ -136,6 +163,8 @@ class RunRecord:
             r.counters = Counters(**r.counters)
         if r.activate is not None:
             r.activate = [Activation(a["ret"], a["flushed"]) for a in r.activate]
+        if r.leaks is not None:
+            r.leaks = Leaks.from_dict(d["leaks"])
         if r.sites is not None:
             r.sites = [CallSite(s["call"], s.get("where", ""), s.get("function"))
                        for s in r.sites]

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from harness.compile import families
-from harness.run import routes, sites, symbolizer
+from harness.run import leaks, routes, sites, symbolizer
 from harness import errnos
 from harness.compile import ffi_load
 from harness.errors import ExitStatus, HarnessError
@@ -129,17 +129,19 @@ def run(sc: Scenario, checkpoint=lambda record: None, stuck=lambda reason: None)
         g = setup(ffi, lib, sc, family, coverage, record)
         if g is None:
             snapshot(ffi, lib, sc, record, start, before)  # its log too
+            record.leaks = leaks.count(ffi, lib)  # the graph that could not be made is freed
             return record
     else:
         g = Graph(ffi, lib, sc.description, WIDTH, HEIGHT)
     ctx = g.filter(sc.filter)
-    g.check(lib.ffdnn_record_activate(ctx), "install the activate() recorder")
     if route.standin:
         mode = {"flush": lib.FFDNN_FLUSH_RETURN}.get(sc.fault.kind, lib.FFDNN_FLUSH_ASYNC)
     else:
         mode = lib.FFDNN_FLUSH_COUNT  # the backend's own flush, counted
-    g.check(lib.ffdnn_standin_flush(ctx, mode, errnos.averror(sc.fault.errno)),
-            "install the stand-in flush")
+    with leaks.skipped(lib):  # the harness's copies, kept: not FFmpeg's blocks
+        g.check(lib.ffdnn_record_activate(ctx), "install the activate() recorder")
+        g.check(lib.ffdnn_standin_flush(ctx, mode, errnos.averror(sc.fault.errno)),
+                "install the stand-in flush")
     inputs = [g.frame(i) for i in range(sc.frames)]  # made before any fault is armed
     record.inputs = [hashlib.md5(g.pixels(i)).hexdigest() for i in range(sc.frames)]
     if route.armed_from_start:  # every call from the first frame on is a site of the sweep
@@ -192,6 +194,7 @@ def run(sc: Scenario, checkpoint=lambda record: None, stuck=lambda reason: None)
     snapshot(ffi, lib, sc, record, start, before)
     lib.ffdnn_standin_join()
     g.close()
+    record.leaks = leaks.count(ffi, lib)  # what FFmpeg's code left behind
     if coverage:  # the teardown: a failed inference's thread is joined when the graph goes
         lib.ffdnn_coverage_dump()
     record.log = ffi.string(lib.ffdnn_log_text()).decode(errors="replace")
@@ -199,9 +202,11 @@ def run(sc: Scenario, checkpoint=lambda record: None, stuck=lambda reason: None)
 
 
 def arm(ffi, lib, sc: Scenario, family, coverage: bool) -> tuple:
-    """Arm the scenario's fault (when it has one to arm), the lines run counted from here:
-    the family's counters and the activate() records before it, for snapshot()."""
+    """Arm the scenario's fault (when it has one to arm), the lines run and the blocks
+    FFmpeg's code allocates counted from here: the family's counters and the activate()
+    records before it, for snapshot()."""
     before, start = family.counters(ffi, lib, sc.fault), lib.ffdnn_record_count()
+    leaks.track(lib)
     if families.arms(sc.fault):
         if coverage:
             lib.ffdnn_coverage_reset()  # count from the arm on

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from harness.run.record import (Activation, Box, CallSite, Counters, Frame, Label,
-                                RunRecord, Setup)
+from harness.run.record import (Activation, Box, CallSite, Counters, Frame, Label, Leak,
+                                Leaks, RunRecord, Setup)
 from tests import recorded
 
 pytestmark = pytest.mark.unit
@@ -26,7 +26,10 @@ FULL = RunRecord(
     log="Unable to start async inference", failed_call=1,
     sites=[CallSite(1, "ff_dnn_start_inference_async (dnn_backend_common.c:182)",
                     "pthread_create")],
-    eof_push=0, sink=[-542398533, -541478725], error="parse graph: boom", output="tail",
+    eof_push=0, sink=[-542398533, -541478725],
+    leaks=Leaks(2, 480, 1, [Leak("av_frame_alloc (frame.c:54) < filter_frame (x.c:1)", 1, 464),
+                            Leak("extract_lltask_from_task (dnn_backend_tf.c:188)", 1, 16)]),
+    error="parse graph: boom", output="tail",
     pid=1234, worker="fork server", watch={"1234": {"cpu": 0.0}}, hung=True,
     artifacts="/results/x")
 
@@ -43,6 +46,10 @@ def test_every_field_goes_and_comes_back():
         {"ret": -12, "error": "av_frame_alloc: ENOMEM"},
         {"calls": 3, "eligible": 1, "failures": 1},
         {"ret": -542398533, "flushed": True}, "pthread_create")
+    assert d["leaks"] == {"blocks": 2, "bytes": 480, "untracked": 1, "places": [
+        {"where": "av_frame_alloc (frame.c:54) < filter_frame (x.c:1)", "blocks": 1,
+         "bytes": 464},
+        {"where": "extract_lltask_from_task (dnn_backend_tf.c:188)", "blocks": 1, "bytes": 16}]}
 
 
 def test_what_was_not_recorded_is_not_in_the_json():

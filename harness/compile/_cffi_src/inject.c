@@ -193,6 +193,56 @@ long ffdnn_threads_running(void)
     return (long)running();
 }
 
+/* The blocks FFmpeg's own code allocates (the malloc injector's leak tracking,
+ * injectors/fi_leaks.h), kept from ffdnn_leaks_track(caller) on until freed: the
+ * callers in the objects whose file name contains `caller` (NULL: keep none from now
+ * on, what was kept left to count); AVERROR(ENOSYS) without the injector, AVERROR(ENOENT)
+ * when no loaded object matches. */
+int ffdnn_leaks_track(const char *caller)
+{
+    int (*track)(const char *) = (int (*)(const char *))ffdnn_sym("malloc", "leaks_track");
+
+    if (!track)
+        return AVERROR(ENOSYS);
+    return track(caller) < 0 ? AVERROR(ENOENT) : 0;
+}
+
+/* The blocks kept and not freed, and their bytes: how many the injector had no room
+ * to keep (the counts are then at least what they say), or AVERROR(ENOSYS). */
+long ffdnn_leaks(unsigned long *blocks, unsigned long *bytes)
+{
+    long (*leaks)(unsigned long *, unsigned long *) =
+        (long (*)(unsigned long *, unsigned long *))ffdnn_sym("malloc", "leaks");
+
+    return leaks ? leaks(blocks, bytes) : AVERROR(ENOSYS);
+}
+
+/* The n-th block kept: its stack into frames[max], its size: how many frames, -1
+ * past the last block (or without the injector). */
+int ffdnn_leak(unsigned n, void **frames, int max, unsigned long *size)
+{
+    int (*leak)(unsigned, void **, int, unsigned long *) =
+        (int (*)(unsigned, void **, int, unsigned long *))ffdnn_sym("malloc", "leak");
+
+    return leak ? leak(n, frames, max, size) : -1;
+}
+
+/* While on, this thread's allocations are not kept: the module's code that is not
+ * FFmpeg's (gcov's runtime writing its counters, the harness's own C keeping its copy
+ * of a filter or a DNN module for the rest of the process). */
+void ffdnn_leaks_skip(int on)
+{
+    static void (*skip)(int);
+    static int resolved;
+
+    if (!resolved) {
+        skip = (void (*)(int))ffdnn_sym("malloc", "leaks_skip");
+        resolved = 1;
+    }
+    if (skip)
+        skip(on);
+}
+
 /* gcov's runtime, in a module whose tree has objects built with --coverage (a change's
  * tree, harness/obtain/trees.py): weak, so NULL in every other module. */
 extern void __gcov_dump(void) __attribute__((weak));
@@ -219,7 +269,9 @@ int ffdnn_coverage_dump(void)
 {
     if (!__gcov_dump || !__gcov_reset)
         return -1;
+    ffdnn_leaks_skip(1);
     __gcov_dump();
     __gcov_reset();
+    ffdnn_leaks_skip(0);
     return 0;
 }

@@ -32,6 +32,10 @@ int ffdnn_coverage_available(void);
 int ffdnn_coverage_reset(void);
 int ffdnn_coverage_dump(void);
 long ffdnn_threads_running(void);
+int ffdnn_leaks_track(const char *caller);
+long ffdnn_leaks(unsigned long *blocks, unsigned long *bytes);
+int ffdnn_leak(unsigned n, void **frames, int max, unsigned long *size);
+void ffdnn_leaks_skip(int on);
 """
 
 CUSTOMIZATIONS = Path(__file__).with_name("inject.c").read_text()
