@@ -33,6 +33,7 @@ SCOPE = {
     "harness/run/outcome.py": None,
     "harness/judge/sweep.py": ["classify", "problems"],
     "harness/judge/diff.py": ["change", "judged", "against", "_changes", "worth_rerunning",
+                              "leaks_more", "with_leak", "Pair._leak",
                               "Pair._blind", "Pair._judged", "Diff.count", "Diff.tally",
                               "Diff._census_errors", "Diff._exit_status"],
     "harness/judge/callers.py": ["pairs", "diffs"],

@@ -82,13 +82,15 @@ def diff(name: str) -> Diff:
     sides = [merge._side({**d[k], "path": ""}) for k in ("from", "to")]
     groups = [Group(g["backend"], g["filter"], g["fault"], g["family"],
                     [g["sites"]["from"], g["sites"]["to"]],
-                    [g["errors"]["from"], g["errors"]["to"]], route=g["route"])
+                    [g["errors"]["from"], g["errors"]["to"]], route=g["route"],
+                    left=merge._left(g))
               for g in d["groups"]]
     pairs = [Pair(groups[s["order"][0]], s["place"], s["nth"],
                   [_site(s["from"], sides[0].tree.name), _site(s["to"], sides[1].tree.name)],
                   Change(s["change"]),
                   [[Class(c) for c in s["seen"]["from"]], [Class(c) for c in s["seen"]["to"]]],
-                  s["touched"], tuple(s["order"])) for s in d["sites"]]
+                  s["touched"], tuple(s["order"]), s.get("value", ""), merge._leaked(s))
+              for s in d["sites"]]
     t = d["touched"]
     touched = Touched(tuple(t["paths"]), frozenset(
         (f.rsplit(" (", 1)[1].rstrip(")"), f.rsplit(" (", 1)[0]) for f in t["functions"]),

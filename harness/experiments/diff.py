@@ -23,7 +23,8 @@ from pathlib import Path
 from harness.compile import families as registry
 from harness.experiments import sweep
 from harness.judge import coverage as lines_run, profiles
-from harness.judge.diff import Diff, Group, Pair, change, judged, worth_rerunning
+from harness.judge.diff import (Diff, Group, Pair, change, judged, with_leak,
+                                worth_rerunning)
 from harness.judge.sweep import Site, classify
 from harness.judge.touched import UNKNOWN, Touched
 from harness.run import matrix
@@ -201,7 +202,9 @@ def _run(sides, groups, batch: Batch, *, confirm, shard, touched=UNKNOWN,
         pair = Pair(groups[item.group], item.place, item.nth, sites,
                     change(*(s.cls if s is not None else None for s in sites)),
                     [[s.cls] if s is not None else [] for s in sites], item.mark,
-                    (item.group, item.pair, item.value_index), item.value)
+                    (item.group, item.pair, item.value_index), item.value,
+                    [left_behind([s.result] if s is not None else []) for s in sites])
+        pair.change = with_leak(pair.change, pair.leak)
         pairs.append(pair)
     reruns = _confirm(pairs, groups, reference, batch, confirm)
     t3 = time.monotonic()
@@ -223,7 +226,7 @@ def _censuses(groups: list, n_sides: int, base: dict, batch: Batch) -> tuple:
     clean = batch.run([sweep.census(base[k]) for k in keys])
     reference, calls, function = {}, {}, {}
     for g in groups:
-        g.sites, g.errors = [None] * n_sides, [""] * n_sides
+        g.sites, g.errors, g.left = [None] * n_sides, [""] * n_sides, [None] * n_sides
     for (gi, si), r in zip(keys, clean):
         g = groups[gi]
         if r.outcome not in (Outcome.PASS, Outcome.MEASURED):
@@ -231,6 +234,7 @@ def _censuses(groups: list, n_sides: int, base: dict, batch: Batch) -> tuple:
             continue
         calls[(gi, si)] = sweep.census_calls(r)
         g.sites[si] = len(calls[(gi, si)])
+        g.left[si] = next(iter(left_behind([r])), None)
         reference[(gi, si)] = [f.md5 for f in r.record.frames or []]
         function[(gi, si)] = sweep.census_functions(r)
     return reference, calls, function
@@ -268,6 +272,14 @@ def _confirm(pairs: list, groups: list, reference: dict, batch: Batch, confirm: 
     reruns = batch.run([sc for _, _, sc, _ in again], progress=True, fresh=True) if again else []
     for (p, si, _, k), r in zip(again, reruns):
         p.seen[si].append(classify(r, reference[k]))
+        p.leaked[si] += left_behind([r])
     for p in {id(p): p for p, *_ in again}.values():
-        p.change = judged(*p.seen)
+        p.change = with_leak(judged(*p.seen), p.leak)
     return reruns
+
+
+def left_behind(results: list) -> list:
+    """The blocks each run that freed its graph left behind (harness/run/leaks.py); a run
+    that hung, crashed or counted none is left out."""
+    return [r.record.leaks.blocks for r in results
+            if r.record is not None and r.record.leaks is not None]

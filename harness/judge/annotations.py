@@ -10,7 +10,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from harness.judge.diff import Change
+from harness.judge.diff import Change, leak_note
 
 CI_VARIABLES = ("GITHUB_ACTIONS", "FORGEJO_ACTIONS")
 _FRAME = re.compile(r"([^\s()<]+) \(([^():]+):(\d+)\)")
@@ -77,9 +77,10 @@ def lines(d, environ=os.environ) -> list:
         title = f"fault regression: {p.group.key}"
         classes = " -> ".join(s.cls.value if s is not None else "none" for s in p.sites)
         value = f" with {p.value}" if p.value else ""
+        leak = leak_note(p, d.sides[0].label, d.sides[1].label)
         message = (f"{classes} when this call fails{value} ({d.sides[0].label} -> "
                    f"{d.sides[1].label})"
-                   f": {where}\nreproduce: {(b or a).command}")
+                   f": {where}\n{leak + chr(10) if leak else ''}reproduce: {(b or a).command}")
         props = [f"file={_escape(at[0], True)}", f"line={at[1]}"] if at else []
         props.append(f"title={_escape(title, True)}")
         out.append(f"::error {','.join(props)}::{_escape(message)}")

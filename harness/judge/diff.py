@@ -1,9 +1,11 @@
 """What a change does under faults, judged: each site's class in the from-tree and in the
-to-tree (harness/judge/sweep.py; the sites run and paired by harness/experiments/diff.py),
-its change before -> after (a regression, a fix, ...), and the verdict a CI gate can use.
+to-tree (harness/judge/sweep.py; the sites run and paired by harness/experiments/diff.py)
+and what its runs left behind (harness/run/leaks.py), its change before -> after (a
+regression, a fix, ...), and the verdict a CI gate can use.
 """
 
 import enum
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -23,7 +25,7 @@ BLINDING = frozenset({Class.HANG, Class.CRASH})
 class Change(str, enum.Enum):
     REGRESSION = "regression"  # SURFACED or CLEAN -> LOST, DROPPED, ALTERED, HANG or CRASH;
                                # anything else -> CRASH; a call only the to-tree makes that
-                               # fails badly
+                               # fails badly; more of FFmpeg's blocks left behind (a leak)
     FIX = "fix"                # the other way
     CHANGED = "changed"        # another class, neither better nor worse by that rule
     SAME = "same"
@@ -69,6 +71,32 @@ def judged(seen_a: list, seen_b: list) -> Change:
     if len(a) > 1 or len(b) > 1:
         return Change.FLAKY
     return change(seen_a[0] if seen_a else None, seen_b[0] if seen_b else None)
+
+
+def leaks_more(a: list | None, b: list, baseline: int = 0) -> bool:
+    """Whether the to-tree left more of FFmpeg's blocks behind at a site than the from-tree
+    (harness/run/leaks.py): `a` and `b` the blocks each tree's runs of the site left once
+    the graph was freed (a run that hung or crashed counts none); `a` None for a call only
+    the to-tree makes, judged against `baseline`, what its tree's census (the run with no
+    call failed) left. More in one run than the from-tree's runs left, when those all left
+    the same; when they did not, more in every run. A tree none of whose runs counted is
+    not compared."""
+    if not b:
+        return False
+    if a is None:
+        return max(b) > baseline
+    if not a:
+        return False
+    return max(b) > max(a) and (len(set(a)) == 1 or min(b) > max(a))
+
+
+def with_leak(c: Change, leak: bool) -> Change:
+    """A site's verdict once what its runs left behind is read: more blocks left behind
+    in the to-tree is a regression, whatever its classes did; a site not judged (ERROR,
+    FLAKY) stays unjudged."""
+    if leak and c not in (Change.ERROR, Change.FLAKY):
+        return Change.REGRESSION
+    return c
 
 
 ANY = "ANY"  # a case's diff: a from-tree class it does not fix (read from memory the
@@ -127,6 +155,8 @@ class Group:
     sites: list = field(default_factory=list)   # per side: number of calls, None if no census
     errors: list = field(default_factory=list)  # per side: why the census did not run, or ""
     route: str = "frames"                       # the sweep's route (ROUTES of harness/experiments/sweep.py)
+    left: list = field(default_factory=lambda: [None, None])  # per side: the blocks its census
+                                                # left behind, None if not counted
 
     @property
     def key(self) -> str:
@@ -145,6 +175,8 @@ class Pair:
     order: tuple = (0, 0, 0)  # (group index, index among the group's pairs, value's index
                               # in the profile): the report's order
     value: str = ""   # what the call failed with, as the spec writes it (EINVAL, ORT_FAIL)
+    leaked: list = field(default_factory=lambda: [[], []])  # per side: the blocks each of
+                      # its runs left behind once the graph was freed (reruns too)
 
     # the verdict's properties are plain functions wrapped by property() (not @property),
     # so that the mutation tool (`make mutants`), which leaves decorated functions alone,
@@ -162,6 +194,15 @@ class Pair:
         return not self.blind and self.change not in (Change.ERROR, Change.FLAKY)
 
     judged = property(_judged)
+
+    def _leak(self) -> bool:
+        """The to-tree left more of FFmpeg's blocks behind than the from-tree (leaks_more();
+        a call only the to-tree makes, than its census)."""
+        a, b = self.leaked
+        return leaks_more(a if self.sites[0] is not None else None, b,
+                          self.group.left[1] or 0)
+
+    leak = property(_leak)
 
     @property
     def where(self) -> str:
@@ -231,14 +272,53 @@ class Diff:
     exit_status = property(_exit_status)  # a plain function: mutated (Pair._blind)
 
 
+def _blocks(n: int, size: int) -> str:
+    return f"{n} block{'s' * (n != 1)} ({size} bytes)"
+
+
+def leak_note(p: Pair, a: str, b: str) -> str:
+    """What a site that left more behind in the to-tree `b` than in the from-tree `a` left,
+    for the reports: "" for any other site; else how many blocks each tree's first run
+    left and where the to-tree allocated those the from-tree's run did not leave (its
+    places, line numbers aside, by count)."""
+    if not p.leak:
+        return ""
+    theirs = _leaks(p.sites[0])
+    mine = _leaks(p.sites[1])
+    if mine is None:
+        return ""
+    if p.sites[0] is None:
+        than = f"its census, the run with no call failed, left {p.group.left[1] or 0}"
+    else:
+        than = f"{a} left {theirs.blocks}" if theirs is not None else f"{a} left none"
+    kept = Counter()
+    for leak in theirs.places if theirs is not None else ():
+        kept[re.sub(r":\d+\)", ")", leak.where)] += leak.blocks
+    extra = []
+    for leak in mine.places:
+        left = leak.blocks - kept[re.sub(r":\d+\)", ")", leak.where)]
+        kept[re.sub(r":\d+\)", ")", leak.where)] -= leak.blocks
+        if left > 0:
+            extra.append(f"{leak.where} ({left} of {_blocks(leak.blocks, leak.bytes)})")
+    return (f"leaks: {b} left {_blocks(mine.blocks, mine.bytes)} of FFmpeg's behind once the "
+            f"graph was freed, where {than}" + (f"; allocated at: {'; '.join(extra)}"
+                                                 if extra else ""))
+
+
+def _leaks(site):
+    """The Leaks of a site's first run, None when it counted none."""
+    record = getattr(site.result, "record", None) if site is not None else None
+    return record.leaks if record is not None else None
+
+
 def worth_rerunning(p: Pair) -> bool:
     """Whether more runs of the site could change the verdict: a site that went from a
     class that did no harm in the from-tree (a regression, or another change from SURFACED
-    or CLEAN), or to a CRASH, or a new call that failed badly, can be, or stop being, a
-    regression; one whose from-tree run already failed badly and that did not crash
+    or CLEAN), or to a CRASH, or a new call that failed badly, or one that left more
+    behind, can be, or stop being, a regression; one whose from-tree run already failed badly and that did not crash
     (a fix, HANG -> ALTERED) cannot become one."""
     a, b = p.sites
-    if p.change is Change.REGRESSION and (a is None or b.cls is Class.CRASH):
+    if p.change is Change.REGRESSION and (a is None or b.cls is Class.CRASH or p.leak):
         return True
     return (p.change in (Change.REGRESSION, Change.CHANGED) and a is not None
             and a.cls in GOOD)

@@ -6,7 +6,7 @@ from collections import Counter
 
 from harness.errors import ExitStatus
 from harness.judge.envelope import ENVELOPE, envelope
-from harness.judge.diff import Change, Diff, Pair, Side
+from harness.judge.diff import Change, Diff, Pair, Side, leak_note
 
 SCHEMA = ENVELOPE  # the diff's JSON is the command envelope (judge/envelope.py) around it
 WORDS = {ExitStatus.OK: "PASS", ExitStatus.FAIL: "FAIL", ExitStatus.BLIND: "BLIND"}
@@ -89,14 +89,22 @@ def _cls(s, seen) -> str:
     return s.cls.value if len(set(seen)) == 1 else "/".join(c.value for c in seen)
 
 
+def _left(p: Pair, i: int) -> str:
+    """A leak regression's cell: the most blocks the side's runs left behind."""
+    if not p.leak:
+        return ""
+    n = p.leaked[i] if p.sites[i] is not None else []
+    return f", leaks {max(n)}" if n else ""
+
+
 def _row(p: Pair) -> str:
     a, b = p.sites
     repro = (b or a).command
     nth = f" #{p.nth + 1}" if p.nth else ""
     mark = {"function": " (touched)", "file": " (touched file)"}.get(p.touched, "")
     return (f"| {p.group.backend} / {p.group.filter} | {p.group.route} | `{p.group.family}` "
-            f"| `{p.value}` | `{p.where}`{nth}{mark} | {_cls(a, p.seen[0])} "
-            f"| {_cls(b, p.seen[1])} | `{repro}` |")
+            f"| `{p.value}` | `{p.where}`{nth}{mark} | {_cls(a, p.seen[0])}{_left(p, 0)} "
+            f"| {_cls(b, p.seen[1])}{_left(p, 1)} | `{repro}` |")
 
 
 SECTIONS = ((Change.REGRESSION, "Regressions"), (Change.ERROR, "Not judged (ERROR)"),
@@ -145,6 +153,11 @@ def markdown(d: Diff) -> str:
             continue
         lines += ["", f"### {title.format(a=a, b=b)} ({len(rows)})", "",
                   HEADER.format(a=a, b=b), RULE] + [_row(p) for p in rows]
+        notes = [(p, leak_note(p, a, b)) for p in rows]
+        if any(n for _, n in notes):  # a leak: more of FFmpeg's blocks left behind
+            lines.append("")
+            lines += [f"- `{p.where}`{f' #{p.nth + 1}' if p.nth else ''} (`{p.value}`, "
+                      f"{p.group.route}): {n}" for p, n in notes if n]
     blind = [p for p in d.pairs if p.blind and p.touched]
     if blind:
         lines += ["", f"### Blind sites through the change ({len(blind)})", "",
@@ -188,9 +201,12 @@ def rate(d: Diff) -> float:
 def _site_json(s) -> dict | None:
     if s is None:
         return None
+    record = getattr(s.result, "record", None)
+    leaks = record.to_dict().get("leaks") if record is not None else None
     return {"call": s.index + 1, "class": s.cls.value, "where": s.where,
             "reproduce": s.command, "outcome": s.result.outcome.value,
-            "reason": s.result.reason, "seconds": round(s.result.seconds, 3)}
+            "reason": s.result.reason, "seconds": round(s.result.seconds, 3),
+            **({"leaks": leaks} if leaks is not None else {})}
 
 
 def to_json(d: Diff) -> dict:
@@ -210,7 +226,8 @@ def to_json(d: Diff) -> dict:
         "groups": [{"backend": g.backend, "filter": g.filter, "route": g.route,
                     "family": g.family,
                     "fault": g.fault, "sites": {"from": g.sites[0], "to": g.sites[1]},
-                    "errors": {"from": g.errors[0], "to": g.errors[1]}} for g in d.groups],
+                    "errors": {"from": g.errors[0], "to": g.errors[1]},
+                    "left": {"from": g.left[0], "to": g.left[1]}} for g in d.groups],
         "shard": list(d.shard) if d.shard else None,
         "inputs": inputs(d),
         "sites": [{"order": list(p.order), "backend": p.group.backend, "filter": p.group.filter,
@@ -219,6 +236,7 @@ def to_json(d: Diff) -> dict:
                    "judged": p.judged, "touched": p.touched,
                    "seen": {"from": [c.value for c in p.seen[0]],
                             "to": [c.value for c in p.seen[1]]},
+                   "leaked": {"from": p.leaked[0], "to": p.leaked[1]}, "leak": p.leak,
                    "from": _site_json(p.sites[0]),
                    "to": _site_json(p.sites[1])} for p in d.pairs],
         "timing": {**{f"{k}_seconds": v for k, v in d.seconds.items()}, "runs": d.runs,

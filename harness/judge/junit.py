@@ -9,7 +9,7 @@ harness/judge/report.py's."""
 
 import xml.etree.ElementTree as ET
 
-from harness.judge.diff import Change
+from harness.judge.diff import Change, leak_note
 
 SUITE = "ffmpeg-dnn-fault-harness.diff"
 
@@ -47,9 +47,11 @@ def junit(d, verdict: str, wrong: list = (), case: str | None = None) -> str:
                         name=case_name(p), time=f"{_seconds(p):.3f}")
         where = f"{p.where} ({a} -> {b}: {_classes(p)})"
         if p.change is Change.REGRESSION:
+            leak = leak_note(p, a, b)
             ET.SubElement(tc, "failure", type="regression", message=(
-                f"regression: {_classes(p)} at {p.where}; reproduce: {_reproduce(p)}")).text = \
-                f"{where}\nreproduce: {_reproduce(p)}\n"
+                f"regression: {_classes(p)} at {p.where}{'; ' + leak if leak else ''}; "
+                f"reproduce: {_reproduce(p)}")).text = \
+                f"{where}\n{leak + chr(10) if leak else ''}reproduce: {_reproduce(p)}\n"
         elif p.change is Change.ERROR:
             why = "; ".join(s.result.reason for s in p.sites if s is not None and s.result.reason)
             ET.SubElement(tc, "error", type="error", message=(

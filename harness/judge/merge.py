@@ -13,7 +13,7 @@ from harness.judge.diff import Change, Diff, Group, Pair, Side
 from harness.judge.sweep import Class, Site
 from harness.judge.touched import Touched
 from harness.run.outcome import Outcome
-from harness.run.record import RunRecord
+from harness.run.record import Leaks, RunRecord
 
 
 def load(paths: list) -> list:
@@ -105,9 +105,23 @@ def _side(j: dict) -> Side:
 def _site(j: dict | None, build: str):
     if j is None:
         return None
+    leaks = j.get("leaks") or (j.get("result") or {}).get("leaks")  # a diff's, a sweep's
+    leaks = Leaks.from_dict(leaks) if leaks is not None else None
     result = SimpleNamespace(outcome=Outcome(j["outcome"]), reason=j["reason"],
-                             seconds=j["seconds"], scenario=None)
+                             seconds=j["seconds"], scenario=None, record=RunRecord(leaks=leaks))
     return Site(build, j["call"] - 1, Class(j["class"]), result, j["reproduce"], j["where"])
+
+
+def _left(g: dict) -> list:
+    """A group's census leaks per side (a shard written before they were counted: none)."""
+    left = g.get("left") or {}
+    return [left.get("from"), left.get("to")]
+
+
+def _leaked(s: dict) -> list:
+    """A site's blocks left behind per side, run by run (none in a shard without them)."""
+    leaked = s.get("leaked") or {}
+    return [list(leaked.get("from", [])), list(leaked.get("to", []))]
 
 
 def lines_run_merged(parts: list) -> dict | None:
@@ -144,7 +158,8 @@ def merged(shards: list) -> Diff:
     for g in first["groups"]:
         groups.append(Group(g["backend"], g["filter"], g["fault"], g["family"],
                             [g["sites"]["from"], g["sites"]["to"]],
-                            [g["errors"]["from"], g["errors"]["to"]], route=g["route"]))
+                            [g["errors"]["from"], g["errors"]["to"]], route=g["route"],
+                            left=_left(g)))
     pairs = []
     for _, d in shards:
         for s in d["sites"]:
@@ -153,7 +168,7 @@ def merged(shards: list) -> Diff:
                      [_site(s["from"], sides[0].tree.name), _site(s["to"], sides[1].tree.name)],
                      Change(s["change"]),
                      [[Class(c) for c in s["seen"]["from"]], [Class(c) for c in s["seen"]["to"]]],
-                     s["touched"], order, s.get("value", ""))
+                     s["touched"], order, s.get("value", ""), _leaked(s))
             pairs.append(p)
     pairs.sort(key=lambda p: p.order)
     t = first["touched"]
@@ -189,8 +204,10 @@ def merged_sweeps(shards: list) -> tuple:
         found[key] = {}
         for build, b in g["builds"].items():
             c = b["census"]
+            left = Leaks.from_dict(c["leaks"]) if c and c.get("leaks") else None
             census = SimpleNamespace(outcome=Outcome(c["outcome"]), reason=c["reason"],
-                                     record=RunRecord(injector=c["injector"])) if c else None
+                                     record=RunRecord(injector=c["injector"], leaks=left)) \
+                if c else None
             sites = [_sweep_site(r, build)
                      for _, d in shards for r in d["sweeps"][key]["builds"][build]["runs"]]
             found[key][build] = Found(b["sites"], sorted(sites, key=lambda s: s.index), census)

@@ -122,4 +122,30 @@ def markdown(found: dict, title: str) -> str:
         for s in found[b][1]:
             if s.cls is not Class.CLEAN:
                 lines.append(f"- {b} call {s.index + 1}: {s.cls.value}: `{s.command}`")
+    lines += leak_lines(found)
     return "\n".join(lines) + "\n"
+
+
+def _left(result):
+    """What a run left behind of FFmpeg's blocks (harness/run/leaks.py), None if not counted."""
+    record = getattr(result, "record", None)
+    return record.leaks if record is not None else None
+
+
+def leak_lines(found: dict) -> list:
+    """What each build's census (no call failed) left behind of FFmpeg's blocks once the
+    graph was freed, and every site whose run left more than its census: one line each."""
+    out = []
+    for b, f in found.items():
+        census = _left(getattr(f, "census", None))
+        base = census.blocks if census is not None else 0
+        if base:
+            out.append(f"- {b} census: left {base} blocks ({census.bytes} bytes) behind: "
+                       + "; ".join(f"`{p.where}` {p.blocks}" for p in census.places))
+        for s in f[1]:
+            left = _left(s.result)
+            if left is not None and left.blocks > base:
+                out.append(f"- {b} call {s.index + 1}: {s.cls.value}, left {left.blocks} blocks "
+                           f"({left.bytes} bytes) behind, {left.blocks - base} more than its "
+                           "census: " + "; ".join(f"`{p.where}` {p.blocks}" for p in left.places))
+    return [""] + out if out else []

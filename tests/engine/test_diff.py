@@ -564,3 +564,95 @@ def test_a_failed_setup_is_surfaced_whatever_its_code():
     assert sweep.classify(r) is sweep.Class.SURFACED
     r.record = RunRecord(setup=Setup(0), frames=[Frame("a")] * 4)
     assert sweep.classify(r) is sweep.Class.CLEAN
+
+
+# What each tree's runs of a site left behind of FFmpeg's blocks once the graph was freed
+# (harness/run/leaks.py) -> whether the to-tree leaks more (diff.leaks_more): the from-tree's
+# runs (None: the call is the to-tree's alone), the to-tree's, what the to-tree's census
+# left (a run with no call failed), and the verdict.
+LEAKS = [
+    ([0], [1], 0, True),               # a free deleted on the error path: one block more
+    ([2], [2], 0, False),              # the same leak in both trees (TensorFlow's lltasks)
+    ([2], [1], 0, False),              # fewer: no regression (nor a fix: not judged)
+    ([0, 0, 0], [0, 1, 0], 0, True),   # a steady from-tree: more even once
+    ([0, 1], [1, 1], 0, False),        # an unsteady from-tree: more in every run, not so
+    ([0, 1], [2, 2], 0, True),         # ... and so
+    ([0, 1], [2, 1], 0, False),
+    ([], [3], 0, False),               # every from-tree run hung or crashed: not compared
+    ([0], [], 0, False),               # every to-tree run did
+    (None, [3], 3, False),             # a call only the to-tree makes: against its census
+    (None, [4], 3, True),
+    (None, [1], None, True),           # its census counted none: against no leak
+    (None, [0], None, False),
+    (None, [], 0, False),
+]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("a, b, census, want", LEAKS, ids=[f"{i}-{w}" for i, (*_, w) in
+                                                            enumerate(LEAKS)])
+def test_leak_rule(a, b, census, want):
+    assert diff.leaks_more(a, b, census or 0) is want
+    sites = [site("f (x.c:1)", "SURFACED") if a is not None else None,
+             site("f (x.c:1)", "SURFACED")]
+    g = diff.Group("onnx", "dnn_processing", "malloc=1*return(ENOMEM)", "malloc", [1, 1],
+                   ["", ""], left=[0, census])
+    p = diff.Pair(g, "f (x.c)", 0, sites, diff.Change.SAME, [[], []], leaked=[a or [], b])
+    assert p.leak is want
+    assert diff.worth_rerunning(p) is False  # its classes alone: the same
+
+
+# A site's verdict once what it left behind is read (diff.with_leak): a leak is a regression
+# whatever its classes did; a site not judged stays so.
+WITH_LEAK = [(c, True, Change.REGRESSION) for c in (Change.SAME, Change.CHANGED, Change.FIX,
+                                                     Change.ONLY_TO, Change.REGRESSION)] + [
+    (Change.ERROR, True, Change.ERROR), (Change.FLAKY, True, Change.FLAKY)] + [
+    (c, False, c) for c in Change]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("change, leak, want", WITH_LEAK,
+                         ids=[f"{c.value}-{leak}" for c, leak, _ in WITH_LEAK])
+def test_a_leak_is_a_regression(change, leak, want):
+    assert diff.with_leak(change, leak) is want
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("cls", ["ALTERED", "SURFACED", "LOST"])
+def test_a_leak_is_run_again(cls):
+    """A site judged a regression for what it left behind alone is run again, whatever its
+    class: an unsteady from-tree can undo it (leaks_more)."""
+    g = diff.Group("onnx", "dnn_processing", "malloc=1*return(ENOMEM)", "malloc", [1, 1],
+                   ["", ""])
+    sites = [site("f (x.c:1)", cls), site("f (x.c:1)", cls)]
+    p = diff.Pair(g, "f (x.c)", 0, sites, diff.Change.REGRESSION, [[Class(cls)]] * 2,
+                  leaked=[[0], [1]])
+    assert p.leak and diff.worth_rerunning(p) is True
+    p.leaked = [[1], [1]]
+    assert diff.worth_rerunning(p) is (cls == "SURFACED")  # a class regression's own rule
+
+
+@pytest.mark.unit
+def test_a_leak_in_every_report():
+    """The markdown names the leak (the blocks each tree left, where the to-tree's were
+    allocated), the JSON has each side's counts and the verdict, JUnit's failure says it;
+    the exit status is 1."""
+    from harness.judge import junit
+    from harness.run.record import Leak, Leaks, RunRecord
+    d = _diff([("SURFACED", "SURFACED")], ("function",))
+    p = d.pairs[0]
+    p.leaked = [[0], [1]]
+    p.sites[1].result.record = RunRecord(leaks=Leaks(1, 424, 0, [Leak(
+        "av_frame_alloc (frame.c:54) < av_buffersrc_add_frame_flags (buffersrc.c:252)", 1, 424)]))
+    p.change = diff.with_leak(p.change, p.leak)
+    assert d.exit_status == ExitStatus.FAIL
+    md = diffreport.markdown(d)
+    assert "### Regressions (1)" in md and "| SURFACED, leaks 0 | SURFACED, leaks 1 |" in md
+    assert ("leaks: b left 1 block (424 bytes) of FFmpeg's behind once the graph was freed, "
+            "where a left none; allocated at: av_frame_alloc (frame.c:54) < "
+            "av_buffersrc_add_frame_flags (buffersrc.c:252) (1 of 1 block (424 bytes))") in md
+    j = diffreport.to_json(d)
+    (s,) = j["sites"]
+    assert (s["change"], s["leak"], s["leaked"]) == ("regression", True, {"from": [0], "to": [1]})
+    assert s["to"]["leaks"]["blocks"] == 1 and "leaks" not in s["from"]
+    assert "left 1 block (424 bytes)" in junit.junit(d, "FAIL")
