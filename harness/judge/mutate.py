@@ -110,6 +110,9 @@ def of_diff(m: ops.Mutant, d, groups: list, seconds: float) -> Fate:
     status = d.exit_status
     regressions = [f"{p.group.key}: {p.where}" + (f" ({p.value})" if p.value else "") + ": "
                    + " -> ".join(s.cls.value if s else "none" for s in p.sites)
+                   + (f", leaks {max(p.leaked[0], default=p.group.left[1] or 0)} -> "
+                      f"{max(p.leaked[1])} blocks"
+                      if getattr(p, "leak", False) else "")
                    for p in d.pairs if p.change is diff.Change.REGRESSION]
     why = seen([d])
     # the mutant breaks the run with no fault (its tree's census fails, the tree's does
