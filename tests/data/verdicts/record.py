@@ -80,7 +80,7 @@ def table(*args):
 
 
 def _trees(*names):
-    from cases.pr24760 import LAYOUT
+    from harness.cases.pr24760 import LAYOUT
     from harness.obtain.trees import Plan
     plan = Plan("all", LAYOUT)
     return [plan.get(n, build=False) for n in names]
@@ -88,7 +88,7 @@ def _trees(*names):
 
 def sweep(builds, backend, filt, fault, route="sweep", limit=None):
     """sweep.sweep() as `harness sweep --limit` runs it: each census and each site's run."""
-    from cases.pr24760 import EXPECT
+    from harness.cases.pr24760 import EXPECT
     from harness.compile.families import sweep_fault
     from harness.experiments import sweep as sw
     from harness.run import matrix
@@ -106,7 +106,7 @@ def sweep(builds, backend, filt, fault, route="sweep", limit=None):
 
 def census():
     """callers.run() on before and after, as tests/pr24760/test_callers.py runs it."""
-    from cases.pr24760 import EXPECT
+    from harness.cases.pr24760 import EXPECT
     from harness.experiments import callers
     from harness.run import matrix
     cs = callers.run(_trees("before", "after"), matrix.preload_library(), jobs=2,
