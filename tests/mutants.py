@@ -31,7 +31,7 @@ TARGET = 0.90
 # callers.run; the real-run tests cover them) or only formats a report
 SCOPE = {
     "harness/run/outcome.py": None,
-    "harness/judge/sweep.py": ["classify", "problems"],
+    "harness/judge/sweep.py": ["carried", "classify", "problems"],
     "harness/judge/diff.py": ["change", "judged", "against", "_changes", "worth_rerunning",
                               "leaks_more", "with_leak", "Pair._leak",
                               "Pair._blind", "Pair._judged", "Diff.count", "Diff.tally",

@@ -60,7 +60,7 @@ def found(name: str) -> dict:
     out = {}
     for build, b in load(name)["builds"].items():
         census = result(b["census"])
-        clean = [f.md5 for f in census.record.frames or []]
+        clean = census.record.frames or []
         sites = [Site(build, r["call"] - 1, sweep.classify(result(r), clean), result(r), "",
                       r["where"]) for r in b["runs"]]
         out[build] = Found(b["sites"], sites, census)

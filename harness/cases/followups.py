@@ -91,7 +91,9 @@ DIFF = {
     "onnx / dnn_processing / flush / pthread_create": {("SURFACED", "SURFACED"): 3},
     # 0006-0013, every allocation of a 4-frame run on the other three backends. Besides
     # 0002's pre-processing sites (ALTERED or, with the constant test detectors, CLEAN ->
-    # SURFACED) and 0001-0005's hangs, each of the 123 sites that hung or crashed with
+    # SURFACED; dnn_classify's own, its classifier's input never filled, ALTERED: the
+    # frame's classification confidence is not the census's, as since issue 38 the sweep
+    # compares what the frames carry) and 0001-0005's hangs, each of the 123 sites that hung or crashed with
     # 0001-0005 too, by cause: 0006 "a failed extract_lltask_from_task() ... returned with
     # the task already queued and never completed" (HANG -> SURFACED: TensorFlow 8 per
     # graph, LibTorch 8, OpenVINO 8 per filter and 4 classification lltasks); 0008 "skipped
@@ -130,7 +132,8 @@ DIFF = {
                                                ("CLEAN", "CLEAN"): 4},
     "openvino / dnn_classify / frames / malloc": {("SURFACED", "SURFACED"): 74,
                                                  ("HANG", "SURFACED"): 56,
-                                                 ("CLEAN", "SURFACED"): 32,
+                                                 ("CLEAN", "SURFACED"): 16,
+                                                 ("ALTERED", "SURFACED"): 16,
                                                  ("CRASH", "SURFACED"): 32,
                                                  ("HANG", "CLEAN"): 16,
                                                  ("CLEAN", "CLEAN"): 8},

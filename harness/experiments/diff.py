@@ -219,9 +219,10 @@ def _run(sides, groups, batch: Batch, *, confirm, shard, touched=UNKNOWN,
 
 
 def _censuses(groups: list, n_sides: int, base: dict, batch: Batch) -> tuple:
-    """Every census in one batch: (the md5s of its frames, its calls' (index, where), each
-    call's function), each keyed (group index, side index); a census that did not run
-    clean is its group's error on that side, and has none."""
+    """Every census in one batch: (its frames, which sweep.classify() holds each site's
+    against, its calls' (index, where), each call's function), each keyed (group index,
+    side index); a census that did not run clean is its group's error on that side, and
+    has none."""
     keys = list(base)
     clean = batch.run([sweep.census(base[k]) for k in keys])
     reference, calls, function = {}, {}, {}
@@ -235,7 +236,7 @@ def _censuses(groups: list, n_sides: int, base: dict, batch: Batch) -> tuple:
         calls[(gi, si)] = sweep.census_calls(r)
         g.sites[si] = len(calls[(gi, si)])
         g.left[si] = next(iter(left_behind([r])), None)
-        reference[(gi, si)] = [f.md5 for f in r.record.frames or []]
+        reference[(gi, si)] = r.record.frames or []
         function[(gi, si)] = sweep.census_functions(r)
     return reference, calls, function
 

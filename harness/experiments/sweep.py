@@ -116,7 +116,7 @@ def _sweep(groups, preload, jobs, progress, limit, results, expect, pool, shard,
         ok = r.outcome in (Outcome.PASS, Outcome.MEASURED)
         calls = census_calls(r) if ok else []
         out[key][sc.build] = Found(len(calls), [], r)
-        seen[(key, sc.build)] = ([f.md5 for f in r.record.frames or []] if ok else None,
+        seen[(key, sc.build)] = ((r.record.frames or []) if ok else None,
                                  dict(calls))
         function = census_functions(r)
         plans += [(key, replace(census(sc), fault=first_value(

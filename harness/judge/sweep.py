@@ -19,6 +19,7 @@ class Class(str, enum.Enum):
     LOST = "LOST"          # a positive code was returned and dropped, the run ended in EOF
     DROPPED = "DROPPED"    # fewer frames out than in, no error anywhere
     ALTERED = "ALTERED"    # every frame came out, no error, but not the clean run's frames
+                           # (their pixels, or their boxes and labels)
     HANG = "HANG"          # killed after its timeout
     CRASH = "CRASH"        # died on a signal
     CLEAN = "CLEAN"        # every frame came out and nothing was lost
@@ -45,9 +46,23 @@ class Found(tuple):
         return found
 
 
+def carried(frames) -> list:
+    """What a sweep compares of a run's frames ([Frame] of harness/run/record.py), a key a
+    frame: its md5 and its side data, each box where it is, its label and confidence
+    (dnn_detect's) and the labels and confidences it was classified with (dnn_classify's).
+    Compared exactly: the filters write confidences in ten-thousandths, and the census of
+    every graph with boxes gave the same ones run after run (docs/sweeps-and-diffs.md).
+    A frame recorded without its boxes (None) reads as one with none."""
+    return [(f.md5, [(b.box, b.label, b.confidence,
+                      [(c.label, c.confidence) for c in b.classify]) for b in f.boxes or ()])
+            for f in frames or []]
+
+
 def classify(r, clean_frames=None) -> Class:
-    """The run's class; `clean_frames` (md5s of the census run's frames) tells a frame
-    forwarded unwritten or from unfilled input (ALTERED) from the model's own (CLEAN)."""
+    """The run's class; `clean_frames` (the census run's frames, [Frame]) tells a frame
+    forwarded unwritten or from unfilled input, or one whose boxes or labels are not the
+    census's (a label file read in part, a box left unclassified), all ALTERED, from the
+    model's own (CLEAN): carried() is what is compared."""
     if r.outcome in (Outcome.HANG, Outcome.CRASH, Outcome.ERROR):
         return Class(r.outcome.value)
     d = r.record
@@ -58,10 +73,9 @@ def classify(r, clean_frames=None) -> Class:
         return Class.SURFACED
     if any(c > 0 for c in codes):
         return Class.LOST
-    frames = [f.md5 for f in d.frames or []]
-    if len(frames) < getattr(r.scenario, "frames", FRAMES):
+    if len(d.frames or []) < getattr(r.scenario, "frames", FRAMES):
         return Class.DROPPED
-    if clean_frames is not None and frames != clean_frames:
+    if clean_frames is not None and carried(d.frames) != carried(clean_frames):
         return Class.ALTERED
     return Class.CLEAN
 

@@ -26,7 +26,7 @@ def _census(name: str, build: str = "after") -> dict:
 
 
 def _clean(name: str, build: str = "after") -> list:
-    return [f["md5"] for f in _census(name, build)["data"]["frames"]]
+    return recorded.result(_census(name, build)).record.frames
 
 
 def _classify(run: dict, clean=None) -> Class:
@@ -52,6 +52,8 @@ SITES = [
     ("sweep-tf", "after", 1, Class(case.SWEEP[("tf", "dnn_processing", "pthread_create")][0]),
      "SWEEP tf pthread_create: HANG"),
     ("sweep-tf", "after", 2, Class.HANG, "the same"),
+    ("sweep-classify-openvino", "after", 1, Class.SURFACED,
+     "PR: after it, `activate()` and then the sink returned `AVERROR_EXTERNAL`"),
 ]
 
 
@@ -62,7 +64,7 @@ def test_recorded_sites(name, build, call, want, claim):
 
 
 @pytest.mark.parametrize("name", ["sweep-malloc-onnx", "sweep-wrap-pre-onnx", "sweep-tf",
-                                  "sweep-none-onnx"])
+                                  "sweep-none-onnx", "sweep-classify-openvino"])
 def test_a_census_is_clean(name):
     """The census (no call failed): every frame out, nothing lost: CLEAN against itself."""
     census = _census(name)
@@ -125,6 +127,50 @@ def test_variants(how):
     run = _census("sweep-wrap-pre-onnx")
     change(run)
     assert _classify(run, _clean("sweep-wrap-pre-onnx")) is want
+
+
+# Variants of what the frames of the OpenVINO dnn_classify census carry (4 frames, each
+# with TensorFlow's box, classified "dog"), the pixels untouched: id -> (change, class).
+# "1" is the label dnn_classify_post_proc() writes for class 1 when its labels file was
+# not read (no labels: the class index), or read only up to "cat"
+BOX = "frames.1.boxes.0"
+SIDE_DATA = {
+    "as-recorded": (lambda r: None, Class.CLEAN),
+    "labels-lost": (lambda r: [f["boxes"][0]["classify"][0].update(label="1")
+                               for f in r["data"]["frames"]], Class.ALTERED),
+    "one-label-lost": (_with(f"{BOX}.classify.0.label", "1"), Class.ALTERED),
+    "not-classified": (_with(f"{BOX}.classify", []), Class.ALTERED),
+    "classified-twice": (lambda r: r["data"]["frames"][1]["boxes"][0]["classify"].append(
+        {"label": "cat", "confidence": "100/10000"}), Class.ALTERED),
+    "a-classification-less-sure": (_with(f"{BOX}.classify.0.confidence", "9395/10000"),
+                                   Class.ALTERED),
+    "a-box-moved": (_with(f"{BOX}.box", "32x32+16+17"), Class.ALTERED),
+    "a-detection-relabelled": (_with(f"{BOX}.label", "1"), Class.ALTERED),
+    "a-detection-less-sure": (_with(f"{BOX}.confidence", "8999/10000"), Class.ALTERED),
+    "a-box-less": (_with("frames.1.boxes", []), Class.ALTERED),
+    "boxes-not-kept": (lambda r: r["data"]["frames"][1].pop("boxes"), Class.ALTERED),
+    "a-box-more": (lambda r: r["data"]["frames"][1]["boxes"].append(
+        r["data"]["frames"][0]["boxes"][0]), Class.ALTERED),
+    "labels-lost-and-an-error-at-the-sink": (
+        lambda r: (_with(f"{BOX}.classify", [])(r), _with("sink", [-12, EOF])(r)),
+        Class.SURFACED),
+    "labels-lost-and-a-frame-less": (
+        lambda r: (_with(f"{BOX}.classify", [])(r), r["data"]["frames"].pop()),
+        Class.DROPPED),
+}
+
+
+@pytest.mark.parametrize("how", list(SIDE_DATA))
+def test_side_data_variants(how):
+    """A frame whose pixels are the census's but whose boxes or labels are not is ALTERED
+    (issue 38: a labels file read in part went on unseen, CLEAN by md5)."""
+    change, want = SIDE_DATA[how]
+    run = _census("sweep-classify-openvino")
+    change(run)
+    clean = _clean("sweep-classify-openvino")
+    md5s = [f.md5 for f in recorded.result(run).record.frames]
+    assert md5s == [f.md5 for f in clean][:len(md5s)], "the pixels are the census's"
+    assert _classify(run, clean) is want
 
 
 def test_a_result_without_its_scenario_counts_the_sweeps_frames():

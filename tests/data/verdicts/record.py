@@ -153,6 +153,10 @@ RECORDINGS = {
                                          "wrap:ff_proc_from_frame_to_dnn", limit=2),
     "sweep-tf": lambda: sweep(("after",), "tf", "dnn_processing", "pthread_create", limit=2),
     "sweep-none-onnx": lambda: sweep(("after",), "onnx", "dnn_processing", "pthread_create"),
+    # what the frames carry: TensorFlow's box on each frame, classified by OpenVINO (its
+    # label and confidence), and the thread the stand-in flush cannot start
+    "sweep-classify-openvino": lambda: sweep(("after",), "openvino", "dnn_classify",
+                                             "pthread_create", route="flush"),
     # the PR's "Callers" paragraph: every backend and filter, before and after
     "census": census,
     # before -> after (the PR: fixes, and TensorFlow's frame route blind, HANG in both),
