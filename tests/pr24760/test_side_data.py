@@ -1,0 +1,65 @@
+"""What the frames carry (issue 38): a sweep's run whose frames have the census's pixels but
+not its boxes or labels is ALTERED. On after, no backend looks at the result of
+ff_frame_to_dnn_classify() (the follow-ups' 0002 does): OpenVINO classifies an input never
+filled, and only the confidence on the box shows it. dnn_classify reads its labels file in
+init (read_classify_label_file()); a mistake that returns 0 where an allocation failed
+there lets the filter go on with the labels read so far, and each box is then labelled
+with its class index ("1") where it was "dog": the pixels are the same, only the side data
+shows it."""
+
+import pytest
+
+from harness import caseload
+from harness.cases.pr24760 import EXPECT
+from harness.compile.families import sweep_fault
+from harness.experiments import diff, mutate
+from harness.experiments import sweep as sweeps
+from harness.judge import mutants, sweep
+from harness.run import forkclient, matrix
+
+CLASSIFY = "libavfilter/vf_dnn_classify.c"
+
+
+@pytest.mark.openvino
+@pytest.mark.tensorflow
+@pytest.mark.dnn_classify
+def test_a_classification_of_an_unfilled_input_is_altered(tree, preload):
+    """Every call of ff_frame_to_dnn_classify() failed in turn on after: each run's frames
+    are the census's, pixel for pixel, and its box the same, but the classifier's
+    confidence on the frame whose input was never filled is not."""
+    scs = matrix.scenarios([tree("after")], "openvino", "dnn_classify",
+                           ["wrap:ff_frame_to_dnn_classify=1*return(AVERROR(ENOMEM))"],
+                           route="sweep")
+    f = sweeps.sweep(scs, preload, jobs=2, expect=EXPECT, pool=forkclient.DEFAULT)["after"]
+    census = f.census.record.frames
+    assert f[0] == sweep.FRAMES, "one classification a frame"
+    for s in f[1]:
+        frames = s.result.record.frames
+        assert [x.md5 for x in frames] == [x.md5 for x in census]
+        assert [[b.box for b in x.boxes] for x in frames] == \
+            [[b.box for b in x.boxes] for x in census] == [["32x32+16+16"]] * sweep.FRAMES
+        assert frames[s.index].boxes[0].classify != census[s.index].boxes[0].classify
+        assert s.cls is sweep.Class.ALTERED, s.command
+
+
+@pytest.mark.openvino
+@pytest.mark.tensorflow
+@pytest.mark.dnn_classify
+def test_labels_read_in_part_kill_the_mutant(tree, preload):
+    """The mutant that returns 0 when av_strdup() of a label fails, built and diffed on
+    the setup route's allocations through read_classify_label_file(): where after says
+    AVERROR(ENOMEM) (SURFACED), the mutant's frames come out labelled "1" (ALTERED), a
+    regression; judged by md5 alone the frames were CLEAN and the mutant survived."""
+    after = tree("after")
+    text = (after.src / CLASSIFY).read_text()
+    # its two AVERROR(ENOMEM): av_strdup()'s failure, then av_dynarray_add_nofree()'s
+    m, _ = [m for m in mutants.mutants(text, CLASSIFY, ("return-zero",))
+            if m.function == "read_classify_label_file" and m.before.strip() == "AVERROR(ENOMEM)"]
+    assert text.index("av_strdup(buf)") < m.start < text.index("av_dynarray_add_nofree("), m
+    groups = diff.plan_groups([("openvino", "dnn_classify")], [sweep_fault("malloc")],
+                              routes=("setup",))
+    case = caseload.load()
+    f = mutate.one(m, text, after, case.layout, groups, preload, 2, case.expect, "one", 1,
+                   False)
+    assert f.fate == "killed", f
+    assert f.regressions and all("SURFACED -> ALTERED" in r for r in f.regressions), f
