@@ -173,6 +173,19 @@ def test_side_data_variants(how):
     assert _classify(run, clean) is want
 
 
+@pytest.mark.parametrize("how, want", [("as-recorded", Class.CLEAN),
+                                       ("labels-lost", Class.CLEAN),
+                                       ("a-frame-altered", Class.ALTERED)])
+def test_md5s_as_before_compare_the_pixels_only(how, want):
+    """classify(r, md5s), as a plugin user's test written before side data counted calls
+    it: the pixels alone are compared, with a DeprecationWarning that says so."""
+    run = _census("sweep-classify-openvino")
+    (SIDE_DATA.get(how) or VARIANTS[how])[0](run)
+    md5s = [f.md5 for f in _clean("sweep-classify-openvino")]
+    with pytest.warns(DeprecationWarning, match="compares the pixels only"):
+        assert _classify(run, md5s) is want
+
+
 def test_a_result_without_its_scenario_counts_the_sweeps_frames():
     """A Result rebuilt without its scenario (harness/judge/merge.py keeps none) is counted
     against the sweep's FRAMES (4)."""
