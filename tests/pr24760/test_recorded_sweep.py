@@ -182,8 +182,11 @@ def test_md5s_as_before_compare_the_pixels_only(how, want):
     run = _census("sweep-classify-openvino")
     (SIDE_DATA.get(how) or VARIANTS[how])[0](run)
     md5s = [f.md5 for f in _clean("sweep-classify-openvino")]
-    with pytest.warns(DeprecationWarning, match="compares the pixels only"):
-        assert _classify(run, md5s) is want
+    with pytest.warns(DeprecationWarning) as seen:
+        assert sweep.classify(recorded.result(run), md5s) is want
+    (w,) = seen
+    assert str(w.message) == ("classify(r, md5s) compares the pixels only: give it the census "
+                              "run's frames (its record.frames), whose boxes and labels count too")
 
 
 def test_a_result_without_its_scenario_counts_the_sweeps_frames():
