@@ -10,7 +10,8 @@ import re
 import subprocess
 from pathlib import Path
 
-from harness.judge.diff import Change, leak_note
+from harness.judge.diff import Change
+from harness.judge.leaknote import leak_note
 
 CI_VARIABLES = ("GITHUB_ACTIONS", "FORGEJO_ACTIONS")
 _FRAME = re.compile(r"([^\s()<]+) \(([^():]+):(\d+)\)")

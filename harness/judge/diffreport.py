@@ -6,7 +6,8 @@ from collections import Counter
 
 from harness.errors import ExitStatus
 from harness.judge.envelope import ENVELOPE, envelope
-from harness.judge.diff import Change, Diff, Pair, Side, leak_note
+from harness.judge.diff import Change, Diff, Pair, Side
+from harness.judge.leaknote import leak_note
 
 SCHEMA = ENVELOPE  # the diff's JSON is the command envelope (judge/envelope.py) around it
 WORDS = {ExitStatus.OK: "PASS", ExitStatus.FAIL: "FAIL", ExitStatus.BLIND: "BLIND"}

@@ -9,7 +9,8 @@ harness/judge/report.py's."""
 
 import xml.etree.ElementTree as ET
 
-from harness.judge.diff import Change, leak_note
+from harness.judge.diff import Change
+from harness.judge.leaknote import leak_note
 
 SUITE = "ffmpeg-dnn-fault-harness.diff"
 
