@@ -68,7 +68,7 @@ def to_json(found: dict, groups: dict) -> dict:
     """The sweeps' data for the envelope: each group with, per build, its count, its census
     and the runs (the sites this run failed: all, or a shard's)."""
     def census(r):
-        leaks = r.record.to_dict().get("leaks") if r is not None else None
+        leaks = r.record.leaks.to_dict() if r is not None and r.record.leaks is not None else None
         return {"outcome": r.outcome.value, "reason": r.reason,
                 "injector": bool(r.record.injector),
                 **({"leaks": leaks} if leaks is not None else {})} if r is not None else None

@@ -25,7 +25,7 @@ from harness.experiments import sweep
 from harness.judge import coverage as lines_run, profiles
 from harness.judge.diff import (Diff, Group, Pair, change, judged, with_leak,
                                 worth_rerunning)
-from harness.judge.sweep import Site, classify
+from harness.judge.sweep import Site, classify, leaks_of
 from harness.judge.touched import UNKNOWN, Touched
 from harness.run import matrix
 from harness.run.outcome import Outcome
@@ -282,5 +282,4 @@ def _confirm(pairs: list, groups: list, reference: dict, batch: Batch, confirm: 
 def left_behind(results: list) -> list:
     """The blocks each run that freed its graph left behind (harness/run/leaks.py); a run
     that hung, crashed or counted none is left out."""
-    return [r.record.leaks.blocks for r in results
-            if r.record is not None and r.record.leaks is not None]
+    return [left.blocks for r in results if (left := leaks_of(r)) is not None]

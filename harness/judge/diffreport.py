@@ -8,6 +8,7 @@ from harness.errors import ExitStatus
 from harness.judge.envelope import ENVELOPE, envelope
 from harness.judge.diff import Change, Diff, Pair, Side
 from harness.judge.leaknote import leak_note
+from harness.judge.sweep import leaks_of
 
 SCHEMA = ENVELOPE  # the diff's JSON is the command envelope (judge/envelope.py) around it
 WORDS = {ExitStatus.OK: "PASS", ExitStatus.FAIL: "FAIL", ExitStatus.BLIND: "BLIND"}
@@ -202,8 +203,8 @@ def rate(d: Diff) -> float:
 def _site_json(s) -> dict | None:
     if s is None:
         return None
-    record = getattr(s.result, "record", None)
-    leaks = record.to_dict().get("leaks") if record is not None else None
+    leaks = leaks_of(s.result)
+    leaks = leaks.to_dict() if leaks is not None else None
     return {"call": s.index + 1, "class": s.cls.value, "where": s.where,
             "reproduce": s.command, "outcome": s.result.outcome.value,
             "reason": s.result.reason, "seconds": round(s.result.seconds, 3),

@@ -7,6 +7,7 @@ import re
 from collections import Counter
 
 from harness.judge.diff import Pair
+from harness.judge.sweep import leaks_of
 
 
 def _blocks(n: int, size: int) -> str:
@@ -20,8 +21,7 @@ def leak_note(p: Pair, a: str, b: str) -> str:
     places, line numbers aside, by count)."""
     if not p.leak:
         return ""
-    theirs = _leaks(p.sites[0])
-    mine = _leaks(p.sites[1])
+    theirs, mine = (leaks_of(s.result) if s is not None else None for s in p.sites)
     if mine is None:
         return ""
     if p.sites[0] is None:
@@ -30,11 +30,12 @@ def leak_note(p: Pair, a: str, b: str) -> str:
         than = f"{a} left {theirs.blocks}" if theirs is not None else f"{a} left none"
     kept = Counter()
     for leak in theirs.places if theirs is not None else ():
-        kept[re.sub(r":\d+\)", ")", leak.where)] += leak.blocks
+        kept[_place(leak)] += leak.blocks
     extra = []
     for leak in mine.places:
-        left = leak.blocks - kept[re.sub(r":\d+\)", ")", leak.where)]
-        kept[re.sub(r":\d+\)", ")", leak.where)] -= leak.blocks
+        place = _place(leak)
+        left = leak.blocks - kept[place]
+        kept[place] -= leak.blocks
         if left > 0:
             extra.append(f"{leak.where} ({left} of {_blocks(leak.blocks, leak.bytes)})")
     return (f"leaks: {b} left {_blocks(mine.blocks, mine.bytes)} of FFmpeg's behind once the "
@@ -42,7 +43,6 @@ def leak_note(p: Pair, a: str, b: str) -> str:
                                                  if extra else ""))
 
 
-def _leaks(site):
-    """The Leaks of a site's first run, None when it counted none."""
-    record = getattr(site.result, "record", None) if site is not None else None
-    return record.leaks if record is not None else None
+def _place(leak) -> str:
+    """Where a block was allocated, its line numbers aside (a change moves them)."""
+    return re.sub(r":\d+\)", ")", leak.where)

@@ -147,8 +147,9 @@ def markdown(found: dict, title: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _left(result):
-    """What a run left behind of FFmpeg's blocks (harness/run/leaks.py), None if not counted."""
+def leaks_of(result):
+    """What a run left behind of FFmpeg's blocks (harness/run/leaks.py: Leaks), None if
+    not counted (a run that hung or crashed, a result with no record)."""
     record = getattr(result, "record", None)
     return record.leaks if record is not None else None
 
@@ -158,13 +159,13 @@ def leak_lines(found: dict) -> list:
     graph was freed, and every site whose run left more than its census: one line each."""
     out = []
     for b, f in found.items():
-        census = _left(getattr(f, "census", None))
+        census = leaks_of(getattr(f, "census", None))
         base = census.blocks if census is not None else 0
         if base:
             out.append(f"- {b} census: left {base} blocks ({census.bytes} bytes) behind: "
                        + "; ".join(f"`{p.where}` {p.blocks}" for p in census.places))
         for s in f[1]:
-            left = _left(s.result)
+            left = leaks_of(s.result)
             if left is not None and left.blocks > base:
                 out.append(f"- {b} call {s.index + 1}: {s.cls.value}, left {left.blocks} blocks "
                            f"({left.bytes} bytes) behind, {left.blocks - base} more than its "

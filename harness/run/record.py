@@ -98,6 +98,9 @@ class Leaks:
     untracked: int = 0
     places: list = field(default_factory=list)  # [Leak]
 
+    def to_dict(self) -> dict:
+        return _plain(self)
+
     @classmethod
     def from_dict(cls, d: dict) -> "Leaks":
         return cls(d["blocks"], d["bytes"], d.get("untracked", 0),

@@ -53,7 +53,7 @@ def _blocks(fd: int, mark: int, n: int) -> list | None:
     seconds with nothing, on EOF, or when they are not n."""
     text, deadline = "", time.monotonic() + WAIT
     end = f"\n{hex(mark + 1)}\n"
-    while not (end in text and text.endswith("\n\n") and text.index(end) < len(text) - 2):
+    while not (end in text and text.endswith("\n\n")):
         left = deadline - time.monotonic()
         if left <= 0 or not select.select([fd], [], [], left)[0]:
             return None
@@ -92,7 +92,7 @@ def keep(warm: tuple | None = None) -> None:
     if _KEPT is None and shutil.which(COMMAND[0]):
         _KEPT = Kept()
         if warm is not None:
-            _KEPT.ask(*warm[:1], [warm[1]])
+            _KEPT.ask(warm[0], [warm[1]])
 
 
 def kept() -> Kept | None:
