@@ -22,7 +22,7 @@ from pathlib import Path
 
 from harness.compile import families as registry
 from harness.experiments import sweep
-from harness.judge import coverage as lines_run, profiles
+from harness.judge import coverage as lines_run, profiles, reach
 from harness.judge.diff import (Diff, Group, Pair, change, judged, with_leak,
                                 worth_rerunning)
 from harness.judge.sweep import Site, classify, leaks_of
@@ -128,22 +128,40 @@ def run(sides: list, groups: list, preload: str, jobs: int = 2, expect=NOTHING,
     fork servers: `pool`'s, left running, or the diff's own, the same for every batch),
     the longest first; then each side of every site whose verdict more runs could change
     `confirm` times more (judged()). `touched`: what the change touches, which marks the
-    sites whose stacks run through it; `focus`: only those sites run (a known change).
+    sites whose stacks run through it; `focus`: only those sites run (a known change), of
+    the groups whose graphs can run it.
     `shard` (K, N): only the pairs harness.judge.shard gives shard K of N (the censuses run
     in every shard). `only`: a predicate on a pair's mark ("function", "file" or "") that
     keeps the pairs to run (harness/experiments/mutate.py: the sites through a mutant's
     function); None keeps every pair. `memo`: the runs of one side's tree, taken from it
     when a diff before made them and kept for the next (the reruns are always new)."""
+    focus = focus and touched.known
+    asked = len(groups)
+    if focus:  # only the groups whose graphs can run the change's code
+        groups = reachable(sides, groups, touched)
+        if progress and len(groups) < asked:
+            print(f"focus: {len(groups)} of {asked} groups' graphs can run the change's code "
+                  "(the trees' Makefiles); the others are not run", file=sys.stderr, flush=True)
     with servers(pool) as pool, tempfile.TemporaryDirectory(prefix="ffdnn-lines-") as cov:
         want = lines_run.request(sides[1].tree, Path(cov))
         d = _run(sides, groups, Batch(preload, jobs, expect, pool, progress, results, memo),
                  confirm=confirm, shard=shard, touched=touched, values=values, counting=want,
-                 focus=focus and touched.known, only=only)
+                 focus=focus, only=only)
         if want is not None and touched.known:
             d.coverage = lines_run.changed_lines(touched, lines_run.read(
                 sides[1].tree, Path(cov), [path for path, _ in touched.lines]))
     d.touched, d.values = touched, values
+    if focus:
+        d.focus += (len(groups), asked)
     return d
+
+
+def reachable(sides: list, groups: list, touched: Touched) -> list:
+    """The groups whose graphs can run the change's code (harness/judge/reach.py)."""
+    graph = [matrix.scenarios([sides[0].tree], g.backend, g.filter, [g.fault],
+                              route=sweep.ROUTES[g.route])[0].description for g in groups]
+    can = reach.can_run(graph, touched, [side.tree.src for side in sides])
+    return [g for g, ok in zip(groups, can) if ok]
 
 
 def _run(sides, groups, batch: Batch, *, confirm, shard, touched=UNKNOWN,

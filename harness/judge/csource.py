@@ -122,6 +122,12 @@ class Source:
     # -- the top level: function bodies ---------------------------------------------------
     def functions(self):
         """(name, offset of its body's `{`, offset after its `}`) of every function."""
+        for name, _, i, end in self.definitions():
+            yield name, i, end
+
+    def definitions(self):
+        """(name, offset of the name, offset of its body's `{`, offset after its `}`) of
+        every function."""
         i = 0
         while i < self.n:
             if self.c[i] != "{":
@@ -136,10 +142,10 @@ class Source:
                 while j >= 0 and self.c[j].isspace():
                     j -= 1
             if j >= 0 and self.c[j] == ")":
-                name, _ = self.word_before(self.open_before(j))
+                name, at = self.word_before(self.open_before(j))
                 end = self.close(i)
                 if name and name not in CONTROL:
-                    yield name, i, end
+                    yield name, at, i, end
                 i = end
                 continue
             before = self.c[max(0, i - 80):i].split()
@@ -153,3 +159,10 @@ def functions(text: str) -> list:
     """(name, first line, last line) of every function of the file."""
     src = Source(text)
     return [(name, src.line(a), src.line(b - 1)) for name, a, b in src.functions()]
+
+
+def spans(text: str) -> list:
+    """(name, the line of its name, its last line) of every function of the file: the lines
+    a change to the function, its signature included, is on."""
+    src = Source(text)
+    return [(name, src.line(at), src.line(b - 1)) for name, at, _, b in src.definitions()]

@@ -223,8 +223,10 @@ class Diff:
     values: str = profiles.DEFAULT  # which values of each profile the sites were failed with
     coverage: dict | None = None  # the change's lines executed under a fault
                                   # (harness/judge/coverage.py); None: not measured
-    focus: tuple | None = None    # (sites run, sites the censuses found): `--focus`, only the
-                                  # sites whose stack runs through the change were run
+    focus: tuple | None = None    # (sites run, sites the censuses found[, groups whose
+                                  # censuses ran, groups asked for]): `--focus`, only the sites
+                                  # whose stack runs through the change were run, in the groups
+                                  # whose graphs can run it (harness/judge/reach.py)
 
     def count(self) -> Counter:
         return Counter(p.change for p in self.pairs)

@@ -57,7 +57,9 @@ def verdict_line(d: Diff) -> str:
         parts.append(f"{c[Change.ERROR] + len(d.census_errors)} not judged (ERROR)")
     word = WORDS[d.exit_status]
     focused = (f" (focused: the {d.focus[0]} of {d.focus[1]} sites whose stack runs through "
-               "the change, no other site run)" if d.focus else "")
+               "the change" + (f", in the {d.focus[2]} of {d.focus[3]} groups whose graphs "
+                               "can run it" if len(d.focus) > 2 else "")
+               + ", no other site run)" if d.focus else "")
     return f"**{word}**{focused}: {seen_line(d)}: " + ", ".join(parts)
 
 
@@ -223,7 +225,9 @@ def to_json(d: Diff) -> dict:
                   for r, f, b, n in d.blind_groups()],
         "touched": d.touched.to_json(),
         "coverage": d.coverage,
-        "focus": {"run": d.focus[0], "found": d.focus[1]} if d.focus else None,
+        "focus": ({"run": d.focus[0], "found": d.focus[1]}
+                  | ({"groups_run": d.focus[2], "groups": d.focus[3]} if len(d.focus) > 2
+                     else {})) if d.focus else None,
         "census_errors": d.census_errors,
         "groups": [{"backend": g.backend, "filter": g.filter, "route": g.route,
                     "family": g.family,

@@ -174,7 +174,8 @@ def merged(shards: list) -> Diff:
     t = first["touched"]
     touched = Touched(tuple(t["paths"]), frozenset(
         (f.rsplit(" (", 1)[1].rstrip(")"), f.rsplit(" (", 1)[0]) for f in t["functions"]),
-        t["known"], tuple((p, tuple(ls)) for p, ls in t.get("lines", {}).items()))
+        t["known"], tuple((p, tuple(ls)) for p, ls in t.get("lines", {}).items()),
+        loose=frozenset(t["outside_functions"]) if "outside_functions" in t else None)
     timings = [d["timing"] for _, d in shards]
     seconds = {k: max(t[f"{k}_seconds"] for t in timings)
                for k in ("census", "sites", "confirm", "total")}
@@ -184,8 +185,7 @@ def merged(shards: list) -> Diff:
     out = Diff(sides, groups, pairs, seconds, sum(t["runs"] for t in timings), hung, ended,
                touched=touched, values=first["inputs"].get("values", "one"),
                coverage=lines_run_merged([d.get("coverage") for _, d in shards]),
-               focus=(first["focus"]["run"], first["focus"]["found"]) if first.get("focus")
-               else None)
+               focus=_focus(first.get("focus")))
     out.shard_walls = [(d["shard"][0], d["timing"]["total_seconds"]) for _, d in
                        sorted(shards, key=lambda x: x[1]["shard"][0])]
     assert len(out.shard_walls) == n
@@ -220,3 +220,9 @@ def _sweep_site(run: dict, build: str):
     own = {k: v for k, v in run.items() if k not in ("call", "class", "where", "reproduce")}
     site.result.to_dict = lambda: own
     return site
+
+
+def _focus(f: dict | None) -> tuple | None:
+    if not f:
+        return None
+    return (f["run"], f["found"]) + ((f["groups_run"], f["groups"]) if "groups" in f else ())

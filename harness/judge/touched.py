@@ -10,7 +10,8 @@ import os
 import re
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 _FILE = re.compile(r"^diff --git a/(\S+) b/(\S+)$")
 _HUNK = re.compile(r"^@@ [^@]* @@ ?(.*)$")
@@ -24,6 +25,7 @@ NOT_NAMES = frozenset({"if", "for", "while", "switch", "return", "sizeof", "defi
 # as git's cpp rule reads it
 _DEFINITION = re.compile(r"^[A-Za-z_][\w\s\*:<>,]*?\b([A-Za-z_][\w:~]*)\s*\([^;]*$")
 CODE = (".c", ".h", ".cpp", ".cc", ".hpp", ".m", ".S", ".asm")
+PARSED = (".c", ".h", ".cpp", ".cc", ".hpp")  # what harness.judge.csource reads
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,9 @@ class Touched:
     lines: tuple = ()  # ((path, (line, ...)), ...): the to-tree's changed lines of each code
                        # file (a removal: the line after it, where the code went on)
     hunks: tuple = ()  # ((file name, ((from start, count, to start, count), ...)), ...)
+    loose: frozenset | None = None  # the file names with a change in no function (a
+                                    # declaration, a macro, a table): placed(); None: not
+                                    # read from the sources, so every file it touches
 
     def map_line(self, file: str, line: int) -> int | None:
         """A line of the from-tree's `file` (a file name, as a stack names it) in the
@@ -74,17 +79,30 @@ class Touched:
 
     def mark(self, where: str) -> str:
         """'function' when the stack runs through a function the change touches, 'file'
-        when only through a file it touches, '' when through neither."""
+        when only through a file it changes outside its functions, '' otherwise."""
         frames = _FRAME.findall(where or "")
         if any((file, f.split("::")[-1]) in self.functions for f, file in frames):
             return "function"
-        if any(file in self.files for _, file in frames):
+        loose = self.files if self.loose is None else self.loose
+        if any(file in loose for _, file in frames):
             return "file"
         return ""
+
+    def code_paths(self) -> dict:
+        """file name -> the repository paths of that name the change touches: those whose
+        code could run through a function or a declaration it changes."""
+        names = {name for name, _ in self.functions}
+        names |= self.files if self.loose is None else self.loose
+        out = {}
+        for path in self.paths:
+            if os.path.basename(path) in names:
+                out.setdefault(os.path.basename(path), []).append(path)
+        return out
 
     def to_json(self) -> dict:
         return {"known": self.known, "paths": list(self.paths),
                 "functions": [f"{name} ({file})" for file, name in sorted(self.functions)],
+                "outside_functions": sorted(self.files if self.loose is None else self.loose),
                 "lines": {path: sorted(ls) for path, ls in self.lines}}
 
     def names(self) -> list:
@@ -136,6 +154,60 @@ def parse(diff_text: str) -> Touched:
                    hunks=tuple((f, tuple(h)) for f, h in hunks.items()))
 
 
+def placed(t: Touched, old_root: Path, new_root: Path) -> Touched:
+    """`t` with its functions read from both trees' sources (harness.judge.csource): the
+    function each changed line is in, a removed line's in the from-tree (under
+    `old_root`), an added one's in the to-tree (under `new_root`), its signature included;
+    and the files with a changed line in none (`loose`: a declaration, a macro, a table, a
+    file the parser does not read), which any stack through them may show; a file that
+    defines no function (a header of declarations and macros) is on no stack, so marks
+    none. A blank line or a comment changes nothing. A file neither tree has keeps the
+    names git's hunks gave."""
+    from harness.judge import csource
+    functions, loose = set(), set()
+    hunks = dict(t.hunks)
+    for path in t.paths:
+        if not path.endswith(CODE):
+            continue
+        file = os.path.basename(path)
+        texts = [_text(root / path) for root in (old_root, new_root)]
+        if not path.endswith(PARSED) or texts == [None, None]:
+            loose.add(file)
+            functions |= {f for f in t.functions if f[0] == file}
+            continue
+        for text, pick in zip(texts, (lambda h: (h[0], h[1]), lambda h: (h[2], h[3]))):
+            if text is None:
+                continue
+            spans, lines = csource.spans(text), text.splitlines()
+            if not spans:
+                continue
+            code = csource.blank(text).splitlines()
+            for first, count in map(pick, hunks.get(file, ())):
+                for n in range(first, first + count):
+                    if n > len(lines) or not _code(lines, code, n):
+                        continue
+                    name = next((f for f, a, z in spans if a <= n <= z), None)
+                    if name:
+                        functions.add((file, name.split("::")[-1]))
+                    else:
+                        loose.add(file)
+    return replace(t, functions=frozenset(functions), loose=frozenset(loose))
+
+
+def _code(lines: list, code: list, n: int) -> bool:
+    """Whether line `n` holds code: not blank, not only a comment (a preprocessor line, or
+    its continuation, is code)."""
+    return bool(code[n - 1].strip() or lines[n - 1].lstrip().startswith("#")
+                or (n > 1 and lines[n - 2].rstrip().endswith("\\")))
+
+
+def _text(path: Path) -> str | None:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return None
+
+
 def _tree_id(tree) -> str | None:
     tid = tree.stamp.get("source_tree")
     if tid:
@@ -168,4 +240,4 @@ def between(a, b) -> Touched:
                             ta, tb], capture_output=True, text=True, env=env)
     if r.returncode != 0:
         return UNKNOWN
-    return parse(r.stdout)
+    return placed(parse(r.stdout), a.src, b.src)

@@ -49,6 +49,19 @@ def backend_objects(makefile: str) -> dict:
             re.finditer(r"^DNN-OBJS-\$\((CONFIG_\w+)\)\s*\+=\s*dnn/(\w+)\.o", makefile, re.M)}
 
 
+def object_configs(makefile: str, prefix: str = "") -> dict:
+    """A library's Makefile (or one it includes): `OBJS-$(CONFIG_X) += a.o b/c.o` and
+    `DNN-OBJS-$(CONFIG_X) += ...` -> {`prefix` + the object's path without `.o`: the set
+    of CONFIG_ names that build it}."""
+    out = {}
+    for m in re.finditer(r"^[\w-]*OBJS-\$\((CONFIG_\w+)\)\s*\+=((?:\\\n|[^\n])*)",
+                         makefile, re.M):
+        for obj in m[2].replace("\\\n", " ").split():
+            if obj.endswith(".o"):
+                out.setdefault(prefix + obj[:-2], set()).add(m[1])
+    return out
+
+
 def module_type(source: str) -> str | None:
     """The `.type` of the backend's `const DNNModule ff_dnn_backend_x = { ... }`."""
     m = re.search(r"DNNModule\s+\w+\s*=\s*\{[^}]*?\.type\s*=\s*(\w+)", strip_comments(source))

@@ -315,9 +315,10 @@ def test_focus_runs_only_the_sites_through_the_change(regression, tmp_path):
     d = json.loads(out.read_text())
     # the 4 post-processing sites run through the change; the flush route's thread start
     # (dnn_backend_common.c, vf_dnn_processing.c) does not: found, not run
-    assert d["focus"] == {"run": 4, "found": 5}
+    assert d["focus"] == {"run": 4, "found": 5, "groups_run": 6, "groups": 6}
     assert all(s["touched"] for s in d["sites"]) and len(d["sites"]) == 4
-    assert "**FAIL** (focused: the 4 of 5 sites whose stack runs through the change" in r.stdout
+    assert ("**FAIL** (focused: the 4 of 5 sites whose stack runs through the change, in the 6 "
+            "of 6 groups whose graphs can run it") in r.stdout
 
 
 @pytest.mark.onnx
