@@ -52,14 +52,15 @@ def module_object(ffi, lib) -> tuple | None:
     return _objects(ffi, lib, [address + 1]).get(address + 1)
 
 
-def _symbolize(obj: str, offsets: list) -> dict:
+def _symbolize(obj: str, offsets: list) -> dict | None:
     """offset -> ["function (file:line)", ...]: the functions the debug information puts at
     the offset, the innermost first (a function the compiler inlined, then the one it was
     inlined into), one run per object; frames without debug information (a backend's own
     library) are left out. llvm-symbolizer names each inlined function by its DWARF
     entry, so a site keeps its frames whatever a change does to the compiler's inlining
     (GNU addr2line -i names the first of them after the symbol it lies in: without
-    llvm-symbolizer, the outermost function only, as addr2line -f has it)."""
+    llvm-symbolizer, the outermost function only, as addr2line -f has it). None: no
+    symbolizer answered."""
     if not os.path.isfile(obj):
         return {}
     kept = symbolizer.kept()
@@ -75,12 +76,12 @@ def _symbolize(obj: str, offsets: list) -> dict:
         if len(groups) >= len(offsets):
             return {o: frames for o, g in zip(offsets, groups) if (frames := _pairs(g))}
     if not shutil.which("addr2line"):
-        return {}
+        return None
     r = subprocess.run(["addr2line", "-f", "-C", "-s", "-e", obj, *(hex(o) for o in offsets)],
                        capture_output=True, text=True)
     lines = r.stdout.splitlines()
     if r.returncode != 0 or len(lines) != 2 * len(offsets):
-        return {}
+        return None
     return {o: frames for i, o in enumerate(offsets)
             if (frames := _pairs("\n".join(lines[2 * i:2 * i + 2])))}
 
@@ -93,6 +94,24 @@ def _pairs(text: str) -> list:
             for i in range(0, len(lines) - 1, 2) if not lines[i + 1].startswith("??")]
 
 
+def _named(by_obj: dict) -> dict:
+    """(object, offset) -> its frames (or None), for every offset of `by_obj` (object ->
+    offsets): this process's lookups (the checkpoint named most), then what the fork
+    server's other children named, then a symbolizer for the rest, its names shared."""
+    shared = symbolizer.names()
+    if shared is not None and any((o, f) not in _NAMED for o, fs in by_obj.items() for f in fs):
+        _NAMED.update(shared.read())
+    for obj, offs in by_obj.items():
+        new = sorted(o for o in offs if (obj, o) not in _NAMED)
+        if new:
+            text = _symbolize(obj, new)
+            found = {(obj, o): (text or {}).get(o) for o in new}
+            _NAMED.update(found)
+            if shared is not None and text is not None:  # not a symbolizer that failed
+                shared.write(found)
+    return _NAMED
+
+
 def name(ffi, lib, found: dict) -> dict:
     """call index -> "f (file.c:12) < g (file.c:34) < ...": the first frames that are
     FFmpeg's (or a backend's) own, past the injector, libc, the harness and av_malloc()."""
@@ -101,12 +120,7 @@ def name(ffi, lib, found: dict) -> dict:
     for obj, off in where.values():
         if "/libfi_" not in obj and "/libc.so" not in obj:
             by_obj[obj].add(off)
-    for obj, offs in by_obj.items():  # the checkpoint named most of them already
-        new = sorted(o for o in offs if (obj, o) not in _NAMED)
-        if new:
-            text = _symbolize(obj, new)
-            _NAMED.update({(obj, o): text.get(o) for o in new})
-    named = _NAMED
+    named = _named(by_obj)
     out = {}
     for i, st in found.items():
         chain = [c for a in st for c in named.get(where.get(a)) or ()]

@@ -6,9 +6,15 @@ asks it first and starts one per run only when there is none, or it did not answ
 The children share its pipes; each asks under a lock (a POSIX record lock on a file the
 server opened: held by one process at a time, let go when that process dies), and frames
 its request between two sentinel addresses of its own, echoed with --print-address: what a
-child killed halfway wrote or left unread comes before the first and is passed over."""
+child killed halfway wrote or left unread comes before the first and is passed over.
+
+What a child names it also writes to a file the server opened (`Names`), and the next
+child reads it first: a place named once is named for every run of the server (a
+backend's allocations left behind in every run, named after the checkpoint, where the
+kept symbolizer is not asked and a run would start its own)."""
 
 import fcntl
+import json
 import os
 import select
 import shutil
@@ -80,7 +86,51 @@ def _address(line: str) -> int | None:
         return None
 
 
+class Names:
+    """The names the server's children found, one line each (object, offset, its frames
+    as JSON), appended under the kept symbolizer's lock to a file the server opened and
+    unlinked; each child reads what is new since its last look. A line a child killed
+    halfway left cut is passed over."""
+
+    def __init__(self, lock):
+        fd, path = tempfile.mkstemp(prefix="ffdnn-names-")
+        os.unlink(path)
+        self.fd, self.lock, self.seen = fd, lock, 0
+        os.set_inheritable(fd, True)
+        flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+        fcntl.fcntl(fd, fcntl.F_SETFL, flags | os.O_APPEND)
+
+    def read(self) -> dict:
+        """(object, offset) -> frames (a list, or None: nothing named there), new since
+        this process last read."""
+        out, data = {}, b""
+        while chunk := os.pread(self.fd, 1 << 20, self.seen + len(data)):
+            data += chunk
+        data = data[:data.rfind(b"\n") + 1]
+        self.seen += len(data)
+        for line in data.decode(errors="replace").splitlines():
+            try:
+                obj, off, frames = line.split("\t")
+                out[(obj, int(off))] = json.loads(frames)
+            except ValueError:
+                continue
+        return out
+
+    def write(self, named: dict) -> None:
+        text = "".join(f"{obj}\t{off}\t{json.dumps(frames)}\n"
+                       for (obj, off), frames in named.items() if "\t" not in obj)
+        if text:
+            fcntl.lockf(self.lock, fcntl.LOCK_EX)
+            try:
+                os.write(self.fd, text.encode())
+            except OSError:
+                pass
+            finally:
+                fcntl.lockf(self.lock, fcntl.LOCK_UN)
+
+
 _KEPT = None  # this process's (and its children's) kept symbolizer
+_NAMES = None  # and the names they found: kept after leave()
 
 
 def keep(warm: tuple | None = None) -> None:
@@ -88,15 +138,21 @@ def keep(warm: tuple | None = None) -> None:
     `warm`, an (object, offset), is asked at once, so the debug information of the
     object the children name their stacks in (the build's module) is read before any of
     them waits on it."""
-    global _KEPT
+    global _KEPT, _NAMES
     if _KEPT is None and shutil.which(COMMAND[0]):
         _KEPT = Kept()
+        _NAMES = Names(_KEPT.lock)
         if warm is not None:
             _KEPT.ask(warm[0], [warm[1]])
 
 
 def kept() -> Kept | None:
     return _KEPT
+
+
+def names() -> Names | None:
+    """The names the server's children found (None: no server's)."""
+    return _NAMES
 
 
 def leave() -> None:
@@ -110,7 +166,10 @@ def leave() -> None:
 def stop() -> None:
     """End the kept symbolizer (the fork server, as it exits): its input closed, it ends;
     one that does not within a second is killed."""
-    global _KEPT
+    global _KEPT, _NAMES
+    if _NAMES is not None:
+        os.close(_NAMES.fd)
+        _NAMES = None
     if _KEPT is not None:
         k, _KEPT = _KEPT, None
         k.proc.stdin.close()

@@ -81,3 +81,46 @@ def test_what_a_killed_child_left_is_passed_over(obj, kept, left):
     time.sleep(0.2)
     assert kept.ask(path, offsets) == want
     assert kept.ask(path, offsets[::-1]) == want[::-1]
+
+
+def _in_child(job) -> bytes:
+    """Runs `job` in a forked child (as the fork server's runs are) and gives what it
+    returned."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            os.write(w, job())
+        finally:
+            os._exit(0)
+    os.close(w)
+    os.waitpid(pid, 0)
+    out = os.read(r, 4096)
+    os.close(r)
+    return out
+
+
+def test_a_place_named_once_is_named_for_every_child(obj, kept, monkeypatch):
+    """What one child names, the next reads instead of asking a symbolizer (the kept one
+    left, as after a run's checkpoint; none started); a line a child killed halfway left
+    cut is passed over."""
+    path, offsets = obj
+    named = sites._symbolize(path, offsets)
+
+    def first():
+        symbolizer.leave()
+        sites._NAMED.clear()
+        got = sites._named({path: set(offsets)})
+        os.write(symbolizer.names().fd, f"{path}\t{offsets[0]}\t[\"cut".encode())
+        return b"1" if all(got[(path, o)] == named[o] for o in offsets) else b"0"
+
+    def second():
+        symbolizer.leave()
+        sites._NAMED.clear()
+        monkeypatch.setattr(sites, "_symbolize", lambda *a: b"asked")
+        got = sites._named({path: set(offsets)})
+        return b"1" if all(got[(path, o)] == named[o] for o in offsets) else repr(got).encode()
+
+    assert _in_child(first) == b"1"
+    assert _in_child(second) == b"1"
