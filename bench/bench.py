@@ -418,7 +418,7 @@ def p9_whole_diff(quick=False) -> list:
     from harness.cases import followups
     patches = [str(followups.SERIES / n) for n in (followups.SERIES / "series").read_text().split()]
     base = [PY, "-m", "harness", "diff", "--from", "after", *sum((["--patch", p] for p in patches), []),
-            "--results", ""]
+            "--results", "", "--fresh"]  # every run made: none kept from an earlier diff
     env = {**os.environ, "FFDNN_BACKENDS": BACKENDS}
     with tempfile.TemporaryDirectory(prefix="ffdnn-bench-diff-") as tmp:
         def run(extra, out):

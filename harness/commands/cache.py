@@ -7,6 +7,8 @@ command only asks:
 - trees of the cases' layouts and the user's trees: harness/obtain/tree_entries.py;
 - a tree's cffi modules, named with their tree: harness/compile/module_entries.py;
 - the injectors of these sources: harness/compile/injector_entries.py;
+- a tree's runs a diff kept for the next, named with their tree:
+  harness/experiments/kept.py;
 - downloads (sources, backends, packages, models, clips), listed, never collected:
   harness/obtain/downloads.py;
 - a `.tmp-*` whose process is gone, always collected: harness/paths.py's temporaries().
@@ -23,24 +25,26 @@ from harness.paths import cache_root, temporaries
 
 def _kinds():
     """The stages' modules that each answer for one kind of entry, in the listing's order:
-    trees (trees/), modules (ext/), injectors, downloads; temporaries are paths.py's."""
+    trees (trees/), modules (ext/), injectors, kept runs (runs/), downloads; temporaries
+    are paths.py's."""
     from harness.compile import injector_entries, module_entries
+    from harness.experiments import kept
     from harness.obtain import downloads, tree_entries
-    return tree_entries, module_entries, injector_entries, downloads
+    return tree_entries, module_entries, injector_entries, kept, downloads
 
 
 def entries(root: Path = None) -> list:
     """Every entry of the cache, each kind asked what names its own: a module is named
     when its tree is."""
     from harness import caseload
-    trees, modules, injectors, downloads = _kinds()
+    trees, modules, injectors, runs, downloads = _kinds()
     root = root or cache_root()
     cases = [caseload.load(n) for n in
              sorted(caseload.names(), key=lambda n: n != caseload.default())]
     found = trees.entries(root, cases)
     named = {e.path.name for e in found if e.named}
     return [*found, *modules.entries(root, named), *injectors.entries(root),
-            *downloads.entries(root), *temporaries(root)]
+            *runs.entries(root, named), *downloads.entries(root), *temporaries(root)]
 
 
 def size(paths: list) -> dict:

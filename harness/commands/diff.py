@@ -68,6 +68,9 @@ def add_arguments(p) -> None:
     p.add_argument("--focus", action="store_true",
                    help="run the censuses, then only the sites (and values) whose stack runs "
                         "through the change: a quick answer, said to be focused")
+    p.add_argument("--fresh", action="store_true",
+                   help="run every run of the from-tree again, none taken from those an "
+                        "earlier diff against it kept in the cache (what it runs is kept)")
     p.add_argument("--backend-name", dest="backend_name", metavar="LIST",
                    help="backends the filter uses (default: every one both trees have)")
     p.add_argument("--filter", metavar="LIST", help="filters (default: every one with a graph)")
@@ -175,7 +178,8 @@ def run(args) -> int:
     import json
 
     from harness import caseload
-    from harness.experiments import diff as experiment, sweep
+    from harness.experiments import diff as experiment, kept, sweep
+    from harness.paths import cache_root
     from harness.judge import diff, diffreport, profiles, shard as sharding, touched
     from harness.run import matrix, runner
     case = caseload.load(args.case)
@@ -214,10 +218,12 @@ def run(args) -> int:
         print(f"diff: {two[0].label} -> {two[1].label}: {len(groups)} families x pairs x "
               f"routes; the change touches {len(change.paths)} files, "
               f"{len(change.functions)} functions", flush=True)
+        memo = kept.load(two[0].tree, cache_root(), fresh=args.fresh)
         d = experiment.run(two, groups, matrix.preload_library(), args.jobs, case.expect,
                            runner.progress, results=args.results or None,
                            confirm=max(0, args.confirm), touched=change, shard=shard,
-                           values=values, focus=args.focus)
+                           values=values, focus=args.focus, memo=memo)
+        kept.save(memo, two[0].tree, cache_root())
     from harness.paths import write_file
     if shard:  # a part: its verdict is the merge's (with the case's claim, if any)
         write_file("--json", args.json, json.dumps(

@@ -36,6 +36,7 @@ class Batch:
         for k in keys:
             if k in had:
                 memo.reused += 1
+                memo.taken.add(id(memo.results[k]))
                 out.append(memo.results[k])
                 continue
             out.append(next(ran))
@@ -52,6 +53,12 @@ class Memo:
     tree: str                                    # the tree's path
     results: dict = field(default_factory=dict)
     reused: int = 0
+    loaded: int = 0   # of `results`, those an earlier diff kept (harness/experiments/kept.py)
+    taken: set = field(default_factory=set)  # id() of each result given out again
+
+    def made(self, result) -> bool:
+        """Whether a result of a batch was run by it, not taken from the memo."""
+        return id(result) not in self.taken
 
     def key(self, scenario) -> str | None:
         return scenario.to_json() if scenario.tree == self.tree else None

@@ -173,7 +173,7 @@ def _run(sides, groups, batch: Batch, *, confirm, shard, touched=UNKNOWN,
             (sc,) = matrix.scenarios([side.tree], g.backend, g.filter, [g.fault],
                                      route=sweep.ROUTES[g.route])
             base[(gi, si)] = sc
-    t0 = time.monotonic()
+    t0, memo_before = time.monotonic(), batch.memo.reused if batch.memo else 0
     reference, calls, function = _censuses(groups, len(sides), base, batch)
     t1 = time.monotonic()
     where = {k: dict(c) for k, c in calls.items()}  # (group, side) -> call index -> where
@@ -226,14 +226,16 @@ def _run(sides, groups, batch: Batch, *, confirm, shard, touched=UNKNOWN,
         pairs.append(pair)
     reruns = _confirm(pairs, groups, reference, batch, confirm)
     t3 = time.monotonic()
-    every = runs + reruns
+    taken = batch.memo.reused - memo_before if batch.memo else 0
+    every = [r for r in runs + reruns if not batch.memo or batch.memo.made(r)]
     hung = sum(r.seconds for r in every if r.outcome is Outcome.HANG)
     ended = [r.seconds for r in every if r.outcome is not Outcome.HANG]
     return Diff(sides, groups, pairs,
                 {"census": round(t1 - t0, 2), "sites": round(t2 - t1, 2),
                  "confirm": round(t3 - t2, 2), "total": round(t3 - t0, 2)},
-                len(base) + len(every), round(hung, 2), (len(ended), round(sum(ended), 2)),
-                shard=shard, focus=(len(planned), found) if focus else None)
+                len(base) + len(runs) + len(reruns) - taken, round(hung, 2),
+                (len(ended), round(sum(ended), 2)), shard=shard,
+                focus=(len(planned), found) if focus else None, taken=taken)
 
 
 def _censuses(groups: list, n_sides: int, base: dict, batch: Batch) -> tuple:

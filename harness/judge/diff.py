@@ -223,6 +223,8 @@ class Diff:
     values: str = profiles.DEFAULT  # which values of each profile the sites were failed with
     coverage: dict | None = None  # the change's lines executed under a fault
                                   # (harness/judge/coverage.py); None: not measured
+    taken: int = 0                # runs taken from an earlier diff's against the from-tree
+                                  # (harness/experiments/kept.py), not run: not in `runs`
     focus: tuple | None = None    # (sites run, sites the censuses found[, groups whose
                                   # censuses ran, groups asked for]): `--focus`, only the sites
                                   # whose stack runs through the change were run, in the groups

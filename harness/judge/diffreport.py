@@ -195,7 +195,9 @@ def timing(d: Diff) -> str:
     return (f"{d.runs} runs in {d.seconds['total']:.1f} s ({rate(d):.2f} runs/s): censuses "
             f"{d.seconds['census']:.1f} s, sites {d.seconds['sites']:.1f} s, reruns of changed "
             f"sites {d.seconds['confirm']:.1f} s; runs that "
-            f"ended: {n}, {each}; runs that hung: {d.hang_seconds:.1f} s of run time")
+            f"ended: {n}, {each}; runs that hung: {d.hang_seconds:.1f} s of run time"
+            + (f"; {d.taken} runs of the from-tree taken from an earlier diff's, kept in the "
+               "cache (--fresh runs them again)" if d.taken else ""))
 
 
 def rate(d: Diff) -> float:
@@ -248,7 +250,7 @@ def to_json(d: Diff) -> dict:
         "timing": {**{f"{k}_seconds": v for k, v in d.seconds.items()}, "runs": d.runs,
                    "runs_per_second": round(rate(d), 3),
                    "hang_seconds": d.hang_seconds, "ended_runs": d.ended[0],
-                   "ended_seconds": d.ended[1]},
+                   "ended_seconds": d.ended[1], "kept_runs": d.taken},
     }
 
 

@@ -185,7 +185,8 @@ def merged(shards: list) -> Diff:
     out = Diff(sides, groups, pairs, seconds, sum(t["runs"] for t in timings), hung, ended,
                touched=touched, values=first["inputs"].get("values", "one"),
                coverage=lines_run_merged([d.get("coverage") for _, d in shards]),
-               focus=_focus(first.get("focus")))
+               focus=_focus(first.get("focus")),
+               taken=sum(t.get("kept_runs", 0) for t in timings))
     out.shard_walls = [(d["shard"][0], d["timing"]["total_seconds"]) for _, d in
                        sorted(shards, key=lambda x: x[1]["shard"][0])]
     assert len(out.shard_walls) == n
