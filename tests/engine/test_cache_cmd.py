@@ -59,6 +59,16 @@ def test_gc_collects_exactly_an_older_recipes_trees(tree, tmp_path):
         old[t.name] = {"key": stamp["key"], "entry": entry}
     old_module = cache / "ext" / f"{old['before']['entry'].name}-preload-{declarations.cdef_hash()}"
     old_module.mkdir()
+    # kept runs (harness/experiments/kept.py): of a tree named, of one not, of older code
+    from harness.experiments import kept
+    (cache / "runs").mkdir()
+    code = json.dumps({"code": kept.code_hash(), "runs": {}})
+    kept_named = kept.path_of(current[2], cache)
+    kept_named.write_text(code)
+    kept_gone = cache / "runs" / f"{old['after']['entry'].name}-0123456789abcdef.json"
+    kept_gone.write_text(code)
+    kept_older = cache / "runs" / f"{current[1].path.name}-fedcba9876543210.json"
+    kept_older.write_text(json.dumps({"code": "0" * 16, "runs": {}}))
     dead = subprocess.Popen(["true"])
     dead.wait()
     stale = cache / "trees" / f".tmp-before-x.pid{dead.pid}-abcdefgh"
@@ -71,7 +81,8 @@ def test_gc_collects_exactly_an_older_recipes_trees(tree, tmp_path):
     listed = sorted(line.split()[2] for line in r.stdout.splitlines())
     assert listed == sorted([f"trees/{old['before']['entry'].name}",
                              f"trees/{old['after']['entry'].name}",
-                             f"ext/{old_module.name}", f"trees/{stale.name}"]), r.stdout
+                             f"ext/{old_module.name}", f"trees/{stale.name}",
+                             f"runs/{kept_gone.name}", f"runs/{kept_older.name}"]), r.stdout
     assert "recipe 0 (now 1)" in r.stdout
     assert old_module.is_dir() and stale.is_dir(), "a dry run removes nothing"
 
@@ -86,6 +97,7 @@ def test_gc_collects_exactly_an_older_recipes_trees(tree, tmp_path):
     assert all((cache / "trees" / t.path.name).is_symlink() for t in current)
     assert all(t.path.is_dir() for t in current), "the real cache is untouched"
     assert not old_module.exists()
+    assert sorted(p.name for p in (cache / "runs").iterdir()) == [kept_named.name]
 
 
 @pytest.mark.trees
