@@ -1,12 +1,13 @@
 """The from-tree's runs a diff made, kept in the cache for the next diff against the same
-tree (`runs/<tree entry>-<code hash>.json`): a developer diffing one change after another
+tree (`runs/<tree entry>-<key>.json`): a developer diffing one change after another
 against one tree, or a job diffing each new patch against the same base, runs that
 tree's censuses and site runs once. Only what makes a run the same run keys them: the
-tree's entry (its sources, configuration and backends), the scenario itself (the
-fault, its call, the route, the frames; harness.experiments.batch.Memo) and the code a
-run's result comes from (`code_hash()`: the worker and runner, the module's C, the
-injectors', the FFDNN_* settings that change a run). The reruns that confirm a changed
-class are always new; `diff --fresh` takes none (and keeps what it ran).
+tree's entry (its sources, configuration and backends), the scenario itself (the fault,
+its call, the route, the frames; harness.experiments.batch.Memo), the code a run's
+result comes from (`code_hash()`: the worker and runner, the module's C, the
+injectors), the FFDNN_* settings that change a run and the machine's CPUs. The reruns
+that confirm a changed class are always new; `diff --fresh` takes none (and keeps what
+it ran).
 
 `harness cache` asks `entries()` what names each file (a kept file of a tree something
 names, made by this code) and `verify()` whether one reads."""
@@ -15,6 +16,7 @@ import functools
 import hashlib
 import json
 import os
+import platform
 import sys
 from pathlib import Path
 
@@ -46,9 +48,13 @@ def code_hash() -> str:
 
 
 def _settings() -> str:
-    """The FFDNN_* settings a run reads (but which backends a command uses)."""
-    return json.dumps(sorted((k, v) for k, v in os.environ.items()
-                             if k.startswith("FFDNN_") and k != "FFDNN_BACKENDS"))
+    """The FFDNN_* settings a run reads (but which backends a command uses), and the
+    machine: its CPUs (FFmpeg's TensorFlow backend makes av_cpu_count() / 2 + 1 requests,
+    the runtimes size their pools by them) and its architecture. A cache restored on
+    another runner keeps its runs apart."""
+    return json.dumps([sorted((k, v) for k, v in os.environ.items()
+                              if k.startswith("FFDNN_") and k != "FFDNN_BACKENDS"),
+                       os.cpu_count(), len(os.sched_getaffinity(0)), platform.machine()])
 
 
 def path_of(tree, root: Path) -> Path:
