@@ -81,7 +81,7 @@ class Touched:
         """'function' when the stack runs through a function the change touches, 'file'
         when only through a file it changes outside its functions, '' otherwise."""
         frames = _FRAME.findall(where or "")
-        if any((file, f.split("::")[-1]) in self.functions for f, file in frames):
+        if any((file, _function(f)) in self.functions for f, file in frames):
             return "function"
         loose = self.files if self.loose is None else self.loose
         if any(file in loose for _, file in frames):
@@ -111,6 +111,13 @@ class Touched:
 
 
 UNKNOWN = Touched(known=False)
+
+
+def _function(frame: str) -> str:
+    """A frame's function as its source names it: a C++ name without its scope, a copy
+    the compiler made without its suffix (`separate_output_names.constprop.0`, `.isra.0`,
+    `.part.0`, `.cold`)."""
+    return frame.split("::")[-1].split(".")[0]
 
 
 def _name(line: str) -> str | None:

@@ -58,6 +58,9 @@ def test_the_functions_a_change_is_in(tmp_path):
     assert t.loose == frozenset()
     assert t.mark("f (x.c:8) < h (y.c:3)") == "function"
     assert t.mark("other (x.c:40)") == ""
+    # a copy the compiler made of it (constant propagation, a split-off cold part)
+    assert t.mark("g.constprop.0 (x.c:15) < h (y.c:3)") == "function"
+    assert t.mark("f.part.0 (x.c:8)") == "function"
 
 
 def test_a_declaration_marks_the_file(tmp_path):

@@ -113,13 +113,14 @@ def test_series_in_order(tree, tmp_path, a, b):
         {tuple(classes)}
 
 
-# A change to execute_model_tf() that changes nothing it does (a comment), so every
-# TensorFlow thread-start site runs through it and hangs in both trees.
-COMMENT = """\
+# A change to execute_model_tf() that changes nothing a run shows (a debug message; a
+# comment would change no code at all, and mark no site), so every TensorFlow
+# thread-start site runs through it and hangs in both trees.
+LOGGED = """\
 From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001
 From: ffdnn <ffdnn@localhost>
 Date: Sat, 1 Jan 2000 00:00:00 +0000
-Subject: [PATCH] avfilter/dnn_backend_tf: a comment in execute_model_tf()
+Subject: [PATCH] avfilter/dnn_backend_tf: a debug message in execute_model_tf()
 
 A change the gate cannot see behind its hangs (tests/pr24760/test_gate.py).
 ---
@@ -133,7 +134,7 @@ diff --git a/libavfilter/dnn/dnn_backend_tf.c b/libavfilter/dnn/dnn_backend_tf.c
          goto err;
      }
  
-+    // one thread per task in async mode
++    av_log(ctx, AV_LOG_DEBUG, "one thread per task in async mode\\n");
      if (task->async) {
          if (ff_dnn_start_inference_async(ctx, &request->exec_module) != 0) {
              goto err;
@@ -151,8 +152,8 @@ def test_all_touched_sites_blind(tree, tmp_path):
     after = tree("after")
     if "tf" not in after.backends:
         pytest.skip("tree built without tf (run: make test BACKENDS=all)")
-    patch = tmp_path / "comment.patch"
-    patch.write_text(COMMENT)
+    patch = tmp_path / "logged.patch"
+    patch.write_text(LOGGED)
     out = tmp_path / "d.json"
     r = harness("--from", "after", "--patch", str(patch), "--backend-name", "tf",
                 "--filter", "dnn_processing", "--route", "frames", "--fault", "pthread_create",
