@@ -487,7 +487,8 @@ P10_SCOPE = ["--backend-name", "onnx", "--filter", "dnn_processing", "--route", 
 P10_MUTATE = ["mutate", "--from", "after", "--file", "libavfilter/dnn/dnn_backend_common.c",
               "--function", "ff_dnn_start_inference_async", "--operator", "check-removed",
               "--limit", "3", "--backend-name", "onnx", "--filter", "dnn_processing",
-              "--route", "flush", "--fault", "pthread_create", "--results", ""]
+              "--route", "flush", "--fault", "pthread_create", "--results", "",
+              "--fresh"]  # every run made: none kept from an earlier command
 
 
 def p10_gate_cost() -> list:

@@ -43,6 +43,9 @@ def add_parser(sub) -> None:
                         "fault of its sweep ran is blind without a build")
     p.add_argument("--keep", action="store_true",
                    help="keep each mutant's tree in the cache (default: removed once judged)")
+    p.add_argument("--fresh", action="store_true",
+                   help="run every run of the mutated tree again: none taken from those an "
+                        "earlier diff against it kept in the cache (what it runs is kept)")
     p.add_argument("--equivalent", metavar="FILE",
                    help="the equivalent mutants, each explained (default "
                         "builds/equivalent-mutants.txt)")
@@ -142,7 +145,7 @@ def run(args) -> int:
                        case.expect, values, max(0, args.confirm), operators, data, args.keep,
                        args.limit, args.function.split(",") if args.function else None,
                        progress=lambda line: print(line, file=sys.stderr, flush=True),
-                       not_run=unrun)
+                       not_run=unrun, fresh=args.fresh)
     r = s.rate()
     status = ExitStatus.FAIL if s.count()[ERROR] or (
         args.fail_under is not None and r["score"] < args.fail_under) else ExitStatus.OK

@@ -126,15 +126,18 @@ def remove(tree) -> None:
 def run(tree, files: list, layout, groups: list, preload: str, jobs: int = 2, expect=None,
         values: str = "one", confirm: int = CONFIRM, operators=ops.OPERATORS,
         equivalent_file: Path = EQUIVALENT, keep: bool = False, limit=None,
-        functions=None, progress=print, not_run=None) -> Score:
+        functions=None, progress=print, not_run=None, fresh: bool = False) -> Score:
     """Every mutant of `files` (repository paths of `tree`) by `operators`, each judged.
     `not_run`: path -> the lines of code no fault ran in the tree's sweep (`harness
     coverage --json` of the same sources): a mutant there is blind without a build (the
-    diff would find none of its changed lines run under a fault)."""
-    from harness.experiments.batch import Memo
+    diff would find none of its changed lines run under a fault). The tree's side of every
+    mutant's diff is run once, and kept for the next command against it
+    (harness/experiments/kept.py; `fresh`: none taken from an earlier one)."""
+    from harness.experiments import kept
+    from harness.paths import cache_root
     from harness.run.runner import NOTHING
     t0, expect = time.monotonic(), expect or NOTHING
-    memo = Memo(str(tree.path))  # the tree's side of every diff, run once
+    memo = kept.load(tree, cache_root(), fresh=fresh)
     from harness.judge import branchcov
     equivalent, unreachable = fates.read_equivalent(equivalent_file), \
         branchcov.read_unreachable(branchcov.UNREACHABLE)
@@ -157,5 +160,6 @@ def run(tree, files: list, layout, groups: list, preload: str, jobs: int = 2, ex
                 progress(f"mutant {len(out)}/{len(ms[:limit]) if len(files) == 1 else '?'}"
                          f" {m.path}:{m.line} {m.operator} in {m.function}(): {f.fate}"
                          + (f" ({f.seconds:.0f} s)" if f.seconds else ""))
+    kept.save(memo, tree, cache_root())
     return Score(tree, out, round(time.monotonic() - t0, 1), str(equivalent_file),
                  memo.reused)

@@ -46,7 +46,8 @@ def markdown(s: "m.Score") -> str:
                                          if fate == m.KILLED and f.regressions else f.why)
                     for f in picked]
     out += ["", f"{len(s.fates)} mutants in {s.seconds:.0f} s; {s.reused} runs of "
-                f"{s.tree.name} taken from a mutant's diff before, not run again."]
+                f"{s.tree.name} taken from a diff before (a mutant's, or one kept in the "
+                f"cache), not run again."]
     return "\n".join(out) + "\n"
 
 
