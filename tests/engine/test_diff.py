@@ -16,7 +16,7 @@ from types import SimpleNamespace
 import pytest
 
 from harness.errors import ExitStatus
-from harness.experiments.diff import pair_plan
+from harness.judge.pairing import pair_plan
 from harness.judge import diff, diffreport, schemas
 from harness.judge.diff import Change
 from harness.judge.sweep import Class
