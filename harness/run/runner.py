@@ -111,7 +111,7 @@ def _wait(w, sc: Scenario, out: str, expect: Expect, seen: dict) -> str | None:
     quiet = _quiet(sc, expect)
     t0 = time.monotonic()
     deadline, partial = t0 + sc.timeout, Path(out).with_suffix(".partial.json")
-    stuck = Path(out).with_suffix(".stuck")  # the worker's own judgement (worker.watch_eof)
+    stuck = Path(out).with_suffix(".stuck")  # the worker's own judgement (eofwatch.watch)
     early = QUIET if expect.hangs(sc) else (STUCK if routes.of(sc.route).stuck_before_eof
                                            else math.inf)  # inf: judged at once only
     idle = Idle(w.pid, early)
