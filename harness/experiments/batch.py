@@ -53,7 +53,6 @@ class Memo:
     tree: str                                    # the tree's path
     results: dict = field(default_factory=dict)
     reused: int = 0
-    loaded: int = 0   # of `results`, those an earlier diff kept (harness/experiments/kept.py)
     taken: set = field(default_factory=set)  # id() of each result given out again
 
     def made(self, result) -> bool:

@@ -23,7 +23,6 @@ from pathlib import Path
 from harness.errors import CacheError
 from harness.experiments.batch import Memo
 from harness.paths import PROJECT, Entry, atomic_file
-from harness.run.faults import Fault
 from harness.run.outcome import Outcome
 from harness.run.record import RunRecord
 from harness.run.runner import Result
@@ -90,7 +89,6 @@ def load(tree, root: Path, fresh: bool = False) -> Memo:
     except (OSError, ValueError, KeyError, TypeError) as e:
         print(f"diff: the kept runs {path} do not read ({e}); they are made again",
               file=sys.stderr)
-    memo.loaded = len(memo.results)
     return memo
 
 

@@ -3,10 +3,10 @@
 those the from-tree did not leave; the judging itself is harness/judge/diff.py's
 (leaks_more, Pair.leak)."""
 
-import re
 from collections import Counter
 
 from harness.judge.diff import Pair
+from harness.judge.pairing import place
 from harness.judge.sweep import leaks_of
 
 
@@ -30,19 +30,14 @@ def leak_note(p: Pair, a: str, b: str) -> str:
         than = f"{a} left {theirs.blocks}" if theirs is not None else f"{a} left none"
     kept = Counter()
     for leak in theirs.places if theirs is not None else ():
-        kept[_place(leak)] += leak.blocks
+        kept[place(leak.where)] += leak.blocks
     extra = []
     for leak in mine.places:
-        place = _place(leak)
-        left = leak.blocks - kept[place]
-        kept[place] -= leak.blocks
+        at = place(leak.where)  # line numbers aside: a change moves them
+        left = leak.blocks - kept[at]
+        kept[at] -= leak.blocks
         if left > 0:
             extra.append(f"{leak.where} ({left} of {_blocks(leak.blocks, leak.bytes)})")
     return (f"leaks: {b} left {_blocks(mine.blocks, mine.bytes)} of FFmpeg's behind once the "
             f"graph was freed, where {than}" + (f"; allocated at: {'; '.join(extra)}"
                                                  if extra else ""))
-
-
-def _place(leak) -> str:
-    """Where a block was allocated, its line numbers aside (a change moves them)."""
-    return re.sub(r":\d+\)", ")", leak.where)

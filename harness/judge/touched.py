@@ -77,32 +77,36 @@ class Touched:
     def files(self) -> frozenset:
         return frozenset(os.path.basename(p) for p in self.paths)
 
+    @property
+    def outside(self) -> frozenset:
+        """The file names a stack through which is marked "file": those changed outside
+        their functions (`loose`), or, not read from the sources, every one."""
+        return self.files if self.loose is None else self.loose
+
     def mark(self, where: str) -> str:
         """'function' when the stack runs through a function the change touches, 'file'
         when only through a file it changes outside its functions, '' otherwise."""
         frames = _FRAME.findall(where or "")
         if any((file, _function(f)) in self.functions for f, file in frames):
             return "function"
-        loose = self.files if self.loose is None else self.loose
-        if any(file in loose for _, file in frames):
+        if any(file in self.outside for _, file in frames):
             return "file"
         return ""
 
     def code_paths(self) -> dict:
         """file name -> the repository paths of that name the change touches: those whose
         code could run through a function or a declaration it changes."""
-        names = {name for name, _ in self.functions}
-        names |= self.files if self.loose is None else self.loose
+        files = {file for file, _ in self.functions} | self.outside
         out = {}
         for path in self.paths:
-            if os.path.basename(path) in names:
+            if os.path.basename(path) in files:
                 out.setdefault(os.path.basename(path), []).append(path)
         return out
 
     def to_json(self) -> dict:
         return {"known": self.known, "paths": list(self.paths),
                 "functions": [f"{name} ({file})" for file, name in sorted(self.functions)],
-                "outside_functions": sorted(self.files if self.loose is None else self.loose),
+                "outside_functions": sorted(self.outside),
                 "lines": {path: sorted(ls) for path, ls in self.lines}}
 
     def names(self) -> list:
@@ -195,7 +199,7 @@ def placed(t: Touched, old_root: Path, new_root: Path) -> Touched:
                         continue
                     name = next((f for f, a, z in spans if a <= n <= z), None)
                     if name:
-                        functions.add((file, name.split("::")[-1]))
+                        functions.add((file, _function(name)))
                     else:
                         loose.add(file)
     return replace(t, functions=frozenset(functions), loose=frozenset(loose))

@@ -95,8 +95,7 @@ class Names:
     def __init__(self, lock):
         fd, path = tempfile.mkstemp(prefix="ffdnn-names-")
         os.unlink(path)
-        self.fd, self.lock, self.seen = fd, lock, 0
-        os.set_inheritable(fd, True)
+        self.fd, self.lock, self.seen = fd, lock, 0  # the forked children share it
         flags = fcntl.fcntl(fd, fcntl.F_GETFL)
         fcntl.fcntl(fd, fcntl.F_SETFL, flags | os.O_APPEND)
 
