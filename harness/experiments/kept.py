@@ -132,4 +132,5 @@ def verify(path: Path) -> None:
         for v in json.loads(path.read_text())["runs"].values():
             _result(v)
     except (OSError, ValueError, KeyError, TypeError) as e:
-        raise CacheError(f"{path}: kept runs do not read: {e}") from e
+        raise CacheError(path, f"its kept runs do not read ({e})",
+                         "the next diff against its tree keeps them again") from e

@@ -142,3 +142,17 @@ def test_a_directory_removed_during_the_walk_is_passed_over(tmp_path, monkeypatc
         return scandir(path)
     monkeypatch.setattr(os, "scandir", racing)
     assert [e.path for e in paths.temporaries(tmp_path)] == [left]
+
+
+@pytest.mark.unit
+def test_verify_names_damaged_kept_runs(tmp_path):
+    """Kept runs (harness/experiments/kept.py) that do not read back are a cache entry
+    failing its check: one BAD line naming it, one error line, exit 2."""
+    cache = tmp_path / "cache"
+    (cache / "runs").mkdir(parents=True)
+    bad = cache / "runs" / "after-0000000000000000-0000000000000000.json"
+    bad.write_text('{"code": "x", "runs": {"a": {"scenario": "{"}}}\n')
+    r = harness(cache, "verify")
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert f"BAD   runs/{bad.name}: cache entry {bad}: its kept runs do not read" in r.stdout
+    assert r.stderr.strip() == "error: 1 cache entry fails its check (listed above)"
