@@ -18,3 +18,15 @@ def hang(sc, checkpoint):
 def failing(scs, how: str) -> list:
     """The scenarios with a worker that crashes ("crash") or hangs ("hang")."""
     return [dataclasses.replace(sc, entry=f"tests.selfworker:{how}") for sc in scs]
+
+
+def facts_read(sc, checkpoint):
+    """Whether this child read its tree's facts itself (a miss of probe.facts's cache)
+    to tell if the sweep's frames run on the caller's thread: in its log, "read" or
+    "inherited"."""
+    from harness.obtain import probe
+    from harness.run import frames
+    from harness.run.record import RunRecord
+    misses = probe.facts.cache_info().misses
+    frames.synchronous(sc)
+    return RunRecord(log="read" if probe.facts.cache_info().misses > misses else "inherited")

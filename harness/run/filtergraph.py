@@ -93,11 +93,17 @@ class Graph:
         return f
 
     def pixels(self, index: int) -> bytes:
-        """Frame `index`'s rgb24 bytes, row after row without padding (as pull() reads)."""
-        return b"".join(bytes(v for x in range(self.width)
-                              for v in ((x * 4 + index * 37) % 256, (y * 4) % 256,
-                                        (x + y + index) % 256))
-                        for y in range(self.height))
+        """Frame `index`'s rgb24 bytes, row after row without padding (as pull() reads):
+        red (x * 4 + index * 37), green y * 4 and blue x + y + index, each mod 256."""
+        w, out = self.width, bytearray(self.width * self.height * 3)
+        red = bytes((x * 4 + index * 37) % 256 for x in range(w))
+        blue = bytes((x + index) % 256 for x in range(w + self.height))
+        for y in range(self.height):
+            row = y * w * 3
+            out[row:row + w * 3:3] = red
+            out[row + 1:row + w * 3:3] = bytes([(y * 4) % 256]) * w
+            out[row + 2:row + w * 3:3] = blue[y:y + w]
+        return bytes(out)
 
     def alloc_frame(self):
         """av_frame_alloc(), checked: under the malloc injector it can return NULL."""

@@ -71,6 +71,7 @@ def serve(build: str, tree: str, variant: str) -> int:
         send({"error": str(e)})
         return ExitStatus.OK
     symbolizer.keep(sites.module_object(ffi, lib))  # the children name their stacks through it
+    worker.prepare(tree)  # what every child reads of the tree, read once
     send({"ready": True, "threads": threads()})
     children = {}  # pidfd -> (n, pid)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(ExitStatus.OK))

@@ -25,6 +25,7 @@ from harness.run.frames import async_threads, drain, settle, stalled, synchronou
 from harness.run.record import Activation, Counters, RunRecord, Setup
 from harness.run.scenario import HEIGHT, WIDTH, Scenario
 from harness.run.spec import FOREVER
+from harness.obtain import probe
 from harness.obtain.tree import Tree, check_stamp, read_stamp
 
 # the sweep on a synchronous backend: seconds with no other thread at work before a
@@ -54,6 +55,14 @@ def module(build: str, path: str, variant: str):
     else:
         check_stamp(tree)
     return _LOADED[(tree.path, variant)]
+
+
+def prepare(path: str) -> None:
+    """Read, before a fork server forks, what each of its children would read again of
+    the tree at `path`: its source's facts (whether its backends run their tasks on the
+    caller's thread, frames.synchronous()), 60 ms of a run of 100 ms when each child read
+    them itself."""
+    probe.facts(Path(path) / "src")
 
 
 def records(ffi, lib, start: int) -> list:

@@ -2,6 +2,7 @@
 build's module, so each starts from a fresh copy; the servers end with their matrix or
 their parent, and leave no process behind; a server that cannot fork safely is not used."""
 
+import dataclasses
 import os
 import signal
 import subprocess
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from harness import reaper
 from harness.run import forkclient, matrix, runner
 from harness.run.outcome import OK, Outcome
 from harness.paths import PROJECT
@@ -25,11 +27,13 @@ FORK = os.environ.get("FFDNN_FORKSERVER", "1") != "0"
 
 def marked(mark: str) -> list:
     """Processes started with FFDNN_TEST_MARK=mark in their environment (servers, workers
-    and whatever they started)."""
+    and whatever they started), but this process's reaper guard: it lives as long as the
+    process, and is started by whichever test spawns first."""
     want, pids = f"FFDNN_TEST_MARK={mark}".encode(), []
+    guard = str(getattr(reaper._guard, "pid", ""))
     for p in os.listdir("/proc"):
         try:
-            if p.isdigit() and want in Path(f"/proc/{p}/environ").read_bytes().split(b"\0"):
+            if p.isdigit() and p != guard and want in Path(f"/proc/{p}/environ").read_bytes().split(b"\0"):
                 pids.append(int(p))
         except OSError:
             continue
@@ -59,6 +63,21 @@ def test_each_scenario_starts_fresh(trees, preload):
         assert r.record.flush_calls == 1
         assert r.record.counters.failures == 1
     assert a.record.activate == b.record.activate
+
+
+@pytest.mark.skipif(not FORK, reason="FFDNN_FORKSERVER=0")
+def test_a_child_reads_nothing_of_the_tree_again(trees, preload):
+    """The tree's facts (whether a sweep's frames run on the caller's thread) are read by
+    the server before it forks: no child reads them again (60 ms of a run of 100 ms)."""
+    sc = dataclasses.replace(scenarios(trees, "pthread_create=EAGAIN")[0],
+                             entry="tests.selfworker:facts_read")
+    pool = forkclient.Pool()
+    try:
+        runs = [runner.run_one(sc, preload, pool=pool) for _ in range(2)]
+    finally:
+        pool.close()
+    assert [r.record.worker for r in runs] == ["fork server"] * 2
+    assert [r.record.log for r in runs] == ["inherited"] * 2
 
 
 def test_no_process_left_after_a_matrix(trees, preload, monkeypatch):
