@@ -79,6 +79,8 @@ def _judge(sc: Scenario, record: RunRecord, exp, hung: bool = False):
 
 
 NOTHING = Expect(lambda sc: None, lambda sc: False)  # measure only
+TICK = 0.02  # how often the worker's own judgement (its .stuck file) is looked for
+LOOK = 0.1   # how often the process is looked at (idle.Idle: nothing ran between two looks)
 STUCK = 3.0  # idle seconds before EOF that make a sweep's run hung (the worker waits 2 s a frame at most)
 
 
@@ -114,12 +116,15 @@ def _wait(w, sc: Scenario, out: str, expect: Expect, seen: dict) -> str | None:
     stuck = Path(out).with_suffix(".stuck")  # the worker's own judgement (eofwatch.watch)
     early = QUIET if expect.hangs(sc) else (STUCK if routes.of(sc.route).stuck_before_eof
                                            else math.inf)  # inf: judged at once only
-    idle = Idle(w.pid, early)
+    idle, looked = Idle(w.pid, early), t0
     while (now := time.monotonic()) < deadline:
-        if w.wait(min(0.1, deadline - now)):
+        if w.wait(min(TICK, deadline - now)):
             return None
         if stuck.exists():
             return f"killed {time.monotonic() - t0:.1f} s in: {stuck.read_text()}"
+        if time.monotonic() - looked < LOOK:
+            continue
+        looked = time.monotonic()
         if partial.exists() and idle.quiet != quiet:
             idle = Idle(w.pid, quiet)  # from the checkpoint on
         elif idle.hung():
