@@ -23,7 +23,7 @@ from harness.obtain.tree import Tree, check_stamp, read_stamp, rebuild
 
 VARIANTS = ("preload", "wrap")
 # FFmpeg's own functions the module watches (_cffi_src/poll.c), wrapped in every variant
-WRAPPED = ("ff_dnn_get_result",)
+WRAPPED = ("ff_dnn_get_result", "av_usleep")
 LIBS = ("avfilter", "avformat", "avcodec", "swscale", "swresample", "avutil")
 
 

@@ -86,7 +86,10 @@ def run(sc: Scenario, checkpoint=lambda record: None, stuck=lambda reason: None)
     family = families.counted(sc.fault)
     if route.setup_only:  # armed while the graph is made: its failure is the run's end
         before, start = arm(ffi, lib, sc, family, coverage)
+        # a graph that could not be made is freed, and its backend waits for its requests
+        stop = eofwatch.watch(lib, sc, stuck, STILL, setup=True)
         g = setup(ffi, lib, sc, family, coverage, record)
+        stop()
         if g is None:
             snapshot(ffi, lib, sc, record, start, before)  # its log too
             record.leaks = leaks.count(ffi, lib)  # the graph that could not be made is freed

@@ -224,3 +224,62 @@ def test_a_lost_request_on_openvino_is_judged_by_its_threads(trees, preload):
     assert re.fullmatch(r"killed [0-9.]+ s in: the flush polled ff_dnn_get_result\(\) \d+ "
                         r"times at EOF with no result, and nothing runs that could complete "
                         r"its task", r.reason), r.reason
+
+
+@pytest.mark.openvino
+def test_a_request_lost_at_the_freeing_is_judged_by_its_sleeps(trees, preload):
+    """FFmpeg's 96th allocation on after's OpenVINO sweep route (a request's entry as it is
+    put back in its queue, taken from the malloc sweep) fails and the request is lost: the
+    flush does not wait for it, the backend's freeing does (ff_dnn_wait_requests() polls
+    every 10 ms with av_usleep()), with OpenVINO's own threads all asleep for good; the
+    worker's watch sees the sleeps and says so at once (else the runner's 2 s idle timer
+    judges it)."""
+    tree = need_tree(trees, "after")
+    if "openvino" not in tree.backends:
+        pytest.skip("trees built without openvino (run: make test BACKENDS=all)")
+    (sc,) = matrix.scenarios([tree], "openvino", "dnn_processing",
+                             ["malloc=95*off->1*return(ENOMEM)"], route="sweep", timeout=10,
+                             frames=4)
+    r = runner.run_one(sc, preload)
+    assert r.outcome is Outcome.HANG, r.reason
+    assert r.record.sites[0].where.startswith("create_entry (queue.c"), r.record.sites
+    assert re.fullmatch(r"killed [0-9.]+ s in: FFmpeg's code sleeps in a wait \(av_usleep\(\), "
+                        r"\d+ calls in the last 20 ms\), and nothing runs that could end it",
+                        r.reason), r.reason
+
+
+@pytest.mark.tensorflow
+def test_a_model_that_could_not_load_is_judged_by_its_sleeps(trees, preload):
+    """On after's setup route, TensorFlow's model fails to load (its 127th allocation, in
+    dnn_load_model_tf(), taken from the malloc sweep): the backend's freeing then waits
+    for requests that were never made (ff_dnn_wait_requests()). The watch runs while the
+    graph is made and says so at once (else the runner's 3 s timer before EOF)."""
+    tree = need_tree(trees, "after")
+    if "tf" not in tree.backends:
+        pytest.skip("trees built without tf (run: make test BACKENDS=all)")
+    (sc,) = matrix.scenarios([tree], "tf", "dnn_processing",
+                             ["malloc=126*off->1*return(ENOMEM)"], route="setup", timeout=10,
+                             frames=4)
+    r = runner.run_one(sc, preload)
+    assert r.outcome is Outcome.HANG, r.reason
+    assert re.fullmatch(r"killed [0-9.]+ s in: FFmpeg's code sleeps in a wait \(av_usleep\(\), "
+                        r"\d+ calls in the last 20 ms\), and nothing runs that could end it",
+                        r.reason), r.reason
+
+
+@pytest.mark.torch
+def test_the_setup_watch_leaves_the_frames_alone(trees, preload):
+    """On after's setup route, LibTorch's lltask queue is not made (its 97th allocation)
+    and the frames are dropped: the watch while the graph is made ends once it is made
+    (and counts no thread of FFmpeg's), so the frames are waited for as on the frames
+    route. (Left watching, with FFmpeg's threads counted from the start, each frame was
+    waited for until the runner's 3 s timer ended the run as a HANG.)"""
+    tree = need_tree(trees, "after")
+    if "torch" not in tree.backends:
+        pytest.skip("trees built without torch (run: make test BACKENDS=all)")
+    (sc,) = matrix.scenarios([tree], "torch", "dnn_processing",
+                             ["malloc=96*off->1*return(ENOMEM)"], route="setup", timeout=10,
+                             frames=4)
+    r = runner.run_one(sc, preload)
+    assert r.outcome is Outcome.MEASURED, r.reason
+    assert r.record.setup.ret == 0 and len(r.record.frames) < 4, r.record

@@ -4,7 +4,11 @@
  * (-Wl,--wrap=ff_dnn_get_result, harness/compile/ffi_build.py), which counts the
  * answers DAST_NOT_READY in a row. A DNN filter's flush at EOF polls it every 5 ms
  * (av_usleep()) until the last task is done: a streak that goes on while nothing can
- * complete a task is a run that will never end (the worker's watch, worker.py).
+ * complete a task is a run that will never end (the worker's watch, eofwatch.py).
+ * The same for every other wait of FFmpeg's that polls with av_usleep(), as the
+ * backends' wait at their freeing for every request to come back (9.0's
+ * ff_dnn_wait_requests(), every 10 ms): av_usleep() is wrapped too, and its calls
+ * counted.
  */
 #include <stdatomic.h>
 
@@ -42,6 +46,21 @@ DNNAsyncStatusType __wrap_ff_dnn_get_result(DnnContext *ctx, AVFrame **in_frame,
     return ffdnn_polled(__real_ff_dnn_get_result(ctx, in_frame, out_frame));
 }
 #endif
+
+static atomic_uint ffdnn_slept; /* av_usleep() calls of FFmpeg's code */
+
+int __real_av_usleep(unsigned usec);
+int __wrap_av_usleep(unsigned usec);
+int __wrap_av_usleep(unsigned usec)
+{
+    atomic_fetch_add(&ffdnn_slept, 1);
+    return __real_av_usleep(usec);
+}
+
+unsigned ffdnn_sleeps(void)
+{
+    return atomic_load(&ffdnn_slept);
+}
 
 unsigned ffdnn_poll_streak(void)
 {
