@@ -23,12 +23,13 @@ SLEEPS = 3   # looks in a row (20 ms apart) that each find FFmpeg's code slept s
 def watch(lib, sc: Scenario, stuck, still: bool = True, setup: bool = False):
     """From here on, a thread of the worker's own watches the filter's flush and the
     graph's freeing: once the flush has polled ff_dnn_get_result() STREAK times in a row
-    with no result, or FFmpeg's code slept in av_usleep() since the look before (a wait
-    that polls: the freeing's wait for every request to come back), while nothing can
-    complete a task (every task of a synchronous backend runs on the thread that is
-    polling; a backend whose tasks run on threads FFmpeg starts has none running, twice
-    in a row; any other, as OpenVINO's own threads: every thread but the polling one
-    asleep in a wait only the process ends, and none run between two looks, stalled()),
+    with no result, or FFmpeg's code slept in av_usleep() since the look before and took
+    no result (a wait that polls: the freeing's wait for every request to come back),
+    SLEEPS looks in a row, while nothing can complete a task (every task of a synchronous
+    backend runs on the thread that is polling; a backend whose tasks run on threads
+    FFmpeg starts has none running, twice in a row; any other, as OpenVINO's own threads:
+    every thread but the polling one asleep in a wait only the process ends, and none run
+    between two looks, stalled()),
     the run can never end: `stuck(reason)` tells the runner, which ends it as a HANG at
     once instead of after its idle timer. `still` False: the last kind is not looked at
     (FFDNN_SWEEP_STILL=0). `setup`: while the graph is made (the setup route), before
@@ -43,16 +44,21 @@ def watch(lib, sc: Scenario, stuck, still: bool = True, setup: bool = False):
     else:
         return lambda: None
     done = threading.Event()
+    lib.ffdnn_poll_restart()  # the flush's polls: the pulls for the frames polled before it
 
     def look():
         quiet = sleeping = 0  # looks in a row: polled with no result / slept, nothing at work
-        slept = lib.ffdnn_sleeps()
+        slept, answers = lib.ffdnn_sleeps(), lib.ffdnn_poll_answers()
         while not done.wait(0.02):
             n, was, slept = lib.ffdnn_poll_streak(), slept, lib.ffdnn_sleeps()
+            # slept with no result taken since the look before (a flush that takes its
+            # last results sleeps between them too, after every thread has ended)
+            before, answers = answers, lib.ffdnn_poll_answers()
+            waits = slept > was and answers == before
             # idle() once a look at most: it compares a look with the one before
-            nothing_at_work = (n >= STREAK or slept > was) and idle()
+            nothing_at_work = (n >= STREAK or waits) and idle()
             quiet = quiet + 1 if n >= STREAK and nothing_at_work else 0
-            sleeping = sleeping + 1 if slept > was and nothing_at_work else 0
+            sleeping = sleeping + 1 if waits and nothing_at_work else 0
             if quiet >= 2:
                 stuck(f"the flush polled ff_dnn_get_result() {n} times at EOF with no "
                       "result, and nothing runs that could complete its task")

@@ -57,6 +57,11 @@ def hung(trees, preload, tmp_path, skip: int, timeout: float, where: str):
                             r"\d+ times at EOF with no result, and nothing runs that could "
                             r"complete its task", r.reason)
         return sc, r, tmp_path / sc.id
+    if where == "after EOF" and "av_usleep" in r.reason:  # the same, of a wait that sleeps
+        assert re.fullmatch(r"killed [0-9.]+ s in: FFmpeg's code sleeps in a wait "
+                            r"\(av_usleep\(\), \d+ calls in the last 20 ms\), and nothing "
+                            r"runs that could end it", r.reason), r.reason
+        return sc, r, tmp_path / sc.id
     assert re.fullmatch(rf"killed [0-9.]+ s in: (idle for|every thread waiting on the others, "
                         rf"none run for) [0-9.]+ s {where}", r.reason)
     watched = r.record.watch[str(r.record.pid)]  # what the watch saw of the worker

@@ -15,14 +15,22 @@
 #include "libavfilter/dnn_filter_common.h"
 
 static atomic_uint ffdnn_not_ready; /* DAST_NOT_READY answers in a row */
+static atomic_uint ffdnn_answered;  /* every other answer: a result, or the queue empty */
 
 static DNNAsyncStatusType ffdnn_polled(DNNAsyncStatusType state)
 {
-    if (state == DAST_NOT_READY)
+    if (state == DAST_NOT_READY) {
         atomic_fetch_add(&ffdnn_not_ready, 1);
-    else
+    } else {
         atomic_store(&ffdnn_not_ready, 0);
+        atomic_fetch_add(&ffdnn_answered, 1);
+    }
     return state;
+}
+
+unsigned ffdnn_poll_answers(void)
+{
+    return atomic_load(&ffdnn_answered);
 }
 
 #if FFDNN_HAS_GET_RESULT_STATUS
@@ -60,6 +68,11 @@ int __wrap_av_usleep(unsigned usec)
 unsigned ffdnn_sleeps(void)
 {
     return atomic_load(&ffdnn_slept);
+}
+
+void ffdnn_poll_restart(void)
+{
+    atomic_store(&ffdnn_not_ready, 0);
 }
 
 unsigned ffdnn_poll_streak(void)

@@ -12,6 +12,10 @@ TYPES = ""
 FUNCTIONS = """
 /* ff_dnn_get_result()'s DAST_NOT_READY answers in a row, up to now. */
 unsigned ffdnn_poll_streak(void);
+/* ff_dnn_get_result()'s other answers (a result, the queue empty), up to now. */
+unsigned ffdnn_poll_answers(void);
+/* The streak counted from 0 again (from EOF on: the pulls before it polled too). */
+void ffdnn_poll_restart(void);
 /* av_usleep()'s calls by FFmpeg's code, up to now. */
 unsigned ffdnn_sleeps(void);
 """
