@@ -27,6 +27,14 @@ def max_jobs() -> int:
     return max(8, 4 * (os.cpu_count() or 1))
 
 
+def default_jobs() -> int:
+    """Runs at a time unless told: one more than the CPUs this process may use. A run
+    spends part of its time waiting (for a frame it pulls, for a flush it watches), which
+    another run's work fills: the 897 sites of after's malloc sweep on 2 CPUs took 45.7 s
+    with 2 jobs, 37.5 s with 3, 37.5 s with 4, the same class at every site."""
+    return len(os.sched_getaffinity(0)) + 1
+
+
 def _integer(text: str, lo: int, hi: int | None, what: str) -> int:
     try:
         n = int(text)

@@ -75,8 +75,9 @@ def judged_status(results, measure: bool) -> int:
 
 def add_report_options(p) -> None:
     """What a command that runs scenarios takes: parallelism, timeout, report files."""
-    p.add_argument("--jobs", "-j", type=inputs.jobs, default=2, help="scenarios at a time "
-                   f"(1 to {inputs.max_jobs()})")
+    p.add_argument("--jobs", "-j", type=inputs.jobs, default=inputs.default_jobs(),
+                   help=f"scenarios at a time (1 to {inputs.max_jobs()}; default: the CPUs "
+                        f"this process may use, plus one: {inputs.default_jobs()})")
     p.add_argument("--timeout", type=inputs.seconds, default=60.0,
                    help="seconds per scenario (above 0, finite)")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
@@ -105,8 +106,9 @@ def add_results_option(p) -> None:
 def add_tree_options(p, covers: str) -> None:
     """The trees a sweep-based command (diff, coverage, mutate) runs on, and how many runs
     at a time; `covers` says what the default backend set must cover."""
-    p.add_argument("--jobs", "-j", type=inputs.jobs, default=2,
-                   help=f"runs at a time (1 to {inputs.max_jobs()})")
+    p.add_argument("--jobs", "-j", type=inputs.jobs, default=inputs.default_jobs(),
+                   help=f"runs at a time (1 to {inputs.max_jobs()}; default: the CPUs this "
+                        f"process may use, plus one: {inputs.default_jobs()})")
     p.add_argument("--backend", default=None,
                    help="backends the trees are configured with (as for build; default: "
                         f"FFDNN_BACKENDS, else {covers})")
