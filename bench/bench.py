@@ -434,19 +434,24 @@ def p9_whole_diff(quick=False) -> list:
         m = subprocess.run([PY, "-m", "harness", "merge", *[f"{tmp}/shard{k}.json" for k in range(1, 5)],
                             "--json", f"{tmp}/merged.json"], cwd=ROOT, env=env,
                            capture_output=True, text=True)
-        merged = readers.load(f"{tmp}/merged.json", "diff")
-    return p9_figures(whole_s, whole_load, whole, shards, m.returncode, merged)
+        merged = (readers.load(f"{tmp}/merged.json", "diff")
+                  if os.path.isfile(f"{tmp}/merged.json") else None)
+        why = (m.stderr.strip().splitlines() or ["no output"])[-1]
+    return p9_figures(whole_s, whole_load, whole, shards, m.returncode, merged, why)
 
 
 def p9_figures(whole_s: float, whole_load: float, whole: dict, shards: list, merge_rc: int,
-               merged: dict) -> list:
+               merged: dict | None, merge_error: str = "") -> list:
     """P9's figures from the diffs' --json (readers.diff): the whole diff's, each shard's
-    (wall, load at its start, its JSON) and the merge's."""
-    w, g = readers.diff(whole), readers.diff(merged)
+    (wall, load at its start, its JSON) and the merge's (None when the merge wrote none:
+    every site differs, and `merge_error` says why)."""
+    w = readers.diff(whole)
+    g = readers.diff(merged) if merged is not None else None
     for _, _, d in shards:
         readers.diff(d)
     t, c = w.timing, w.counts
-    differ = sum(a != b for a, b in zip(w.sites, g.sites)) + abs(len(w.sites) - len(g.sites))
+    differ = (sum(a != b for a, b in zip(w.sites, g.sites)) + abs(len(w.sites) - len(g.sites))
+              if g else len(w.sites))
     walls = [s for s, _, _ in shards]
     n = len(shards)
     loads = ", ".join(f"{k + 1}/{n} {s:.0f} s (load {l:.1f})" for k, (s, l, _) in enumerate(shards))
@@ -458,7 +463,7 @@ def p9_figures(whole_s: float, whole_load: float, whole: dict, shards: list, mer
              if w.hung else "no site run hung")
     return [
         figure("P9a", "the whole default diff, after -> after + follow-ups, unsharded", whole_s,
-               " s", 600, detail=f"{t['runs']} runs, {t['runs_per_second']:.2f} runs/s, runs "
+               " s", 360, detail=f"{t['runs']} runs, {t['runs_per_second']:.2f} runs/s, runs "
                f"that hung {hung:.0f} s of run time of {hung + t['ended_seconds']:.0f} s "
                f"({hung / max(1e-9, hung + t['ended_seconds']):.0%}; {hangs}); "
                f"censuses {t['census_seconds']:.0f} s, sites {t['sites_seconds']:.0f} s, reruns "
@@ -468,8 +473,9 @@ def p9_figures(whole_s: float, whole_load: float, whole: dict, shards: list, mer
         figure("P9c", f"{n} shards: the longest over the shortest", max(walls) / min(walls),
                "x", 1.3, detail=loads),
         figure("P9d", "merge(shards) against the unsharded diff: sites that differ", differ, "", 0,
-               detail=f"merge exit {merge_rc} ({g.word}), the whole diff's "
-                      f"{w.exit_status}; {len(g.sites)} sites merged"),
+               detail=(f"merge exit {merge_rc} ({g.word}), the whole diff's "
+                       f"{w.exit_status}; {len(g.sites)} sites merged" if g else
+                       f"merge exit {merge_rc}, no JSON written: {merge_error}")),
     ]
 
 

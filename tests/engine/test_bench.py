@@ -122,6 +122,19 @@ def test_p9_reads_the_diffs():
     assert f"merge exit 0 ({whole['word']})" in figs["P9d"]["detail"]
 
 
+def test_p9_says_a_merge_that_wrote_nothing():
+    """A merge that failed (no JSON): P9d fails with every site counted and its error, not
+    a traceback that loses the other figures."""
+    figs = {f["id"]: f for f in bench.p9_figures(
+        100.0, 1.5, data("diff"), [(40.0, 1.0, data("diff-shard1"))], 2, None,
+        "error: the shards are of different diffs")}
+    assert figs["P9d"]["pass"] is False
+    assert figs["P9d"]["measured"] == len(data("diff")["sites"])
+    assert figs["P9d"]["detail"] == ("merge exit 2, no JSON written: error: the shards are "
+                                     "of different diffs")
+    assert figs["P9a"]["measured"] == 100.0
+
+
 def test_p9_counts_a_site_that_differs():
     merged = data("diff-merged")
     merged["sites"][3]["to"]["class"] = "CRASH"
