@@ -226,6 +226,20 @@ def test_a_lost_request_on_openvino_is_judged_by_its_threads(trees, preload):
                         r"its task", r.reason), r.reason
 
 
+SLEEPS = (r"killed [0-9.]+ s in: FFmpeg's code sleeps in a wait \(av_usleep\(\), \d+ calls in "
+          r"the last 20 ms\), and nothing runs that could end it")  # eofwatch's word
+
+
+def after_run(trees, preload, backend: str, fault: str, route: str):
+    """One run on after's dnn_processing graph of `backend` (4 frames, as the sweep's)."""
+    tree = need_tree(trees, "after")
+    if backend not in tree.backends:
+        pytest.skip(f"trees built without {backend} (run: make test BACKENDS=all)")
+    (sc,) = matrix.scenarios([tree], backend, "dnn_processing", [fault], route=route,
+                             timeout=10, frames=4)
+    return runner.run_one(sc, preload)
+
+
 @pytest.mark.openvino
 def test_a_request_lost_at_the_freeing_is_judged_by_its_sleeps(trees, preload):
     """FFmpeg's 96th allocation on after's OpenVINO sweep route (a request's entry as it is
@@ -234,18 +248,10 @@ def test_a_request_lost_at_the_freeing_is_judged_by_its_sleeps(trees, preload):
     every 10 ms with av_usleep()), with OpenVINO's own threads all asleep for good; the
     worker's watch sees the sleeps and says so at once (else the runner's 2 s idle timer
     judges it)."""
-    tree = need_tree(trees, "after")
-    if "openvino" not in tree.backends:
-        pytest.skip("trees built without openvino (run: make test BACKENDS=all)")
-    (sc,) = matrix.scenarios([tree], "openvino", "dnn_processing",
-                             ["malloc=95*off->1*return(ENOMEM)"], route="sweep", timeout=10,
-                             frames=4)
-    r = runner.run_one(sc, preload)
+    r = after_run(trees, preload, "openvino", "malloc=95*off->1*return(ENOMEM)", "sweep")
     assert r.outcome is Outcome.HANG, r.reason
     assert r.record.sites[0].where.startswith("create_entry (queue.c"), r.record.sites
-    assert re.fullmatch(r"killed [0-9.]+ s in: FFmpeg's code sleeps in a wait \(av_usleep\(\), "
-                        r"\d+ calls in the last 20 ms\), and nothing runs that could end it",
-                        r.reason), r.reason
+    assert re.fullmatch(SLEEPS, r.reason), r.reason
 
 
 @pytest.mark.tensorflow
@@ -254,17 +260,9 @@ def test_a_model_that_could_not_load_is_judged_by_its_sleeps(trees, preload):
     dnn_load_model_tf(), taken from the malloc sweep): the backend's freeing then waits
     for requests that were never made (ff_dnn_wait_requests()). The watch runs while the
     graph is made and says so at once (else the runner's 3 s timer before EOF)."""
-    tree = need_tree(trees, "after")
-    if "tf" not in tree.backends:
-        pytest.skip("trees built without tf (run: make test BACKENDS=all)")
-    (sc,) = matrix.scenarios([tree], "tf", "dnn_processing",
-                             ["malloc=126*off->1*return(ENOMEM)"], route="setup", timeout=10,
-                             frames=4)
-    r = runner.run_one(sc, preload)
+    r = after_run(trees, preload, "tf", "malloc=126*off->1*return(ENOMEM)", "setup")
     assert r.outcome is Outcome.HANG, r.reason
-    assert re.fullmatch(r"killed [0-9.]+ s in: FFmpeg's code sleeps in a wait \(av_usleep\(\), "
-                        r"\d+ calls in the last 20 ms\), and nothing runs that could end it",
-                        r.reason), r.reason
+    assert re.fullmatch(SLEEPS, r.reason), r.reason
 
 
 @pytest.mark.torch
@@ -274,12 +272,6 @@ def test_the_setup_watch_leaves_the_frames_alone(trees, preload):
     (and counts no thread of FFmpeg's), so the frames are waited for as on the frames
     route. (Left watching, with FFmpeg's threads counted from the start, each frame was
     waited for until the runner's 3 s timer ended the run as a HANG.)"""
-    tree = need_tree(trees, "after")
-    if "torch" not in tree.backends:
-        pytest.skip("trees built without torch (run: make test BACKENDS=all)")
-    (sc,) = matrix.scenarios([tree], "torch", "dnn_processing",
-                             ["malloc=96*off->1*return(ENOMEM)"], route="setup", timeout=10,
-                             frames=4)
-    r = runner.run_one(sc, preload)
+    r = after_run(trees, preload, "torch", "malloc=96*off->1*return(ENOMEM)", "setup")
     assert r.outcome is Outcome.MEASURED, r.reason
     assert r.record.setup.ret == 0 and len(r.record.frames) < 4, r.record
