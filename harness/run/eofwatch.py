@@ -29,12 +29,12 @@ def watch(lib, sc: Scenario, stuck, still: bool = True, setup: bool = False):
     backend runs on the thread that is polling; a backend whose tasks run on threads
     FFmpeg starts has none running, twice in a row; any other, as OpenVINO's own threads:
     every thread but the polling one asleep in a wait only the process ends, and none run
-    between two looks, stalled()),
-    the run can never end: `stuck(reason)` tells the runner, which ends it as a HANG at
-    once instead of after its idle timer. `still` False: the last kind is not looked at
-    (FFDNN_SWEEP_STILL=0). `setup`: while the graph is made (the setup route), before
-    any frame: FFmpeg's threads are not counted there (its idle slice threads would be),
-    a backend's are looked at as the last kind's. What stops the watch is returned."""
+    between two looks, stalled()), the run can never end: `stuck(reason)` tells the
+    runner, which ends it as a HANG at once instead of after its idle timer. `still`
+    False: the last kind is not looked at (FFDNN_SWEEP_STILL=0). `setup`: while the graph
+    is made (the setup route), before any frame: FFmpeg's threads are not counted there
+    (its idle slice threads would be), a backend's are looked at as the last kind's. What
+    stops the watch is returned."""
     if synchronous(sc):
         idle = lambda: True  # noqa: E731 - nothing but the polling thread runs a task
     elif not setup and async_threads(sc) and lib.ffdnn_threads_track(b"_ffdnn.") == 0:

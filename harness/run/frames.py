@@ -22,10 +22,11 @@ MAX_PULLS = 16
 STILL = 2  # pulls that gave nothing, each followed by the same stalled() look, give a frame up
 STALL_BEYOND = 3.0  # seconds: a wait with a deadline further off counts as one for good (a
                     # sweep waits 2 s for a frame at most)
-# settle()'s pauses between pulls: from 1 ms, doubled up to 5 ms for the first 0.1 s (a
-# backend's frame mostly comes within it), then up to 50 ms (a frame waited for 2 s is
-# pulled about 60 times: each pull's activate() is recorded, FFDNN_MAX_RECORDS)
-PAUSES = (0.001, 0.005, 0.1, 0.05)
+# settle()'s pauses between pulls: from PAUSE_FIRST, doubled up to PAUSE_SOON for the first
+# SOON seconds (a backend's frame mostly comes within them), then up to PAUSE_MAX (a frame
+# waited for 2 s is pulled about 60 times: each pull's activate() is recorded,
+# FFDNN_MAX_RECORDS)
+PAUSE_FIRST, PAUSE_SOON, SOON, PAUSE_MAX = 0.001, 0.005, 0.1, 0.05
 POKES = 40  # settle()'s pokes for one frame: each activate() it causes is recorded
             # (FFDNN_MAX_RECORDS), so a frame that never comes does not fill the records
 
@@ -98,7 +99,7 @@ def stalled(skip: tuple = ()) -> dict | None:
 def settle(g: Graph, want: int, seconds: float = 10.0, idle: float = 0.0,
            running=None, poke=None, still=None) -> tuple[list, list]:
     """Pull until `want` frames came out (async backends finish on their own threads) or
-    the sink returns an error for the frame, polling with a backoff from 1 to 50 ms (PAUSES):
+    the sink returns an error for the frame, polling with a backoff from 1 to 50 ms (PAUSE_*):
     (return codes, repeats collapsed; [Frame]). With `running` (how many of the threads
     FFmpeg started for its tasks run now, -1 when unknown), stop waiting after two pulls
     in a row that gave nothing while none ran: every task started had ended by the
@@ -114,7 +115,7 @@ def settle(g: Graph, want: int, seconds: float = 10.0, idle: float = 0.0,
     (a backend runtime's own threads, as OpenVINO's, with the frame's request lost)."""
     codes, frames = [], []
     start = time.monotonic()
-    deadline, pause = start + seconds, PAUSES[0]
+    deadline, pause = start + seconds, PAUSE_FIRST
     quiet = None  # (since, others' CPU then) while nothing else runs
     ended = 0     # pulls in a row that gave nothing while no task thread ran
     pokes = 0
@@ -148,6 +149,6 @@ def settle(g: Graph, want: int, seconds: float = 10.0, idle: float = 0.0,
                 poke()
                 pokes += 1
             time.sleep(pause)
-            soon = time.monotonic() - start < PAUSES[2]
-            pause = min(pause * 2, PAUSES[1] if soon else PAUSES[3])
+            soon = time.monotonic() - start < SOON
+            pause = min(pause * 2, PAUSE_SOON if soon else PAUSE_MAX)
     return codes, frames
