@@ -73,11 +73,17 @@ def judged_status(results, measure: bool) -> int:
     return exit_status(results, measure)
 
 
+def add_jobs_option(p, what: str) -> None:
+    """--jobs: how many `what` (scenarios, runs) at a time."""
+    n = inputs.default_jobs()
+    p.add_argument("--jobs", "-j", type=inputs.jobs, default=n,
+                   help=f"{what} at a time (1 to {inputs.max_jobs()}; default: the CPUs this "
+                        f"process may use, plus one: {n})")
+
+
 def add_report_options(p) -> None:
     """What a command that runs scenarios takes: parallelism, timeout, report files."""
-    p.add_argument("--jobs", "-j", type=inputs.jobs, default=inputs.default_jobs(),
-                   help=f"scenarios at a time (1 to {inputs.max_jobs()}; default: the CPUs "
-                        f"this process may use, plus one: {inputs.default_jobs()})")
+    add_jobs_option(p, "scenarios")
     p.add_argument("--timeout", type=inputs.seconds, default=60.0,
                    help="seconds per scenario (above 0, finite)")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
@@ -106,9 +112,7 @@ def add_results_option(p) -> None:
 def add_tree_options(p, covers: str) -> None:
     """The trees a sweep-based command (diff, coverage, mutate) runs on, and how many runs
     at a time; `covers` says what the default backend set must cover."""
-    p.add_argument("--jobs", "-j", type=inputs.jobs, default=inputs.default_jobs(),
-                   help=f"runs at a time (1 to {inputs.max_jobs()}; default: the CPUs this "
-                        f"process may use, plus one: {inputs.default_jobs()})")
+    add_jobs_option(p, "runs")
     p.add_argument("--backend", default=None,
                    help="backends the trees are configured with (as for build; default: "
                         f"FFDNN_BACKENDS, else {covers})")

@@ -24,9 +24,7 @@ def add_parser(sub) -> None:
     common.add_route_option(p, "frames")
     p.add_argument("--limit", type=inputs.limit,
                    help="fail only the first N sites of each build (N at least 1)")
-    p.add_argument("--jobs", "-j", type=inputs.jobs, default=inputs.default_jobs(),
-                   help=f"runs at a time (1 to {inputs.max_jobs()}; default: the CPUs this "
-                        f"process may use, plus one: {inputs.default_jobs()})")
+    common.add_jobs_option(p, "runs")
     p.add_argument("--json", metavar="FILE", help="write the sweeps as JSON")
     common.add_shard_option(p)
     common.add_results_option(p)
