@@ -3,6 +3,7 @@
 every site, `--fresh` takes none, and kept runs that do not read are made again."""
 
 import json
+import uuid
 
 import pytest
 
@@ -33,8 +34,18 @@ def _sites(d):
             for s in d["sites"]}
 
 
-def test_the_next_diff_takes_the_from_trees_runs(tree, tmp_path):
-    after = tree("after")
+@pytest.fixture
+def own_key(tree, monkeypatch):
+    """after's kept file for this test alone: the FFDNN_* settings key it, and the suite's
+    other diffs against after, run beside this one (-n 2), keep theirs in the shared one
+    (and can write it whole between this test's damage and its next diff)."""
+    monkeypatch.setenv("FFDNN_TEST_MARK", uuid.uuid4().hex)
+    path = kept.path_of(tree("after"), cache_root())
+    yield path
+    path.unlink(missing_ok=True)
+
+
+def test_the_next_diff_takes_the_from_trees_runs(own_key, tmp_path):
     (tmp_path / "drop-check.patch").write_text(DROP_CHECK)
     _, first = _diff(tmp_path, "first", "--fresh")
     assert first["timing"]["kept_runs"] == 0
@@ -45,9 +56,8 @@ def test_the_next_diff_takes_the_from_trees_runs(tree, tmp_path):
     assert second["timing"]["runs"] == first["timing"]["runs"] - from_runs
     assert _sites(second) == _sites(first) and second["verdict"] == first["verdict"]
 
-    path = kept.path_of(after, cache_root())
-    path.write_text('{"runs": {"x": ')  # cut short
+    own_key.write_text('{"runs": {"x": ')  # cut short
     r, third = _diff(tmp_path, "third")
     assert "do not read" in r.stderr and third["timing"]["kept_runs"] == 0
     assert _sites(third) == _sites(first)
-    assert json.loads(path.read_text())["code"] == kept.code_hash()  # made again, whole
+    assert json.loads(own_key.read_text())["code"] == kept.code_hash()  # made again, whole
