@@ -38,6 +38,7 @@ def run(args) -> int:
     text = diffreport.markdown(d)
     walls = ", ".join(f"{k}/{len(d.shard_walls)} {w:.1f} s" for k, w in d.shard_walls)
     text += f"\nShards' walls: {walls}; the longest {max(w for _, w in d.shard_walls):.1f} s.\n"
+    text += said_varied(shards)
     common.publish_diff(args, d, text, status, name, wrong,
                        {"case": {"name": name, "wrong": wrong}} if claims is not None else None)
     return status
@@ -59,12 +60,26 @@ def sweeps(args, shards: list) -> int:
     status = ExitStatus.FAIL if bad else ExitStatus.OK
     text = "".join(f"- {line}\n" for line in first["skipped"])
     text += "\n".join(sweep.markdown(found[key], g["title"]) for key, g in groups.items())
+    text += said_varied(shards)
     print(text)
     if args.markdown:
         write_file("--markdown", args.markdown, text)
     sweepcmd.publish(args.json, first["trees"], status, first["case"], None, first["inputs"],
                      first["skipped"], bad, found, groups)
     return status
+
+
+def said_varied(shards: list) -> str:
+    """The censuses that counted differently in different shards, on stderr and as the
+    report's last lines (each site was run as its own shard's census found it)."""
+    import sys
+    from harness.judge import merge
+    lines = merge.varied(shards)
+    for line in lines:
+        print(f"merge: {line}", file=sys.stderr)
+    return ("\nCensuses that counted differently in different shards (each site is run as "
+            "its own shard's census found it):\n" + "".join(f"- {line}\n" for line in lines)
+            if lines else "")
 
 
 def case_claims(shards: list):

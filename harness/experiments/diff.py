@@ -149,7 +149,9 @@ def _run(sides, groups, batch: Batch, *, confirm, shard, touched=UNKNOWN,
     costs = [sum(sharding.cost(site_scenario(item.group, si, i, item.value), batch.expect)
                  for si, i in enumerate(item.calls) if i is not None)
              for item in planned]
-    mine = sharding.mine(planned, costs, shard) if shard else list(range(len(planned)))
+    names = [(f"{groups[item.group].key}\0{item.place}", item.nth + item.value_index)
+             for item in planned]  # a site's own, whatever else its census counted
+    mine = sharding.mine(names, shard) if shard else list(range(len(planned)))
     plans = [((item.group, si), site_scenario(item.group, si, i, item.value), k)
              for k in sorted(mine, key=lambda k: (-costs[k], k))  # the longest first
              for item in [planned[k]]

@@ -124,7 +124,8 @@ def _sweep(groups, preload, jobs, progress, limit, results, expect, pool, shard,
             extra={**sc.extra, **(extra or {})}))
                   for i, _ in (calls if limit is None else calls[:limit])]
     costs = [sharding.cost(sc, expect) for _, sc in plans]
-    mine = sharding.mine(plans, costs, shard) if shard else range(len(plans))
+    names = [(f"{key}\0{sc.build}", sc.fault.skip) for key, sc in plans]
+    mine = sharding.mine(names, shard) if shard else range(len(plans))
     order = sorted(mine, key=lambda k: (-costs[k], k))  # the longest first
     runs = run_all([plans[k][1] for k in order], preload, jobs=jobs, progress=progress,
                    results=results, expect=expect, pool=pool)

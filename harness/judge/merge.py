@@ -62,12 +62,57 @@ def kind_of(d: dict) -> str:
 
 
 def _identity(d: dict) -> tuple:
-    """(the trees, everything else that makes it the same diff or sweep)."""
+    """(the trees, everything else that makes it the same diff or sweep): not the number of
+    calls each census counted, which on a backend with threads of its own differs from run
+    to run, and so from shard to shard (harness/judge/shard.py; said by `varied()`)."""
     if kind_of(d) == "sweep":
-        counts = {k: {b: (v["sites"], v["census"]) for b, v in g["builds"].items()}
-                  for k, g in d["sweeps"].items()}
-        return [t["key"] for t in d["trees"]], (d["inputs"], d["case"], counts)
-    return (d["inputs"]["from"], d["inputs"]["to"]), d["inputs"]
+        censuses = {k: {b: (v["census"] or {}).get("outcome") for b, v in g["builds"].items()}
+                    for k, g in d["sweeps"].items()}
+        return [t["key"] for t in d["trees"]], (d["inputs"], d["case"], censuses)
+    inputs = {**d["inputs"], "groups": [[key, fault, errors]
+                                        for key, fault, _, errors in d["inputs"]["groups"]]}
+    return (d["inputs"]["from"], d["inputs"]["to"]), inputs
+
+
+def _counts(d: dict) -> dict:
+    """(group, side or build) -> the number of calls the shard's census counted."""
+    if kind_of(d) == "sweep":
+        return {(k, b): v["sites"] for k, g in d["sweeps"].items()
+                for b, v in g["builds"].items()}
+    return {(_group_key(g), side): g["sites"][side] for g in d["groups"]
+            for side in ("from", "to")}
+
+
+def _group_key(g: dict) -> str:
+    """A diff's group as its JSON gives it, named as harness.judge.diff.Group.key names it."""
+    return " / ".join(g[k] for k in ("backend", "filter", "route", "family"))
+
+
+def _seen(shards: list) -> dict:
+    """(group, side or build) -> every count of calls its census had in a shard (None where
+    the shard ran no census of it)."""
+    seen = {}
+    for _, d in shards:
+        for k, n in _counts(d).items():
+            seen.setdefault(k, set()).add(n)
+    return seen
+
+
+def varied(shards: list) -> list:
+    """A line for each census whose count of calls differs between the shards. Each site
+    is run by the one shard it belongs to, as that shard's census found it: a call that
+    shard's census did not count is in no shard, as in a whole diff whose census counted
+    as few."""
+    return [f"{group} ({side}): its census counted "
+            f"{', '.join(str(n) for n in sorted(ns, key=lambda n: (n is None, n)))} calls in "
+            "different shards" for (group, side), ns in _seen(shards).items() if len(ns) > 1]
+
+
+def _most(shards: list) -> dict:
+    """(group, side or build) -> the most calls its census counted in any shard (None
+    where no shard had a census)."""
+    return {k: max((n for n in ns if n is not None), default=None)
+            for k, ns in _seen(shards).items()}
 
 
 def check(shards: list) -> int:
@@ -154,10 +199,10 @@ def merged(shards: list) -> Diff:
     n = check(shards)
     first = shards[0][1]
     sides = [_side(first["from"]), _side(first["to"])]
-    groups = []
+    groups, most = [], _most(shards)
     for g in first["groups"]:
         groups.append(Group(g["backend"], g["filter"], g["fault"], g["family"],
-                            [g["sites"]["from"], g["sites"]["to"]],
+                            [most[(_group_key(g), side)] for side in ("from", "to")],
                             [g["errors"]["from"], g["errors"]["to"]], route=g["route"],
                             left=_left(g)))
     pairs = []
@@ -200,7 +245,7 @@ def merged_sweeps(shards: list) -> tuple:
     check(shards)
     first = shards[0][1]
     groups = {k: {f: g[f] for f in g if f != "builds"} for k, g in first["sweeps"].items()}
-    found = {}
+    found, most = {}, _most(shards)
     for key, g in first["sweeps"].items():
         found[key] = {}
         for build, b in g["builds"].items():
@@ -211,7 +256,8 @@ def merged_sweeps(shards: list) -> tuple:
                 if c else None
             sites = [_sweep_site(r, build)
                      for _, d in shards for r in d["sweeps"][key]["builds"][build]["runs"]]
-            found[key][build] = Found(b["sites"], sorted(sites, key=lambda s: s.index), census)
+            found[key][build] = Found(most[(key, build)], sorted(sites, key=lambda s: s.index),
+                                      census)
     return groups, found
 
 

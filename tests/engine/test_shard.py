@@ -29,23 +29,41 @@ def test_bad_shard(text):
         shard.parse(text)
 
 
+# sites as a diff names them: (its group and place, its position there)
+SITES = [(f"onnx / dnn_processing / frames / libav\0{place}", nth)
+         for place, calls in (("av_frame_alloc < a", 33), ("av_frame_ref < b", 7),
+                              ("av_malloc < c", 1), ("av_malloc < d", 1), ("av_malloc < e", 2))
+         for nth in range(calls)]
+
+
 @pytest.mark.unit
 def test_every_site_in_exactly_one_shard():
-    costs = [1.0] * 97 + [4.0] * 23
     for n in (1, 2, 3, 4, 7):
-        parts = [shard.mine(costs, costs, (k, n)) for k in range(1, n + 1)]
-        assert sorted(i for p in parts for i in p) == list(range(len(costs)))
-        loads = [sum(costs[i] for i in p) for p in parts]
-        assert max(loads) - min(loads) <= max(costs), "balanced by cost"
-        assert parts == [shard.mine(costs, costs, (k, n)) for k in range(1, n + 1)], \
+        parts = [shard.mine(SITES, (k, n)) for k in range(1, n + 1)]
+        assert sorted(i for p in parts for i in p) == list(range(len(SITES)))
+        assert parts == [shard.mine(SITES, (k, n)) for k in range(1, n + 1)], \
             "the same inputs, the same partition"
 
 
 @pytest.mark.unit
-def test_longest_first():
-    """A hang costs more than a run that ends: the hangs are dealt out first, one a shard."""
-    costs = [1.0] * 6 + [shard.HANG] * 2
-    assert [shard.partition(costs, 2)[i] for i in (6, 7)] == [0, 1]
+def test_a_places_calls_are_dealt_in_turn():
+    """The 33 calls at one place: 8 or 9 to each of 4 shards, one after another."""
+    owners = [shard.owner(*site, 4) for site in SITES[:33]]
+    assert sorted(owners.count(k) for k in range(4)) == [8, 8, 8, 9]
+    assert all((b - a) % 4 == 1 for a, b in zip(owners, owners[1:]))
+
+
+@pytest.mark.unit
+def test_a_site_keeps_its_shard_whatever_else_the_census_counted():
+    """Each shard runs its own census, and a backend with threads of its own counts more
+    calls in one run than in another: a site's shard is its own, not its index among
+    whatever its census found."""
+    fewer = [site for site in SITES if not (site[0].endswith("< a") and site[1] >= 30)
+             and not site[0].endswith("< d")]
+    for n in (2, 3, 4):
+        whole = {SITES[i]: k for k in range(1, n + 1) for i in shard.mine(SITES, (k, n))}
+        assert {fewer[i]: k for k in range(1, n + 1) for i in shard.mine(fewer, (k, n))} \
+            == {site: whole[site] for site in fewer}
 
 
 def _shard_json(k, n, **change):
@@ -79,6 +97,48 @@ def test_merge_refuses(tmp_path, shards, says):
     r = harness("merge", *paths)
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.strip().splitlines() == [r.stderr.strip()] and says in r.stderr, r.stderr
+
+
+def _counted_shard(k, n, count, nths):
+    """Shard K/N of a diff of one group whose censuses counted `count` calls on each side,
+    with the sites at its one place whose nth is in `nths` (each SURFACED on both)."""
+    from types import SimpleNamespace
+    from harness.judge.diff import Change, Diff, Group, Pair, Side
+    from harness.judge.diffreport import to_json
+    from harness.judge.sweep import Class, Site
+    from harness.obtain.tree import Tree
+    from harness.run.outcome import Outcome
+    from harness.run.record import RunRecord
+    sides = [Side(name, Tree(name, Path("/t"), {"key": name, "source": {"kind": "release"},
+                                                "series": []})) for name in ("a", "b")]
+    group = Group("openvino", "dnn_processing", "libav=ENOMEM", "libav", [count, count],
+                  ["", ""])
+    result = SimpleNamespace(outcome=Outcome.PASS, reason="", seconds=0.1, record=RunRecord())
+    pairs = [Pair(group, "av_frame_alloc < f", nth,
+                  [Site(name, nth, Class.SURFACED, result, "run", "f") for name in "ab"],
+                  Change.SAME, [[Class.SURFACED]] * 2, "", (0, nth, 0)) for nth in nths]
+    seconds = dict.fromkeys(("census", "sites", "confirm", "total"), 1.0)
+    return to_json(Diff(sides, [group], pairs, seconds, len(pairs) * 2, shard=(k, n)))
+
+
+@pytest.mark.unit
+def test_merge_takes_shards_whose_censuses_counted_differently(tmp_path):
+    """OpenVINO's census counts 33 frame calls in one run and 38 in another: shards of one
+    diff, merged with each shard's own sites and the most calls counted; the difference is
+    said on stderr and in the report."""
+    paths = []
+    for k, count, nths in ((1, 38, [0, 2, 36]), (2, 33, [1, 3, 31])):
+        paths.append(tmp_path / f"s{k}.json")
+        paths[-1].write_text(json.dumps(_counted_shard(k, 2, count, nths)))
+    merged, report = tmp_path / "merged.json", tmp_path / "merged.md"
+    r = harness("merge", *map(str, paths), "--json", str(merged), "--markdown", str(report))
+    assert r.returncode == 0, r.stderr
+    said = "openvino / dnn_processing / frames / libav (from): its census counted 33, 38 calls"
+    assert f"merge: {said}" in r.stderr and said in report.read_text()
+    m = json.loads(merged.read_text())
+    assert [s["nth"] for s in m["sites"]] == [0, 1, 2, 3, 31, 36]
+    assert m["groups"][0]["sites"] == {"from": 38, "to": 38}
+    assert schemas.problem(m) is None
 
 
 @pytest.mark.unit
