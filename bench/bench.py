@@ -450,8 +450,12 @@ def p9_figures(whole_s: float, whole_load: float, whole: dict, shards: list, mer
     for _, _, d in shards:
         readers.diff(d)
     t, c = w.timing, w.counts
-    differ = (sum(a != b for a, b in zip(w.sites, g.sites)) + abs(len(w.sites) - len(g.sites))
-              if g else len(w.sites))
+    by = [{s[0][:1] + s[1:6]: s[6:] for s in x.sites} if x else {} for x in (w, g)]
+    both = by[0].keys() & by[1].keys()
+    flaky = {k for k in both if "flaky" in (by[0][k][0], by[1][k][0])}
+    changed = {k for k in both - flaky if by[0][k][0] != by[1][k][0]}
+    regressions = [{k for k, v in x.items() if v[0] == "regression"} for x in by]
+    differ = len(regressions[0] ^ regressions[1]) if g else len(w.sites)
     walls = [s for s, _, _ in shards]
     n = len(shards)
     loads = ", ".join(f"{k + 1}/{n} {s:.0f} s (load {l:.1f})" for k, (s, l, _) in enumerate(shards))
@@ -472,9 +476,14 @@ def p9_figures(whole_s: float, whole_load: float, whole: dict, shards: list, mer
                "x", 1 / 3, detail=f"shards one after another: {loads}"),
         figure("P9c", f"{n} shards: the longest over the shortest", max(walls) / min(walls),
                "x", 1.3, detail=loads),
-        figure("P9d", "merge(shards) against the unsharded diff: sites that differ", differ, "", 0,
-               detail=(f"merge exit {merge_rc} ({g.word}), the whole diff's "
-                       f"{w.exit_status}; {len(g.sites)} sites merged" if g else
+        figure("P9d", "merge(shards) against the unsharded diff: regressions in one only",
+               differ, "", 0,
+               detail=(f"merge exit {merge_rc} ({g.word}), the whole diff's {w.exit_status}; "
+                       f"{len(g.sites)} sites merged, {len(w.sites)} whole; by site (its group, "
+                       f"place, nth and value): {len(both)} in both, {len(by[0].keys() - both)} "
+                       f"in the whole only, {len(by[1].keys() - both)} in the merge only (their "
+                       f"censuses counted differently), {len(changed)} judged differently, "
+                       f"{len(flaky)} flaky in either" if g else
                        f"merge exit {merge_rc}, no JSON written: {merge_error}")),
     ]
 

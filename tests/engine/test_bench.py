@@ -135,12 +135,25 @@ def test_p9_says_a_merge_that_wrote_nothing():
     assert figs["P9a"]["measured"] == 100.0
 
 
-def test_p9_counts_a_site_that_differs():
+def test_p9_counts_a_regression_in_one_only():
+    """P9d: the sites the merge judges a regression and the whole diff does not, or the
+    other way; each site by what it is, not where it stands in the list (the censuses of
+    the shards and of the whole diff may count differently)."""
     merged = data("diff-merged")
-    merged["sites"][3]["to"]["class"] = "CRASH"
+    merged["sites"][3]["change"] = "regression"
     assert p9(merged)["P9d"]["measured"] == 1
-    merged["sites"].pop()
-    assert p9(merged)["P9d"]["measured"] == 2
+    merged["sites"].insert(0, merged["sites"].pop())  # another order: the same sites
+    assert p9(merged)["P9d"]["measured"] == 1
+    merged["sites"][1]["change"] = "flaky"
+    assert p9(merged)["P9d"]["measured"] == 1
+    assert "1 judged differently, 1 flaky in either" in p9(merged)["P9d"]["detail"]
+    whole = data("diff")
+    whole["sites"][3]["change"] = "regression"
+    gone = merged["sites"].pop(4)  # the whole diff's 4th, regression: in the merge no more
+    assert (gone["place"], gone["nth"]) == (whole["sites"][3]["place"], whole["sites"][3]["nth"])
+    figs = {f["id"]: f for f in bench.p9_figures(100.0, 1.5, whole, [(40.0, 1.0, data(
+        "diff-shard1"))], 0, merged)}
+    assert figs["P9d"]["measured"] == 1 and "1 in the whole only" in figs["P9d"]["detail"]
 
 
 def test_p9_reads_what_a_merge_writes_now():
