@@ -62,6 +62,14 @@ def limit(text: str) -> int:
     return _integer(text, 1, None, "the sites failed")
 
 
+def sample(text: str) -> int:
+    return _integer(text, 1, None, "a sample")
+
+
+def seed(text: str) -> int:
+    return _integer(text, 0, None, "a seed")
+
+
 def commit(text: str) -> int:
     return _integer(text, 1, None, "a commit number")
 

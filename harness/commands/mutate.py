@@ -32,6 +32,12 @@ def add_parser(sub) -> None:
     p.add_argument("--function", metavar="LIST", help="only the mutants of these functions")
     p.add_argument("--limit", type=inputs.limit, metavar="N",
                    help="the first N mutants of each file")
+    p.add_argument("--sample", type=inputs.sample, metavar="N",
+                   help="N of the mutants, drawn at random (after --operator, --function and "
+                        "--limit): the score of them all estimated, with its 95%% interval, "
+                        "in the time of N mutants")
+    p.add_argument("--seed", type=inputs.seed, default=1, metavar="S",
+                   help="the draw of --sample (default 1: the same mutants every time)")
     p.add_argument("--values", default="changed", metavar="MODE",
                    help="which values of each site's fault profile its diff fails it with "
                         "(as diff's --values; default changed: every value at "
@@ -145,13 +151,15 @@ def run(args) -> int:
                        case.expect, values, max(0, args.confirm), operators, data, args.keep,
                        args.limit, args.function.split(",") if args.function else None,
                        progress=lambda line: print(line, file=sys.stderr, flush=True),
-                       not_run=unrun, fresh=args.fresh)
+                       not_run=unrun, fresh=args.fresh, sample=args.sample, seed=args.seed)
     r = s.rate()
     status = ExitStatus.FAIL if s.count()[ERROR] or (
         args.fail_under is not None and r["score"] < args.fail_under) else ExitStatus.OK
     publish(args, "mutate", t, status, mutatereport.markdown(s),
             {"values": values, "confirm": args.confirm, "operators": operators,
              "groups": [g.key for g in gs], **mutatereport.to_json(s)})
-    print(f"mutate: {len(s.fates)} mutants in {s.seconds:.0f} s, {r['score']}% killed, "
-          f"exit {status}", file=sys.stderr)
+    within = s.interval()
+    print(f"mutate: {len(s.fates)} mutants in {s.seconds:.0f} s, {r['score']}% killed"
+          + (f" (a sample of {s.sample[0]}: all of them {within[0]}-{within[1]}%, 95%)"
+             if within else "") + f", exit {status}", file=sys.stderr)
     return status

@@ -126,8 +126,10 @@ def remove(tree) -> None:
 def run(tree, files: list, layout, groups: list, preload: str, jobs: int = 2, expect=None,
         values: str = "one", confirm: int = CONFIRM, operators=ops.OPERATORS,
         equivalent_file: Path = EQUIVALENT, keep: bool = False, limit=None,
-        functions=None, progress=print, not_run=None, fresh: bool = False) -> Score:
-    """Every mutant of `files` (repository paths of `tree`) by `operators`, each judged.
+        functions=None, progress=print, not_run=None, fresh: bool = False,
+        sample: int | None = None, seed: int = 1) -> Score:
+    """Every mutant of `files` (repository paths of `tree`) by `operators`, each judged;
+    with `sample`, that many of them drawn at random (`seed`), in the files' order.
     `not_run`: path -> the lines of code no fault ran in the tree's sweep (`harness
     coverage --json` of the same sources): a mutant there is blind without a build (the
     diff would find none of its changed lines run under a fault). The tree's side of every
@@ -142,24 +144,27 @@ def run(tree, files: list, layout, groups: list, preload: str, jobs: int = 2, ex
     equivalent, unreachable = fates.read_equivalent(equivalent_file), \
         branchcov.read_unreachable(branchcov.UNREACHABLE)
     stacks = censuses(tree, groups, preload, jobs, expect, memo)
-    out = []
+    chosen = []  # (mutant, its file's text, the lines compiled, the branches no fault reaches)
     for path in files:
         text = (tree.src / path).read_text(errors="replace")
         seen = compiled_lines(tree, path)
         never = fates.in_unreachable(text, path, unreachable)
         ms = [m for m in ops.mutants(text, path, operators)
               if functions is None or m.function in functions]
-        for m in ms[:limit]:
-            f = fates.without_run(m, seen, equivalent, never, (not_run or {}).get(path, ()))
-            if f is None:
-                picked = fates.groups_through(m, groups, stacks)
-                f = one(m, text, tree, layout, picked, preload, jobs, expect, values, confirm,
-                        keep, memo) if picked else fates.not_through(m)
-            out.append(f)
-            if progress:
-                progress(f"mutant {len(out)}/{len(ms[:limit]) if len(files) == 1 else '?'}"
-                         f" {m.path}:{m.line} {m.operator} in {m.function}(): {f.fate}"
-                         + (f" ({f.seconds:.0f} s)" if f.seconds else ""))
+        chosen += [(m, text, seen, never) for m in ms[:limit]]
+    population = len(chosen)
+    chosen = fates.draw(chosen, sample, seed)
+    out = []
+    for m, text, seen, never in chosen:
+        f = fates.without_run(m, seen, equivalent, never, (not_run or {}).get(m.path, ()))
+        if f is None:
+            through = fates.groups_through(m, groups, stacks)
+            f = one(m, text, tree, layout, through, preload, jobs, expect, values, confirm,
+                    keep, memo) if through else fates.not_through(m)
+        out.append(f)
+        if progress:
+            progress(f"mutant {len(out)}/{len(chosen)} {m.path}:{m.line} {m.operator} in "
+                     f"{m.function}(): {f.fate}" + (f" ({f.seconds:.0f} s)" if f.seconds else ""))
     kept.save(memo, tree, cache_root())
     return Score(tree, out, round(time.monotonic() - t0, 1), str(equivalent_file),
-                 memo.reused)
+                 memo.reused, (population, seed) if len(chosen) < population else None)

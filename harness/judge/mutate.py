@@ -7,6 +7,8 @@ line the compiler never sees (an #if's other side) is not compiled. One the data
 file of unreachable branches names (its code never runs, its check is never true).
 """
 
+import math
+import random
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -157,6 +159,15 @@ def seen(diffs: list) -> str:
     return f"{t['judged']} judged, {t['blind']} blind of {t['total']} sites; {lines}"
 
 
+def draw(items: list, n: int | None, seed: int) -> list:
+    """`n` of `items` drawn at random by `seed` (the same ones on any machine), in their
+    order; all of them when `n` is None or not fewer."""
+    if n is None or n >= len(items):
+        return list(items)
+    picked = set(random.Random(seed).sample(range(len(items)), n))
+    return [x for i, x in enumerate(items) if i in picked]
+
+
 @dataclass
 class Score:
     tree: object
@@ -164,6 +175,7 @@ class Score:
     seconds: float = 0.0
     data_file: str = ""
     reused: int = 0   # runs of the tree a mutant's diff took from one before it
+    sample: tuple | None = None  # (of how many mutants, seed): the fates are a random sample
 
     def count(self, fates=None) -> Counter:
         return Counter(f.fate for f in (self.fates if fates is None else fates))
@@ -177,3 +189,15 @@ class Score:
                 "score": round(100.0 * n[KILLED] / scored, 1) if scored else 100.0,
                 "of_judged": round(100.0 * n[KILLED] / (n[KILLED] + n[SURVIVED]), 1)
                 if n[KILLED] + n[SURVIVED] else 100.0}
+
+    def interval(self, fates=None) -> tuple | None:
+        """A sample's 95% interval of the score all the mutants it was drawn from would
+        have (Wilson's score interval of killed of scored), in %; None for no sample or
+        nothing scored."""
+        r = self.rate(fates)
+        if self.sample is None or not r["scored"]:
+            return None
+        n, p, z = r["scored"], r["killed"] / r["scored"], 1.96
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        return round(100 * max(0.0, centre - half), 1), round(100 * min(1.0, centre + half), 1)

@@ -18,7 +18,13 @@ def _what(f: "m.Fate") -> str:
 
 def headline(s: "m.Score") -> str:
     r, n = s.rate(), s.count()
-    return (f"**{r['killed']} of {r['scored']} mutants killed ({r['score']}%)**, "
+    drawn = ""
+    if s.sample:
+        within = s.interval()
+        drawn = (f"a random sample of {len(s.fates)} of {s.sample[0]} mutants (seed "
+                 f"{s.sample[1]})" + (f", the score of all of them within {within[0]}-"
+                                      f"{within[1]}% (95%)" if within else "") + ": ")
+    return (f"{drawn}**{r['killed']} of {r['scored']} mutants killed ({r['score']}%)**, "
             f"{r['of_judged']}% of those the diff judged (killed or survived); "
             f"{n[m.EQUIV]} equivalent, each explained (`{s.data_file}`), "
             f"{n[m.UNCOMPILED]} on lines the compiler does not see")
@@ -68,4 +74,7 @@ def to_json(s: "m.Score") -> dict:
                      "fate": f.fate, "why": f.why, "groups": f.groups, "runs": f.runs,
                      "seconds": f.seconds, "regressions": f.regressions} for f in s.fates],
         "data_file": s.data_file, "seconds": s.seconds, "reused_runs": s.reused,
+        "sample": ({"of": s.sample[0], "seed": s.sample[1],
+                    "interval": list(s.interval()) if s.interval() else None}
+                   if s.sample else None),
     }

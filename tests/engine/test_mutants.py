@@ -222,3 +222,35 @@ def test_a_mutant_whose_own_run_fails_without_a_fault_is_killed():
                    [("", "FAIL: exit 1"), ("CRASH: x", "")]):
         assert mutate.of_diff(m, _diff(ExitStatus.FAIL, errors=errors), groups, 1.0).fate == \
             mutate.ERROR, errors
+
+
+def test_a_sample_is_drawn_alike_every_time_and_keeps_the_order():
+    from harness.judge import mutate
+    items = list(range(950))
+    a = mutate.draw(items, 40, seed=1)
+    assert a == mutate.draw(items, 40, seed=1) and len(set(a)) == 40
+    assert a == sorted(a) and set(a) <= set(items)
+    assert mutate.draw(items, 40, seed=2) != a
+    assert mutate.draw(items, 950, seed=1) == items == mutate.draw(items, None, seed=1)
+
+
+def test_a_samples_score_comes_with_its_interval():
+    """Wilson's 95% interval of killed of scored: 8 of 10 killed -> 49.0-94.3%; none for
+    the mutants all judged; the JSON carries it (docs/schema/mutate.json)."""
+    from types import SimpleNamespace
+
+    from harness.judge import mutate, mutatereport, schemas
+    from harness.judge.envelope import envelope
+    fates = [mutate.Fate(mutants.Mutant("libavfilter/dnn/x.c", "run", n + 1, "return-zero", 0, 0,
+                                        "AVERROR(ENOMEM)", "0"),
+                         mutate.KILLED if n < 8 else mutate.SURVIVED, "") for n in range(10)]
+    tree = SimpleNamespace(name="after", key="k", path="/t")
+    s = mutate.Score(tree, fates, 1.0, "equivalent.txt", 0, sample=(950, 1))
+    assert s.interval() == (49.0, 94.3)
+    assert "a random sample of 10 of 950 mutants (seed 1), the score of all of them within " \
+           "49.0-94.3% (95%): **8 of 10 mutants killed (80.0%)**" in mutatereport.markdown(s)
+    doc = {**envelope("mutate", [tree], 0), "values": "changed", "confirm": 2,
+           "operators": ["return-zero"], "groups": [], **mutatereport.to_json(s)}
+    assert doc["sample"] == {"of": 950, "seed": 1, "interval": [49.0, 94.3]}
+    assert schemas.problem(doc) is None
+    assert mutate.Score(tree, fates).interval() is None
