@@ -21,8 +21,8 @@ from pathlib import Path
 from harness.compile import families as registry
 from harness.experiments import sweep
 from harness.judge import coverage as lines_run, profiles, reach
-from harness.judge.diff import (Diff, Group, Pair, change, judged, with_leak,
-                                worth_rerunning)
+from harness.judge.diff import (Diff, Group, Pair, change, judged, with_dropped_error,
+                                with_leak, worth_rerunning)
 from harness.judge.pairing import pair_plan
 from harness.judge.sweep import Site, classify, leaks_of
 from harness.judge.touched import UNKNOWN, Touched
@@ -178,8 +178,9 @@ def _run(sides, groups, batch: Batch, *, confirm, shard, touched=UNKNOWN,
                     change(*(s.cls if s is not None else None for s in sites)),
                     [[s.cls] if s is not None else [] for s in sites], item.mark,
                     (item.group, item.pair, item.value_index), item.value,
-                    [left_behind([s.result] if s is not None else []) for s in sites])
-        pair.change = with_leak(pair.change, pair.leak)
+                    [left_behind([s.result] if s is not None else []) for s in sites],
+                    [said([s.result]) if s is not None else [] for s in sites])
+        pair.change = with_dropped_error(with_leak(pair.change, pair.leak), pair.dropped)
         pairs.append(pair)
     reruns = _confirm(pairs, groups, reference, batch, confirm)
     t3 = time.monotonic()
@@ -251,9 +252,15 @@ def _confirm(pairs: list, groups: list, reference: dict, batch: Batch, confirm: 
     for (p, si, _, k), r in zip(again, reruns):
         p.seen[si].append(classify(r, reference[k]))
         p.leaked[si] += left_behind([r])
+        p.said[si] += said([r])
     for p in {id(p): p for p, *_ in again}.values():
-        p.change = with_leak(judged(*p.seen), p.leak)
+        p.change = with_dropped_error(with_leak(judged(*p.seen), p.leak), p.dropped)
     return reruns
+
+
+def said(results: list) -> list:
+    """Per run, the lines FFmpeg's code logged at AV_LOG_ERROR before EOF."""
+    return [list(r.record.errors_logged or []) for r in results if r.record is not None]
 
 
 def left_behind(results: list) -> list:

@@ -98,6 +98,22 @@ def with_leak(c: Change, leak: bool) -> Change:
     return c
 
 
+def dropped_error(seen_a: list, seen_b: list, said_b: list) -> bool:
+    """The failure the from-tree surfaced in every run ran CLEAN in every run of the
+    to-tree, each of which logged an error (`said_b`: per run, the lines FFmpeg's code
+    logged at AV_LOG_ERROR before EOF): the error said and dropped, not a recovery
+    (a positive errno from config_input(), which only a negative value stops, logs
+    "could not get input from the model" and the graph runs on)."""
+    return (bool(seen_a) and set(seen_a) == {Class.SURFACED} and bool(seen_b)
+            and set(seen_b) == {Class.CLEAN} and len(said_b) == len(seen_b) and all(said_b))
+
+
+def with_dropped_error(c: Change, dropped: bool) -> Change:
+    """SURFACED -> CLEAN is changed otherwise (a patch may recover from a failure), a
+    regression when the to-tree dropped an error it logged (dropped_error())."""
+    return Change.REGRESSION if dropped and c is Change.CHANGED else c
+
+
 ANY = "ANY"  # a case's diff: a from-tree class it does not fix (read from memory the
              # failed call left unset: SURFACED, CLEAN or CRASH run by run)
 
@@ -176,6 +192,8 @@ class Pair:
     value: str = ""   # what the call failed with, as the spec writes it (EINVAL, ORT_FAIL)
     leaked: list = field(default_factory=lambda: [[], []])  # per side: the blocks each of
                       # its runs left behind once the graph was freed (reruns too)
+    said: list = field(default_factory=lambda: [[], []])  # per side: the lines each of its
+                      # runs logged at AV_LOG_ERROR before EOF (reruns too)
 
     # the verdict's properties are plain functions wrapped by property() (not @property),
     # so that the mutation tool (`make mutants`), which leaves decorated functions alone,
@@ -202,6 +220,13 @@ class Pair:
                           self.group.left[1] or 0)
 
     leak = property(_leak)
+
+    def _dropped(self) -> bool:
+        """The to-tree ran clean where the from-tree surfaced, and logged an error it did
+        not return (dropped_error())."""
+        return dropped_error(self.seen[0], self.seen[1], self.said[1])
+
+    dropped = property(_dropped)
 
     @property
     def where(self) -> str:

@@ -101,6 +101,13 @@ def _left(p: Pair, i: int) -> str:
     return f", leaks {max(n)}" if n else ""
 
 
+def _dropped(p: Pair) -> str:
+    """A dropped error's cell: the first line the to-tree logged and did not return."""
+    if not p.dropped:
+        return ""
+    return f", an error logged and not returned: \"{p.said[1][0][0].strip()}\""
+
+
 def _row(p: Pair) -> str:
     a, b = p.sites
     repro = (b or a).command
@@ -108,7 +115,7 @@ def _row(p: Pair) -> str:
     mark = {"function": " (touched)", "file": " (touched file)"}.get(p.touched, "")
     return (f"| {p.group.backend} / {p.group.filter} | {p.group.route} | `{p.group.family}` "
             f"| `{p.value}` | `{p.where}`{nth}{mark} | {_cls(a, p.seen[0])}{_left(p, 0)} "
-            f"| {_cls(b, p.seen[1])}{_left(p, 1)} | `{repro}` |")
+            f"| {_cls(b, p.seen[1])}{_left(p, 1)}{_dropped(p)} | `{repro}` |")
 
 
 SECTIONS = ((Change.REGRESSION, "Regressions"), (Change.ERROR, "Not judged (ERROR)"),
@@ -245,6 +252,7 @@ def to_json(d: Diff) -> dict:
                    "seen": {"from": [c.value for c in p.seen[0]],
                             "to": [c.value for c in p.seen[1]]},
                    "leaked": {"from": p.leaked[0], "to": p.leaked[1]}, "leak": p.leak,
+                   "said": {"from": p.said[0], "to": p.said[1]}, "dropped_error": p.dropped,
                    "from": _site_json(p.sites[0]),
                    "to": _site_json(p.sites[1])} for p in d.pairs],
         "timing": {**{f"{k}_seconds": v for k, v in d.seconds.items()}, "runs": d.runs,

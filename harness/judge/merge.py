@@ -163,6 +163,12 @@ def _left(g: dict) -> list:
     return [left.get("from"), left.get("to")]
 
 
+def _said(s: dict) -> list:
+    """A site's error lines per side, run by run (none in a shard without them)."""
+    said = s.get("said") or {}
+    return [list(said.get("from", [])), list(said.get("to", []))]
+
+
 def _leaked(s: dict) -> list:
     """A site's blocks left behind per side, run by run (none in a shard without them)."""
     leaked = s.get("leaked") or {}
@@ -213,7 +219,7 @@ def merged(shards: list) -> Diff:
                      [_site(s["from"], sides[0].tree.name), _site(s["to"], sides[1].tree.name)],
                      Change(s["change"]),
                      [[Class(c) for c in s["seen"]["from"]], [Class(c) for c in s["seen"]["to"]]],
-                     s["touched"], order, s.get("value", ""), _leaked(s))
+                     s["touched"], order, s.get("value", ""), _leaked(s), _said(s))
             pairs.append(p)
     pairs.sort(key=lambda p: p.order)
     t = first["touched"]

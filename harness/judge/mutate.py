@@ -115,6 +115,8 @@ def of_diff(m: ops.Mutant, d, groups: list, seconds: float) -> Fate:
                    + (f", leaks {max(p.leaked[0], default=p.group.left[1] or 0)} -> "
                       f"{max(p.leaked[1])} blocks"
                       if getattr(p, "leak", False) else "")
+                   + (", an error logged and not returned" if getattr(p, "dropped", False)
+                      else "")
                    for p in d.pairs if p.change is diff.Change.REGRESSION]
     why = seen([d])
     # the mutant breaks the run with no fault (its tree's census fails, the tree's does

@@ -129,6 +129,7 @@ class RunRecord:
     activate_first_error: int | None = None  # the first non-zero activate()'s
     flush_calls: int | None = None
     log: str | None = None
+    errors_logged: list | None = None  # the log's lines at AV_LOG_ERROR or worse
     failed_call: int | None = None    # which eligible call was failed (1-based)
     sites: list | None = None         # [CallSite]
     eof_push: int | None = None

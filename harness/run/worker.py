@@ -161,7 +161,7 @@ def run(sc: Scenario, checkpoint=lambda record: None, stuck=lambda reason: None)
     if coverage:  # the teardown: a failed inference's thread is joined when the graph goes
         lib.ffdnn_coverage_dump()
     record.log = ffi.string(lib.ffdnn_log_text()).decode(errors="replace")
-    return record
+    return record  # errors_logged as snapshot() read them: to the sink's EOF, not the teardown
 
 
 def arm(ffi, lib, sc: Scenario, family, coverage: bool) -> tuple:
@@ -217,6 +217,8 @@ def snapshot(ffi, lib, sc: Scenario, record: RunRecord, start: int, before: dict
     record.activate_first_error = failed[0] if failed else None
     record.flush_calls = lib.ffdnn_flush_calls()
     record.log = ffi.string(lib.ffdnn_log_text()).decode(errors="replace")
+    record.errors_logged = ffi.string(lib.ffdnn_log_errors()).decode(errors="replace") \
+        .splitlines()
     if not families.arms(sc.fault):
         return
     sweep = routes.of(sc.route).swept

@@ -101,6 +101,23 @@ def test_verdict_rule(a, b, want):
     assert diff.change(a and Class(a), b and Class(b)) is want
 
 
+@pytest.mark.unit
+def test_an_error_logged_and_not_returned_is_no_recovery():
+    """SURFACED -> CLEAN is changed otherwise (a patch may recover), a regression when
+    every to-tree run logged an error at AV_LOG_ERROR (said and dropped); not when one
+    run logged none, nor when the from-tree did not surface it in every run."""
+    S, C = Class.SURFACED, Class.CLEAN
+    line = ["[dnn_processing @ 0x1] could not get input from the model"]
+    assert diff.dropped_error([S, S], [C, C], [line, line])
+    assert not diff.dropped_error([S, S], [C, C], [line, []])
+    assert not diff.dropped_error([S, C], [C, C], [line, line])
+    assert not diff.dropped_error([S], [Class.LOST], [line])
+    assert diff.with_dropped_error(diff.change(S, C), True) is Change.REGRESSION
+    assert diff.with_dropped_error(diff.change(S, C), False) is Change.CHANGED
+    assert diff.with_dropped_error(Change.FIX, True) is Change.FIX
+    assert diff.with_dropped_error(Change.FLAKY, True) is Change.FLAKY
+
+
 # A site whose class changed is run again on both sides (--confirm): every class each
 # tree showed. A tree that never failed badly against one that did, even once, is still a
 # regression; both trees unsteady is flaky, not judged (measured: two ONNX Runtime malloc

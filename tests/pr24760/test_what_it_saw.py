@@ -1,9 +1,10 @@
 """The gate knows what it saw (issue 38): blind spots made on purpose, as patches on after.
 A removed NULL check that turns a hang into a crash, a new allocation left unchecked,
-and a change to an error branch no fault reaches: each was a PASS of the gate (the first
-"changed otherwise", the second "only in to", the third judged through the changed
-function), each is now what it is: two regressions (exit 1) and a BLIND change (exit 3),
-whose changed lines are named as not run under any fault."""
+a change to an error branch no fault reaches, and an error logged whose return lost its
+AVERROR(): each was a PASS of the gate (the first and the last "changed otherwise", the
+second "only in to", the third judged through the changed function), each is now what
+it is: three regressions (exit 1) and a BLIND change (exit 3), whose changed lines are
+named as not run under any fault."""
 
 import json
 import subprocess
@@ -53,6 +54,23 @@ CHANGES = {
         ["--fault", "pthread_create", "--route", "flush"], ExitStatus.BLIND,
         lambda d: d["coverage"]["changed"] == 1 and d["coverage"]["executed"] == 0
         and d["counts"]["touched"]["judged"] > 0),
+    # AVERROR() dropped where get_input_onnx() refuses the input's type (a failed
+    # GetTensorElementType() leaves it unknown): config_input() returns the positive
+    # ENOSYS, which only a negative value makes an error, and the graph runs on after
+    # logging "could not get input from the model": SURFACED -> CLEAN with the error
+    # logged and not returned, #24760's own kind, a regression (not a recovery)
+    "error-said-not-returned": (
+        "libavfilter/dnn/dnn_backend_onnx.c",
+        '        av_log(ctx, AV_LOG_ERROR, "Unsupported input tensor data type, only float is '
+        'supported\\n");\n        av_free(dims);\n        g_ort->ReleaseTypeInfo(type_info);\n'
+        "        return AVERROR(ENOSYS);\n",
+        '        av_log(ctx, AV_LOG_ERROR, "Unsupported input tensor data type, only float is '
+        'supported\\n");\n        av_free(dims);\n        g_ort->ReleaseTypeInfo(type_info);\n'
+        "        return ENOSYS;\n",
+        ["--fault", "onnxruntime", "--route", "setup", "--values", "one"], ExitStatus.FAIL,
+        lambda d: any(s["change"] == "regression" and s["dropped_error"]
+                      and (s["from"]["class"], s["to"]["class"]) == ("SURFACED", "CLEAN")
+                      for s in d["sites"])),
 }
 
 

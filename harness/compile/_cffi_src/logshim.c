@@ -11,6 +11,12 @@ static struct {
     char text[FFDNN_LOG_SIZE];
 } ffdnn_log = { PTHREAD_MUTEX_INITIALIZER };
 
+/* the lines logged at AV_LOG_ERROR or worse, apart: an error FFmpeg's code said */
+static struct {
+    size_t len;
+    char text[FFDNN_LOG_SIZE / 4];
+} ffdnn_errors;
+
 static void ffdnn_log_callback(void *avcl, int level, const char *fmt, va_list vl)
 {
     char line[1024];
@@ -23,6 +29,10 @@ static void ffdnn_log_callback(void *avcl, int level, const char *fmt, va_list v
     if (ffdnn_log.len + n < FFDNN_LOG_SIZE) {
         memcpy(ffdnn_log.text + ffdnn_log.len, line, n + 1);
         ffdnn_log.len += n;
+    }
+    if (level <= AV_LOG_ERROR && ffdnn_errors.len + n < sizeof(ffdnn_errors.text)) {
+        memcpy(ffdnn_errors.text + ffdnn_errors.len, line, n + 1);
+        ffdnn_errors.len += n;
     }
     pthread_mutex_unlock(&ffdnn_log.lock);
 }
@@ -38,4 +48,9 @@ void ffdnn_log_capture(int level)
 const char *ffdnn_log_text(void)
 {
     return ffdnn_log.text;
+}
+
+const char *ffdnn_log_errors(void)
+{
+    return ffdnn_errors.text;
 }
