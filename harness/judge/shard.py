@@ -11,8 +11,8 @@ the hash of its name (the group and the place its calls are paired at; a sweep's
 build) plus its position there (the nth call at that place and the value it fails with),
 modulo N: a place's calls are dealt out in turn, and a site keeps its shard whatever the
 census around it counted. No clock, no machine state: the same site goes to the same shard
-on any machine. The whole default diff's 4 shards took 110 to 115 s each (docs/costs.md,
-P9b and P9c).
+on any machine. The whole default diff's 4 shards took 110 to 121 s each in two runs
+(docs/costs.md, P9b and P9c).
 """
 
 import re
