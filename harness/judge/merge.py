@@ -79,18 +79,13 @@ def _counts(d: dict) -> dict:
     if kind_of(d) == "sweep":
         return {(k, b): v["sites"] for k, g in d["sweeps"].items()
                 for b, v in g["builds"].items()}
-    return {(_group_key(g), side): g["sites"][side] for g in d["groups"]
-            for side in ("from", "to")}
-
-
-def _group_key(g: dict) -> str:
-    """A diff's group as its JSON gives it, named as harness.judge.diff.Group.key names it."""
-    return " / ".join(g[k] for k in ("backend", "filter", "route", "family"))
+    return {(key, side): n for key, _, sites, _ in d["inputs"]["groups"]
+            for side, n in zip(("from", "to"), sites)}
 
 
 def _seen(shards: list) -> dict:
     """(group, side or build) -> every count of calls its census had in a shard (None where
-    the shard ran no census of it)."""
+    it ran no census of it: then in every shard, its error being part of `_identity`)."""
     seen = {}
     for _, d in shards:
         for k, n in _counts(d).items():
@@ -104,15 +99,14 @@ def varied(shards: list) -> list:
     shard's census did not count is in no shard, as in a whole diff whose census counted
     as few."""
     return [f"{group} ({side}): its census counted "
-            f"{', '.join(str(n) for n in sorted(ns, key=lambda n: (n is None, n)))} calls in "
+            f"{', '.join(str(n) for n in sorted(ns))} calls in "
             "different shards" for (group, side), ns in _seen(shards).items() if len(ns) > 1]
 
 
 def _most(shards: list) -> dict:
     """(group, side or build) -> the most calls its census counted in any shard (None
     where no shard had a census)."""
-    return {k: max((n for n in ns if n is not None), default=None)
-            for k, ns in _seen(shards).items()}
+    return {k: max(ns) for k, ns in _seen(shards).items()}
 
 
 def check(shards: list) -> int:
@@ -206,9 +200,9 @@ def merged(shards: list) -> Diff:
     first = shards[0][1]
     sides = [_side(first["from"]), _side(first["to"])]
     groups, most = [], _most(shards)
-    for g in first["groups"]:
+    for g, (key, *_) in zip(first["groups"], first["inputs"]["groups"]):  # in one order
         groups.append(Group(g["backend"], g["filter"], g["fault"], g["family"],
-                            [most[(_group_key(g), side)] for side in ("from", "to")],
+                            [most[(key, side)] for side in ("from", "to")],
                             [g["errors"]["from"], g["errors"]["to"]], route=g["route"],
                             left=_left(g)))
     pairs = []

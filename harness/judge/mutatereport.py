@@ -75,6 +75,6 @@ def to_json(s: "m.Score") -> dict:
                      "seconds": f.seconds, "regressions": f.regressions} for f in s.fates],
         "data_file": s.data_file, "seconds": s.seconds, "reused_runs": s.reused,
         "sample": ({"of": s.sample[0], "seed": s.sample[1],
-                    "interval": list(s.interval()) if s.interval() else None}
+                    "interval": list(within) if (within := s.interval()) else None}
                    if s.sample else None),
     }
