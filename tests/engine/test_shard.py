@@ -142,6 +142,23 @@ def test_merge_takes_shards_whose_censuses_counted_differently(tmp_path):
 
 
 @pytest.mark.unit
+def test_merge_refuses_a_group_cut_short(tmp_path):
+    """A shard's groups name each census's count, which the merge reads apart from the rest
+    of its inputs: a row cut short is a shard that breaks its schema, one error line."""
+    paths = []
+    for k, count in ((1, 38), (2, 33)):
+        d = _counted_shard(k, 2, count, [k])
+        if k == 1:
+            d["inputs"]["groups"][0] = d["inputs"]["groups"][0][:3]
+        paths.append(tmp_path / f"s{k}.json")
+        paths[-1].write_text(json.dumps(d))
+    r = harness("merge", *map(str, paths))
+    assert r.returncode == 2 and r.stdout == "" and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.splitlines() == [r.stderr.strip()]
+    assert "not a well-formed shard of a diff" in r.stderr and "inputs.groups[0]" in r.stderr
+
+
+@pytest.mark.unit
 def test_merge_refuses_what_is_not_a_shard(tmp_path):
     whole = tmp_path / "whole.json"
     whole.write_text(json.dumps({**_shard_json(1, 1), "shard": None}))
