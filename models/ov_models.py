@@ -119,3 +119,34 @@ def detect():
              _f32("zero", 0.0),
              _f32("row", np.array(DETECT_ROW, np.float32).reshape(1, 1, 1, 7))]
     return _model(nodes, [x], [y], inits)
+
+
+# dnn_detect's YOLO (v1/v2) post-processing: 2 x 2 cells, one anchor, one class. Each
+# cell's row is x, y, w, h, objectness, class score (linear: the score is their product).
+YOLO_OUTPUT = "yolo_out"
+YOLO_CELLS, YOLO_CLASSES = 2, 1
+# Two cells whose boxes coincide (x offsets 1 and 0 put both centres on the frame's middle
+# column) with scores 0.9 and 0.8: two boxes of one label, the weaker dropped as overlapping
+# (IoU 1); the other two cells score 0, below any confidence.
+YOLO_ROWS = {(0, 0): (1.0, 0.5, 0.0, 0.0, 0.9, 1.0),
+             (1, 0): (0.0, 0.5, 0.0, 0.0, 0.8, 1.0)}
+
+
+def yolo():
+    """dnn_detect YOLO model (model_type=yolo:cell_w=2:cell_h=2:nb_classes=1:anchors=1&1):
+    x float NHWC [1, 64, 64, 3] -> yolo_out [1, 6, 2, 2], channel-major (the layout
+    vf_dnn_detect.c reads when dims[2] == dims[3]). A constant plus 0 * ReduceSum(x), as
+    detect()'s: on any frame two boxes of label "0" (or the first line of `labels`), each
+    the frame's middle half, scores 0.9 and 0.8; the post-processing keeps the first."""
+    box = 5 + YOLO_CLASSES
+    rows = np.zeros((1, box, YOLO_CELLS, YOLO_CELLS), np.float32)
+    for (cx, cy), row in YOLO_ROWS.items():
+        rows[0, :, cy, cx] = row
+    x = helper.make_tensor_value_info(INPUT, TensorProto.FLOAT, [1, HEIGHT, WIDTH, 3])
+    y = helper.make_tensor_value_info(YOLO_OUTPUT, TensorProto.FLOAT, list(rows.shape))
+    nodes = [helper.make_node("ReduceSum", [INPUT, "axes"], ["sum"], keepdims=1),
+             helper.make_node("Mul", ["sum", "zero"], ["dep"]),
+             helper.make_node("Add", ["rows", "dep"], [YOLO_OUTPUT])]
+    inits = [numpy_helper.from_array(np.array([0, 1, 2, 3], np.int64), "axes"),
+             _f32("zero", 0.0), _f32("rows", rows)]
+    return _model(nodes, [x], [y], inits)

@@ -110,9 +110,12 @@ def binary(name: str, op: str, a: str, b: str) -> bytes:
 # ---- the models ---------------------------------------------------------------------
 
 def identity():
-    """y = Identity(x); x float [1, -1, -1, 3] NHWC. Output frames equal input frames."""
+    """y = Identity(x); x float [1, -1, -1, 3] NHWC. Output frames equal input frames.
+    With a NoOp named "init", which load_tf_model() runs once when a graph has one (as a
+    graph with variables does), so the model's loading makes that TF_SessionRun() too."""
     return graph(placeholder(INPUT),
-                 node(OUTPUT, "Identity", [INPUT], T=attr_type(DT_FLOAT))), ".pb"
+                 node(OUTPUT, "Identity", [INPUT], T=attr_type(DT_FLOAT)),
+                 node("init", "NoOp")), ".pb"
 
 
 SCALE, OFFSET = 0.5, 0.25

@@ -106,7 +106,7 @@ def check_names(args) -> None:
     """Backend and filter names, before any tree is built."""
     from harness.run import chains as graphs
     for what, given, known in (("backend", args.backend_name, graphs.BACKENDS),
-                               ("filter", args.filter, graphs.FILTERS)):
+                               ("filter", args.filter, graphs.NAMES)):
         bad = [x for x in (given or "").split(",") if x and x not in known]
         if bad:
             raise HarnessError(f"unknown {what} '{bad[0]}' (known: {', '.join(known)})")
@@ -116,7 +116,7 @@ def pairs(args, trees) -> list:
     """(backend, filter) pairs with a graph whose backends both trees were built with."""
     from harness.run import chains as graphs
     backends = args.backend_name.split(",") if args.backend_name else graphs.BACKENDS
-    filters = args.filter.split(",") if args.filter else graphs.FILTERS
+    filters = args.filter.split(",") if args.filter else graphs.NAMES
     have = set.intersection(*(set(t.backends) for t in trees))
     out = []
     for b, f in ((b, f) for b in backends for f in filters):

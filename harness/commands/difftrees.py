@@ -24,7 +24,7 @@ def _trees(args, case):
     layout, (first, second) = case.part("layout"), case.pair
     need = set()
     for b in (args.backend_name.split(",") if args.backend_name else ()):
-        filters = args.filter.split(",") if args.filter else graphs.FILTERS
+        filters = args.filter.split(",") if args.filter else graphs.NAMES
         need |= set().union(*(graphs.needs(b, f) for f in filters if (b, f) in graphs.GRAPHS)) \
             or {b}
     known = [n for n in (args.from_tree, args.to_tree) if n in layout.names]

@@ -77,7 +77,7 @@ def graph_names(backend_name: str | None, filt: str | None) -> tuple:
     """--backend-name and --filter: comma lists of the harness's backends and filters."""
     from harness.run import chains as graphs
     return (inputs.names("--backend-name", backend_name, graphs.BACKENDS, "backend"),
-            inputs.names("--filter", filt, graphs.FILTERS, "filter"))
+            inputs.names("--filter", filt, graphs.NAMES, "filter"))
 
 
 def has_graph(backends: list, filters: list) -> None:
@@ -86,7 +86,7 @@ def has_graph(backends: list, filters: list) -> None:
     from harness.run import chains as graphs
     if not (backends or filters):
         return
-    pairs = [(b, f) for b in backends or graphs.BACKENDS for f in filters or graphs.FILTERS]
+    pairs = [(b, f) for b in backends or graphs.BACKENDS for f in filters or graphs.NAMES]
     if not any(p in graphs.GRAPHS for p in pairs):
         have = ", ".join(f"{b} / {f}" for b, f in graphs.GRAPHS)
         raise HarnessError(f"no graph for {', '.join(f'{f} on {b}' for b, f in pairs)} "

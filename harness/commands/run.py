@@ -15,7 +15,8 @@ def add_parser(sub) -> None:
     p.add_argument("--backend-name", "--dnn-backend", default="onnx", dest="backend_name",
                    help="the DNN backend the filter uses (default onnx)")
     p.add_argument("--filter", default="dnn_processing",
-                   help="dnn_processing, dnn_detect or dnn_classify")
+                   help="dnn_processing, dnn_detect or dnn_classify, or another graph of "
+                        "one (dnn_detect.yolo)")
     p.add_argument("--route", default="flush", choices=tuple(routes.ROUTES),
                    help="flush: the stand-in flush at EOF; frame: fail the backend's "
                         "own thread start for the last frame; sweep: armed from the first "

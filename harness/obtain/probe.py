@@ -19,7 +19,7 @@ from harness.obtain.sourcetext import (async_threads, backend_objects, config_va
                                        defines, enum_numbers, enum_values, filter_function_type,
                                        filter_masks, function_types, has_activate,
                                        has_activate_member, has_context_ready, interface_flushes,
-                                       module_type, option_masks, returned_errors,
+                                       module_type, option_masks, option_names, returned_errors,
                                        strip_comments, sync_unsupported, synchronous,
                                        unapplied_defaults)
 
@@ -57,6 +57,7 @@ class DnnFilter:
     accepts: tuple       # ("DNN_TF", "DNN_OV")
     function_type: str   # DFT_ANALYTICS_DETECT
     activate: bool
+    options: frozenset = frozenset()  # its own AVOptions' names (its file's)
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,8 @@ class Facts:
     flags: dict            # FFDNN_HAS_* -> 0/1, for the bindings
     graph: dict            # each of GRAPH_CALLS -> its header, or "" when not declared
     unapplied: dict        # DNN options whose declared default the filters do not get
+    dnn_options: frozenset = frozenset()  # the AVOptions of libavfilter/dnn (every DNN
+                                          # filter's and each backend's), by name
 
     @property
     def activate_home(self) -> tuple | None:
@@ -199,6 +202,21 @@ class Facts:
                 for any_of in REQUIRED if not any(self.flags[f] for f in any_of)]
         return out
 
+    def unknown_options(self, description: str) -> list:
+        """The options a graph's description gives its DNN filters that the tree has not:
+        ["dnn_detect's model_type", ...] (neither the filter's own nor libavfilter/dnn's)."""
+        out = []
+        for part in description.split(","):
+            name, _, args = part.partition("=")
+            f = self.filters.get(name.strip())
+            if f is None:
+                continue
+            for option in args.split(":"):
+                key = option.partition("=")[0].strip()
+                if key and key not in f.options | self.dnn_options:
+                    out.append(f"{f.name}'s {key}")
+        return out
+
     def why_not(self, backend: str, filt: str) -> str | None:
         """None when the pair is expressible on this tree, else why not, in the tree's
         own terms ("9.0.2's dnn_detect accepts only TensorFlow and OpenVINO
@@ -270,7 +288,8 @@ def facts(src: Path) -> Facts:
         masks = filter_masks(text) or option_masks(text, numbers)
         for name, (mask, accepts) in masks.items():
             filters[name] = DnnFilter(name, path.name, mask, accepts,
-                                      filter_function_type(text) or "", has_activate(text))
+                                      filter_function_type(text) or "", has_activate(text),
+                                      option_names(text))
     flags = {flag: int(all(re.search(p, strip_comments(_read(src / header)), re.S)
                            for p in pattern.split(" && ")))
              for flag, (header, pattern, _) in NEEDS.items()}
@@ -281,5 +300,6 @@ def facts(src: Path) -> Facts:
              for header, calls in GRAPH_CALLS.items() for call in calls}
     flags["FFDNN_HAS_GRAPH_SETUP"] = int(all(graph.values()))
     flags.update({f"FFDNN_HAS_{t}": int(t in types) for t in BACKEND_TYPES})
+    dnn_options = frozenset().union(*(option_names(_read(p)) for p in sorted(dnn.glob("*.c*"))))
     return Facts(version(src), types, backends, filters, flags, graph,
-                 unapplied_defaults(_read(dnn / "dnn_interface.c")))
+                 unapplied_defaults(_read(dnn / "dnn_interface.c")), dnn_options)

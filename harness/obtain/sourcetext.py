@@ -101,6 +101,12 @@ def filter_masks(source: str) -> dict:
     return out
 
 
+def option_names(source: str) -> frozenset:
+    """The names of a source's AVOption entries (`{ "labels", "path to labels file", ...`),
+    the named constants among them."""
+    return frozenset(re.findall(r'\{\s*"(\w+)"\s*,\s*"', strip_comments(source)))
+
+
 def option_masks(source: str, numbers: dict) -> dict:
     """A filter that declares its own `dnn_backend` option (before
     AVFILTER_DNN_DEFINE_CLASS): `{ "tensorflow", ..., AV_OPT_TYPE_CONST, { .i64 = 1 },

@@ -10,13 +10,18 @@ from harness.obtain import models, probe
 from harness.obtain.backends import BACKENDS as REGISTRY
 
 from harness.errors import CacheError, ScenarioError
+from harness.run.scenario import ffmpeg_filter
 from harness.paths import cache_root
 
 FILTERS = ("dnn_processing", "dnn_detect", "dnn_classify")  # FFmpeg's DNN filters
-# filter by filter, each backend's graph in the registry's order
+
+
+# filter by filter, each backend's graphs in the registry's order
 _ALL = {name: b.all_graphs() for name, b in REGISTRY.items()}
-GRAPHS = {(name, filt): graphs[filt] for filt in FILTERS for name, graphs in _ALL.items()
-          if filt in graphs}
+GRAPHS = {(name, graph): graphs[graph] for filt in FILTERS for name, graphs in _ALL.items()
+          for graph in graphs if ffmpeg_filter(graph) == filt}
+# what --filter names: each filter's own graph and its others, filter by filter
+NAMES = tuple(dict.fromkeys(graph for _, graph in GRAPHS))
 NON_IDENTITY = {name: b.non_identity for name, b in REGISTRY.items()}
 BACKENDS = tuple(REGISTRY)
 
@@ -32,11 +37,16 @@ def not_expressible(src, backend: str, filt: str) -> str | None:
     graph that needs another backend needs its dnn_detect too (dnn_classify's boxes)."""
     facts = probe.facts(Path(src))
     boxes = GRAPHS[(backend, filt)].needs if (backend, filt) in GRAPHS else ()
-    pairs = [(backend, filt)] + [(b, "dnn_detect") for b in boxes]
+    pairs = [(backend, ffmpeg_filter(filt))] + [(b, "dnn_detect") for b in boxes]
     for b, f in pairs:
         why = facts.why_not(b, f)
         if why:
             return f"not expressible on FFmpeg {facts.version}: {why}"
+    unknown = facts.unknown_options(GRAPHS[(backend, filt)].description) \
+        if (backend, filt) in GRAPHS else []
+    if unknown:
+        return (f"not expressible on FFmpeg {facts.version}: it has no option "
+                f"{', '.join(unknown)} (the graph's {filt} sets it)")
     return None
 
 
@@ -56,7 +66,7 @@ def description(backend: str, filt: str, model=None) -> str:
     key = (backend, filt)
     if key not in GRAPHS:
         raise ScenarioError(f"no graph for {filt} on {backend} (backends: {', '.join(BACKENDS)};"
-                            f" filters: {', '.join(FILTERS)})")
+                            f" filters: {', '.join(NAMES)})")
     spec = GRAPHS[key]
     paths = {field: str(cached_model(name)) for field, name in spec.models.items()}
     if model:

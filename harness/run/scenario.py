@@ -18,7 +18,7 @@ class Scenario:
     build: str               # the build's name: base, before, after, or a label
     tree: str                # path of the built tree
     backend: str
-    filter: str
+    filter: str              # the graph's name: a filter's own, or dnn_detect.yolo
     fault: Fault
     description: str         # the filters between buffer and buffersink (harness.run.chains)
     route: str = "flush"     # flush: the PR's stand-in at EOF; frame: the backend's own start
@@ -34,6 +34,11 @@ class Scenario:
         return scenario_id(self.build, self.backend, self.filter, self.fault, self.route)
 
     @property
+    def ffmpeg_filter(self) -> str:
+        """The FFmpeg filter the graph is recorded at."""
+        return ffmpeg_filter(self.filter)
+
+    @property
     def expected_build(self) -> str:
         return self.expect or self.build
 
@@ -47,6 +52,12 @@ class Scenario:
         d = json.loads(text)
         d["fault"] = faults.parse(d["fault"])
         return cls(**d)
+
+
+def ffmpeg_filter(graph: str) -> str:
+    """The FFmpeg filter a graph's name runs: a filter's own graph is named after it, another
+    graph of it `<filter>.<what it is for>` (dnn_detect.yolo: harness/run/chains.py)."""
+    return graph.split(".", 1)[0]
 
 
 def scenario_id(build: str, backend: str, filt: str, fault: Fault, route: str = "flush") -> str:

@@ -96,7 +96,7 @@ def run(sc: Scenario, checkpoint=lambda record: None, stuck=lambda reason: None)
             return record
     else:
         g = Graph(ffi, lib, sc.description, WIDTH, HEIGHT)
-    ctx = g.filter(sc.filter)
+    ctx = g.filter(sc.ffmpeg_filter)
     if route.standin:
         mode = {"flush": lib.FFDNN_FLUSH_RETURN}.get(sc.fault.kind, lib.FFDNN_FLUSH_ASYNC)
     else:

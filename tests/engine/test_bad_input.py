@@ -75,6 +75,8 @@ CASES = [
     P("sweep", "--backend-name", "nosuch", says="unknown backend 'nosuch'", id="sweep-backend"),
     P("sweep", "--backend-name", "onnx", "--filter", "dnn_detect",
       says="no graph for dnn_detect on onnx", id="sweep-no-graph"),
+    P("sweep", "--backend-name", "tf", "--filter", "dnn_detect.yolo",
+      says="no graph for dnn_detect.yolo on tf", id="sweep-no-other-graph"),
     P("run", "--backend-name", "nosuch", says="unknown backend 'nosuch'", id="run-backend"),
     P("run", "--filter", "dnn_foo", says="unknown filter 'dnn_foo'", id="run-filter"),
     P("run", "--backend-name", "onnx", "--filter", "dnn_detect", says="no graph for dnn_detect",

@@ -223,9 +223,12 @@ def test_a_site_keeps_its_identity_when_inlining_changes():
     (["--fault", "read"], "bad sweep family 'read'"),
     (["--backend-name", "coreml"], "unknown backend 'coreml' (known: onnx, openvino, tf"),
     (["--filter", "dnn_foo"], "unknown filter 'dnn_foo'"),
+    # a filter's other graphs are named after it (harness/run/chains.py)
+    (["--filter", "dnn_detect.ssd"], "unknown filter 'dnn_detect.ssd' (known: dnn_processing, "
+                                     "dnn_detect, dnn_detect.yolo, dnn_classify)"),
     (["--json", "/nonexistent/d.json"], "/nonexistent/d.json: no such directory"),
 ], ids=["ref-without-clone", "tree-with-clone", "missing-patch", "bad-family",
-        "bad-backend", "bad-filter", "bad-json-path"])
+        "bad-backend", "bad-filter", "bad-graph", "bad-json-path"])
 def test_bad_input(args, says):
     r = harness(*args)
     assert r.returncode == 2

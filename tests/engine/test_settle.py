@@ -256,11 +256,12 @@ def test_a_request_lost_at_the_freeing_is_judged_by_its_sleeps(trees, preload):
 
 @pytest.mark.tensorflow
 def test_a_model_that_could_not_load_is_judged_by_its_sleeps(trees, preload):
-    """On after's setup route, TensorFlow's model fails to load (its 127th allocation, in
-    dnn_load_model_tf(), taken from the malloc sweep): the backend's freeing then waits
+    """On after's setup route, TensorFlow's model fails to load (its 133rd allocation, in
+    dnn_load_model_tf(), taken from the malloc sweep; the 127th before its graph set
+    sess_config, whose parsing allocates): the backend's freeing then waits
     for requests that were never made (ff_dnn_wait_requests()). The watch runs while the
     graph is made and says so at once (else the runner's 3 s timer before EOF)."""
-    r = after_run(trees, preload, "tf", "malloc=126*off->1*return(ENOMEM)", "setup")
+    r = after_run(trees, preload, "tf", "malloc=132*off->1*return(ENOMEM)", "setup")
     assert r.outcome is Outcome.HANG, r.reason
     assert re.fullmatch(SLEEPS, r.reason), r.reason
 

@@ -73,10 +73,13 @@ def test_a_deleted_free_is_a_regression(tree, tmp_path):
 # What a census (no call failed) leaves behind of FFmpeg's blocks once its graph is freed,
 # per (backend, filter) and route: {the innermost frame of where they were allocated:
 # blocks, or ANY}. FFmpeg 9.0.2 leaks two things on its own, in every tree of the series:
-# - the DnnContext's string options (model, input, output: one block each the graph sets),
-#   set through the filter's child class and never freed (ff_dnn_uninit() frees the model
-#   and the output names only; avfilter_free()'s av_opt_free() reaches the filter's own
-#   options, not its child's): made while the graph is, counted on the setup route only;
+# - the DnnContext's string options (model, input, output, the backend's own such as
+#   TensorFlow's sess_config: one block each the graph sets), set through the filter's
+#   child class and never freed (ff_dnn_uninit() frees the model and the output names
+#   only; avfilter_free()'s av_opt_free() reaches the filter's own options, not its
+#   child's), and so the input name ONNX Runtime's backend reads from the model when the
+#   graph gives no input= (dnn_load_model_onnx()'s av_strdup() into the same option): made
+#   while the graph is, counted on the setup route only;
 # - TensorFlow's lltasks: fill_model_input_tf() keeps each in its request, which frees only
 #   the last one it had (destroy_request_item()), so every inference but the last of each
 #   request leaks one (how many: av_cpu_count() / 2 + 1 requests, ANY here); OpenVINO's
@@ -85,14 +88,18 @@ def test_a_deleted_free_is_a_regression(tree, tmp_path):
 # not a backend's runtime, not Python's.
 ANY = "ANY"
 STRINGS = "set_string (opt.c)"
+INPUT_NAME = "dnn_load_model_onnx (dnn_backend_onnx.c)"
 LLTASK = "extract_lltask_from_task (dnn_backend_tf.c)"
-OPTIONS = {("onnx", "dnn_processing"): 3, ("openvino", "dnn_processing"): 3,
-           ("openvino", "dnn_detect"): 2, ("openvino", "dnn_classify"): 5,
-           ("tf", "dnn_processing"): 3, ("tf", "dnn_detect"): 3, ("torch", "dnn_processing"): 1}
+OPTIONS = {("onnx", "dnn_processing"): {STRINGS: 1, INPUT_NAME: 1},
+           ("openvino", "dnn_processing"): {STRINGS: 3},
+           ("openvino", "dnn_detect"): {STRINGS: 2}, ("openvino", "dnn_detect.yolo"): {STRINGS: 2},
+           ("openvino", "dnn_classify"): {STRINGS: 5},
+           ("tf", "dnn_processing"): {STRINGS: 4}, ("tf", "dnn_detect"): {STRINGS: 3},
+           ("torch", "dnn_processing"): {STRINGS: 1}}
 TF_GRAPHS = {("tf", "dnn_processing"), ("tf", "dnn_detect"), ("openvino", "dnn_classify")}
-CENSUS = {(pair, route): {**({STRINGS: n} if route == "setup" else {}),
+CENSUS = {(pair, route): {**(made if route == "setup" else {}),
                           **({LLTASK: ANY} if pair in TF_GRAPHS and route != "flush" else {})}
-          for pair, n in OPTIONS.items() for route in ("frames", "flush", "setup")}
+          for pair, made in OPTIONS.items() for route in ("frames", "flush", "setup")}
 
 
 @pytest.mark.after

@@ -348,6 +348,28 @@ def test_a_tree_without_onnx(tmp_path):
     assert f.why_not("tf", "dnn_detect") is None
 
 
+def test_a_graph_option_the_tree_has_not_is_named(tmp_path):
+    """A graph whose DNN filter is given an option neither the filter's source nor
+    libavfilter/dnn's declare (a release whose dnn_detect has no YOLO model types) is not
+    expressible there, and the probe names the option; the named constants count."""
+    root = _tree(tmp_path, onnx=False)
+    detect = root / "libavfilter/vf_dnn_detect.c"
+    detect.write_text(detect.read_text() + (
+        '    { "dnn_backend", "DNN backend", OFFSET(backend_type), AV_OPT_TYPE_INT, },\n'
+        '    /* { "model_type", "in a comment", }, */\n'
+        '    { "confidence",  "threshold of confidence", OFFSET2(confidence), },\n'))
+    (root / "libavfilter/dnn/dnn_interface.c").write_text(
+        '    { "model", "path to model file", OFFSET(model_filename), },\n'
+        '    { "input", "input name of the model", OFFSET(model_inputname), },\n')
+    probe.facts.cache_clear()
+    f = probe.facts(root)
+    assert f.unknown_options("format=rgb24,dnn_detect=dnn_backend=tensorflow:model=m:"
+                             "input=x:confidence=0.4") == []
+    assert f.unknown_options("format=rgb24,dnn_detect=dnn_backend=tensorflow:model=m:"
+                             "input=x:model_type=yolo:cell_w=2,null") == \
+        ["dnn_detect's model_type", "dnn_detect's cell_w"]
+
+
 def test_the_902_reason_is_derived_word_for_word(tmp_path):
     """The sentence the harness printed for 9.0.2 before the probe, now from the sources."""
     f = probe.facts(_tree(tmp_path, onnx=True))

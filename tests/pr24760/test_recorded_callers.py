@@ -41,6 +41,7 @@ def test_every_recorded_census_holds_the_paragraph():
         ("onnx", "dnn_processing"): 0, ("openvino", "dnn_processing"): 0,
         ("tf", "dnn_processing"): 4, ("torch", "dnn_processing"): 4,
         ("tf", "dnn_detect"): 4, ("openvino", "dnn_detect"): 0,
+        ("openvino", "dnn_detect.yolo"): 0,
         ("openvino", "dnn_classify"): 4}   # the classify graph detects on TensorFlow
 
 
@@ -175,11 +176,13 @@ def test_wrong_censuses(how):
 @pytest.mark.parametrize("have, want", [
     (set(), []),
     ({"onnx"}, [("onnx", "dnn_processing")]),
-    ({"openvino"}, [("openvino", "dnn_processing"), ("openvino", "dnn_detect")]),
+    ({"openvino"}, [("openvino", "dnn_processing"), ("openvino", "dnn_detect"),
+                    ("openvino", "dnn_detect.yolo")]),
     ({"tf", "openvino"}, [("openvino", "dnn_processing"), ("tf", "dnn_processing"),
-                          ("openvino", "dnn_detect"), ("tf", "dnn_detect"),
-                          ("openvino", "dnn_classify")]),
+                          ("openvino", "dnn_detect"), ("openvino", "dnn_detect.yolo"),
+                          ("tf", "dnn_detect"), ("openvino", "dnn_classify")]),
 ])
 def test_pairs_of_a_backend_set(have, want):
-    """Every graph whose backends are all built, in the graphs' order."""
+    """Every graph whose backends are all built, in the graphs' order: filter by filter, a
+    backend's graphs of a filter together."""
     assert callers.pairs(have) == want

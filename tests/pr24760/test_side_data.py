@@ -67,3 +67,48 @@ def test_labels_read_in_part_kill_the_mutant(tree, preload):
     # mutant's frames are right and the block it did not free is the regression (leaks)
     assert any("SURFACED -> ALTERED" in r for r in f.regressions), f
     assert all("SURFACED -> ALTERED" in r or ", leaks " in r for r in f.regressions), f
+
+
+YOLO = "dnn_detect_parse_yolo_output"
+
+
+@pytest.mark.openvino
+@pytest.mark.dnn_detect
+def test_yolo_boxes_come_from_the_cells(tree, preload):
+    """dnn_detect's YOLO post-processing, through the harness's dnn_detect.yolo graph
+    (models/ov_models.py's yolo(): two cells whose boxes coincide, scores 0.9 and 0.8): on
+    after each frame carries the stronger box only, the other dropped as overlapping; and
+    every allocation of the cells' parsing that the malloc family fails (a box, the box
+    FIFO's growth) ends with the error, SURFACED."""
+    scs = matrix.scenarios([tree("after")], "openvino", "dnn_detect.yolo",
+                           [sweep_fault("malloc")], route="sweep")
+    f = sweeps.sweep(scs, preload, jobs=2, expect=EXPECT, pool=forkclient.DEFAULT)["after"]
+    census = f.census.record.frames
+    assert [[(b.box, b.label, b.confidence) for b in x.boxes] for x in census] == \
+        [[("32x32+16+0", "0", "9000/10000")]] * len(census), census
+    through = [s for s in f[1] if YOLO in s.where]
+    assert len(through) >= 2 * len(census), [s.where for s in f[1]]
+    assert all(s.cls is sweep.Class.SURFACED for s in through), \
+        [(s.cls, s.command) for s in through]
+
+
+@pytest.mark.openvino
+@pytest.mark.dnn_detect
+def test_a_lost_box_allocation_in_yolo_kills_the_mutant(tree, preload):
+    """The mutant that returns 0 where a box's av_mallocz() failed in the YOLO parsing,
+    diffed on the frames route's allocations: after says AVERROR(ENOMEM) (SURFACED), the
+    mutant's frame comes out without its box (ALTERED): killed. Before the dnn_detect.yolo
+    graph no fault ran this line and the mutant was blind."""
+    after = tree("after")
+    path = "libavfilter/vf_dnn_detect.c"
+    text = (after.src / path).read_text()
+    # its two AVERROR(ENOMEM): the box's av_mallocz(), then the FIFO's write
+    m, _ = [m for m in mutants.mutants(text, path, ("return-zero",))
+            if m.function == YOLO and m.before.strip() == "AVERROR(ENOMEM)"]
+    assert text.index("if (!bbox)", text.index(YOLO)) < m.start < text.index("av_fifo_write(", m.start), m
+    groups = diff.plan_groups([("openvino", "dnn_detect.yolo")], [sweep_fault("malloc")])
+    case = caseload.load()
+    f = mutate.one(m, text, after, case.layout, groups, preload, 2, case.expect, "one", 1,
+                   False)
+    assert f.fate == "killed", f
+    assert any("SURFACED -> ALTERED" in r for r in f.regressions), f

@@ -30,6 +30,6 @@ def install(dest: Path, version: str) -> dict:
 BACKEND = Backend(
     name="onnx", package="onnxruntime", version="1.32.0", install=install,
     library="libonnxruntime", label="ONNX", product="ONNX Runtime", dnn_type="DNN_ONNX",
-    option="onnx", marker="onnx", processing=":input=x:output=y",
+    option="onnx", marker="onnx", processing=":threads_per_operation=1",
     identity="onnx-identity", non_identity="onnx-conv", generator="onnx_models",
 )

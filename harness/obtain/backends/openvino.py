@@ -36,12 +36,20 @@ def install(dest: Path, version: str) -> dict:
 BACKEND = Backend(
     name="openvino", package="openvino", version="2026.4.1", install=install,
     library="libopenvino", label="OpenVINO", product="OpenVINO", dnn_type="DNN_OV",
-    option="openvino", marker="openvino", processing=":input=x:output=y:layout=nchw",
+    option="openvino", marker="openvino",
+    processing=":input=x:output=y:layout=nchw:input_resizable=1",
     identity="ov-identity", non_identity="ov-scale", generator="ov_models",
     graphs={
         "dnn_detect": Graph(
-            description="format=rgb24,dnn_detect=dnn_backend=openvino:model={model}:input=x",
-            models={"model": "ov-detect"}),
+            description="format=rgb24,dnn_detect=dnn_backend=openvino:model={model}:input=x"
+                        ":labels={labels}",
+            models={"model": "ov-detect", "labels": "ov-classify-labels"}),
+        # dnn_detect's YOLO post-processing (the default model_type is ssd): boxes parsed
+        # from cells, two of them overlapping (models/ov_models.py's yolo())
+        "dnn_detect.yolo": Graph(
+            description="format=rgb24,dnn_detect=dnn_backend=openvino:model={model}:input=x"
+                        ":model_type=yolo:cell_w=2:cell_h=2:nb_classes=1:anchors=1&1",
+            models={"model": "ov-yolo"}, note="YOLO post-processing"),
         "dnn_classify": Graph(
             description=f"format=rgb24,{TF_DETECT},dnn_classify=dnn_backend=openvino:"
                         "model={model}:input=x:labels={labels}:confidence=0",

@@ -37,7 +37,7 @@ def install(dest: Path, version: str) -> dict:
 BACKEND = Backend(
     name="tf", package="tensorflow-cpu", version="2.18.0", install=install,
     library="libtensorflow", label="TensorFlow", product="TensorFlow", dnn_type="DNN_TF",
-    option="tensorflow", marker="tensorflow", processing=":input=x:output=y",
+    option="tensorflow", marker="tensorflow", processing=":input=x:output=y:sess_config=0x1001",
     identity="tf-identity", non_identity="tf-scale", generator="tf_models",
     graphs={"dnn_detect": Graph(description=f"format=rgb24,{DETECT.replace('{det}', '{model}')}",
                                 models={"model": "tf-det"})},

@@ -106,11 +106,11 @@ def sweep(builds, backend, filt, fault, route="sweep", limit=None):
 
 def census():
     """callers.run() on before and after, as tests/pr24760/test_callers.py runs it."""
-    from harness.cases.pr24760 import EXPECT
+    from harness.cases.pr24760 import CALLERS, EXPECT
     from harness.experiments import callers
     from harness.run import matrix
-    cs = callers.run(_trees("before", "after"), matrix.preload_library(), jobs=2,
-                     expect=EXPECT)
+    cs = callers.run(_trees("before", "after"), matrix.preload_library(), CALLERS["family"],
+                     jobs=2, expect=EXPECT)
     return {"command": "harness.experiments.callers.run([before, after], ...) as "
                        "tests/pr24760/test_callers.py runs it",
             "censuses": [{"build": c.build, "backend": c.backend, "filter": c.filter,
