@@ -136,8 +136,9 @@ def yolo():
     """dnn_detect YOLO model (model_type=yolo:cell_w=2:cell_h=2:nb_classes=1:anchors=1&1):
     x float NHWC [1, 64, 64, 3] -> yolo_out [1, 6, 2, 2], channel-major (the layout
     vf_dnn_detect.c reads when dims[2] == dims[3]). A constant plus 0 * ReduceSum(x), as
-    detect()'s: on any frame two boxes of label "0" (or the first line of `labels`), each
-    the frame's middle half, scores 0.9 and 0.8; the post-processing keeps the first."""
+    detect()'s: on any frame two boxes of label "0" (or the first line of `labels`), both
+    across the frame's middle half and down its top half (on 64x64: x=16 y=0 w=32 h=32),
+    scores 0.9 and 0.8; the post-processing keeps the first."""
     box = 5 + YOLO_CLASSES
     rows = np.zeros((1, box, YOLO_CELLS, YOLO_CELLS), np.float32)
     for (cx, cy), row in YOLO_ROWS.items():

@@ -155,9 +155,9 @@ DIFF = {
     # get_input_onnx()'s calls, in dnn_backend_onnx.c but changed by none, are failed with
     # their profile's first value only: 1 site-value fewer here, 7 in the onnxruntime row)
     # (since 2026-12-07 ONNX Runtime's graph gives no input= or output=, and the backend
-    # reads both names from the model: its av_strdup()s and av_calloc() are 3 more sites,
-    # SURFACED in both; the output list separate_output_names() made from output=, CLEAN
-    # in both where its av_get_token() failed, is not made)
+    # reads both names from the model: its av_strdup()s and av_calloc() are 3 sites,
+    # SURFACED in both, in place of separate_output_names()' 3 for output=, one of whose
+    # site-values, a failed av_get_token(), was CLEAN in both: 25 sites as before)
     "onnx / dnn_processing / setup / malloc": {("SURFACED", "SURFACED"): 45,
                                                ("HANG", "SURFACED"): 2},
     # 0022: "a failed SetSessionGraphOptimizationLevel() left dnn_processing running as if
@@ -165,7 +165,7 @@ DIFF = {
     # model input's read, get_input_onnx()'s 5 calls, since 2026-12-07: 10 more sites
     # SURFACED in both); on after, a failed GetDimensions() in get_output_onnx()'s first
     # inference leaves the dimensions as av_malloc() gave them: SURFACED most runs, once
-    # ALTERED (a fresh-clone CI run, loaded): ANY, as on the frames route. Since 2026-12-08
+    # ALTERED (a fresh-clone CI run, loaded): ANY, as on the frames route. Since 2026-12-07
     # the graph sets threads_per_operation=1 and no names: SetIntraOpNumThreads(), which
     # 0022 checks as it does the optimization level (CLEAN -> SURFACED, each value), and
     # the names' reads from the model (SessionGetInputName(), SessionGetOutputCount(),

@@ -57,7 +57,9 @@ def add_sweep_options(p) -> None:
     common.add_route_option(p, None)
     p.add_argument("--backend-name", dest="backend_name", metavar="LIST",
                    help="backends the filter uses (default: every one the tree has)")
-    p.add_argument("--filter", metavar="LIST", help="filters (default: every one with a graph)")
+    p.add_argument("--filter", metavar="LIST",
+                   help="graphs: a filter's own (dnn_detect) or another of its "
+                        "(dnn_detect.yolo), comma-separated (default: every graph)")
     common.add_tree_options(p, "the built set")
 
 

@@ -73,7 +73,9 @@ def add_arguments(p) -> None:
                         "earlier diff against it kept in the cache (what it runs is kept)")
     p.add_argument("--backend-name", dest="backend_name", metavar="LIST",
                    help="backends the filter uses (default: every one both trees have)")
-    p.add_argument("--filter", metavar="LIST", help="filters (default: every one with a graph)")
+    p.add_argument("--filter", metavar="LIST",
+                   help="graphs: a filter's own (dnn_detect) or another of its "
+                        "(dnn_detect.yolo), comma-separated (default: every graph)")
     p.add_argument("--json", metavar="FILE", help="write the diff as JSON (with a schema field)")
     common.add_diff_report_options(p)
     common.add_shard_option(p)

@@ -10,12 +10,10 @@ from harness.obtain import models, probe
 from harness.obtain.backends import BACKENDS as REGISTRY
 
 from harness.errors import CacheError, ScenarioError
-from harness.run.scenario import ffmpeg_filter
 from harness.paths import cache_root
+from harness.run.scenario import ffmpeg_filter
 
 FILTERS = ("dnn_processing", "dnn_detect", "dnn_classify")  # FFmpeg's DNN filters
-
-
 # filter by filter, each backend's graphs in the registry's order
 _ALL = {name: b.all_graphs() for name, b in REGISTRY.items()}
 GRAPHS = {(name, graph): graphs[graph] for filt in FILTERS for name, graphs in _ALL.items()
@@ -45,8 +43,8 @@ def not_expressible(src, backend: str, filt: str) -> str | None:
     unknown = facts.unknown_options(GRAPHS[(backend, filt)].description) \
         if (backend, filt) in GRAPHS else []
     if unknown:
-        return (f"not expressible on FFmpeg {facts.version}: it has no option "
-                f"{', '.join(unknown)} (the graph's {filt} sets it)")
+        return (f"not expressible on FFmpeg {facts.version}: it declares no option "
+                f"{probe.joined(unknown)}, which the graph {filt} sets")
     return None
 
 

@@ -35,7 +35,7 @@ class Scenario:
 
     @property
     def ffmpeg_filter(self) -> str:
-        """The FFmpeg filter the graph is recorded at."""
+        """The FFmpeg filter whose activate() the worker records (the graph's own)."""
         return ffmpeg_filter(self.filter)
 
     @property

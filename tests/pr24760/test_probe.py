@@ -368,6 +368,10 @@ def test_a_graph_option_the_tree_has_not_is_named(tmp_path):
     assert f.unknown_options("format=rgb24,dnn_detect=dnn_backend=tensorflow:model=m:"
                              "input=x:model_type=yolo:cell_w=2,null") == \
         ["dnn_detect's model_type", "dnn_detect's cell_w"]
+    # TensorFlow's dnn_detect graph names its outputs, an option this tree's sources lack
+    assert chains.not_expressible(root, "tf", "dnn_detect") == (
+        "not expressible on FFmpeg 8.1.2: it declares no option dnn_detect's output, which "
+        "the graph dnn_detect sets")
 
 
 def test_the_902_reason_is_derived_word_for_word(tmp_path):

@@ -105,7 +105,8 @@ def test_a_lost_box_allocation_in_yolo_kills_the_mutant(tree, preload):
     # its two AVERROR(ENOMEM): the box's av_mallocz(), then the FIFO's write
     m, _ = [m for m in mutants.mutants(text, path, ("return-zero",))
             if m.function == YOLO and m.before.strip() == "AVERROR(ENOMEM)"]
-    assert text.index("if (!bbox)", text.index(YOLO)) < m.start < text.index("av_fifo_write(", m.start), m
+    box = text.index("if (!bbox)", text.index(YOLO))
+    assert box < m.start < text.index("av_fifo_write(", box), m
     groups = diff.plan_groups([("openvino", "dnn_detect.yolo")], [sweep_fault("malloc")])
     case = caseload.load()
     f = mutate.one(m, text, after, case.layout, groups, preload, 2, case.expect, "one", 1,
