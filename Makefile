@@ -28,6 +28,9 @@ RELEASES ?= $(shell $(PY) -c 'from harness.obtain import releases; print(*releas
 # the files `make mutate-ffmpeg` mutates on after + the follow-ups (repository paths of
 # FFmpeg's), or all: every file of the DNN code (many hours on 2 cores)
 MUTATE_FILES ?= libavfilter/dnn/dnn_backend_onnx.c
+# a random N of those mutants (--sample: the score of them all as a 95% interval), or
+# empty for every one
+MUTATE_SAMPLE ?=
 
 .PHONY: all help venv deps build sanitizers run test check mutants unchanged claims sweep bench release releases clean clean-cache coverage-ffmpeg mutate-ffmpeg
 
@@ -82,9 +85,10 @@ coverage-ffmpeg: build ## error-branch coverage of FFmpeg's DNN code under the d
 	$(HARNESS) coverage --case followups --jobs $(JOBS) --markdown results/coverage.md \
 		--json results/coverage.json --html results/coverage.html
 
-mutate-ffmpeg: coverage-ffmpeg ## the gate's own mutation score over FFmpeg's error handling: each mutant of MUTATE_FILES (default the ONNX Runtime backend; all: every DNN file) on after + the follow-ups, diffed (those on lines no fault ran, by the coverage, blind unbuilt): results/mutate.md, .json (hours)
+mutate-ffmpeg: coverage-ffmpeg ## the gate's own mutation score over FFmpeg's error handling: each mutant of MUTATE_FILES (default the ONNX Runtime backend; all: every DNN file; MUTATE_SAMPLE=N: a random N of them) on after + the follow-ups, diffed (those on lines no fault ran, by the coverage, blind unbuilt): results/mutate.md, .json (hours)
 	$(HARNESS) mutate --case followups --lines results/coverage.json \
 		$(if $(filter all,$(MUTATE_FILES)),--all,$(addprefix --file ,$(MUTATE_FILES))) \
+		$(if $(MUTATE_SAMPLE),--sample $(MUTATE_SAMPLE)) \
 		--jobs $(JOBS) --markdown results/mutate.md --json results/mutate.json
 
 unchanged: build ## ffmpeg CLI output before against after: identity MD5, a whole clip, trained MTCNN over photographs (fetched, pinned; needs OpenVINO)
