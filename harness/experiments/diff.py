@@ -21,8 +21,8 @@ from pathlib import Path
 from harness.compile import families as registry
 from harness.experiments import sweep
 from harness.judge import coverage as lines_run, profiles, reach
-from harness.judge.diff import (Diff, Group, Pair, change, judged, with_dropped_error,
-                                with_leak, worth_rerunning)
+from harness.judge.diff import (Diff, Group, Pair, change, judged, with_what_ran,
+                                worth_rerunning)
 from harness.judge.pairing import pair_plan
 from harness.judge.sweep import Site, classify, leaks_of
 from harness.judge.touched import UNKNOWN, Touched
@@ -180,7 +180,7 @@ def _run(sides, groups, batch: Batch, *, confirm, shard, touched=UNKNOWN,
                     (item.group, item.pair, item.value_index), item.value,
                     [left_behind([s.result] if s is not None else []) for s in sites],
                     [said([s.result]) if s is not None else [] for s in sites])
-        pair.change = with_dropped_error(with_leak(pair.change, pair.leak), pair.dropped)
+        pair.change = with_what_ran(pair.change, pair)
         pairs.append(pair)
     reruns = _confirm(pairs, groups, reference, batch, confirm)
     t3 = time.monotonic()
@@ -254,7 +254,7 @@ def _confirm(pairs: list, groups: list, reference: dict, batch: Batch, confirm: 
         p.leaked[si] += left_behind([r])
         p.said[si] += said([r])
     for p in {id(p): p for p, *_ in again}.values():
-        p.change = with_dropped_error(with_leak(judged(*p.seen), p.leak), p.dropped)
+        p.change = with_what_ran(judged(*p.seen), p)
     return reruns
 
 

@@ -114,6 +114,12 @@ def with_dropped_error(c: Change, dropped: bool) -> Change:
     return Change.REGRESSION if dropped and c is Change.CHANGED else c
 
 
+def with_what_ran(c: Change, p: "Pair") -> Change:
+    """A site's verdict from its classes (`c`) once what its runs left behind and what
+    they logged are read: with_leak(), then with_dropped_error()."""
+    return with_dropped_error(with_leak(c, p.leak), p.dropped)
+
+
 ANY = "ANY"  # a case's diff: a from-tree class it does not fix (read from memory the
              # failed call left unset: SURFACED, CLEAN or CRASH run by run)
 

@@ -211,9 +211,10 @@ class Facts:
             f = self.filters.get(name.strip())
             if f is None:
                 continue
+            known = f.options | self.dnn_options
             for option in args.split(":"):
                 key = option.partition("=")[0].strip()
-                if key and key not in f.options | self.dnn_options:
+                if key and key not in known:
                     out.append(f"{f.name}'s {key}")
         return out
 

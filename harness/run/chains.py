@@ -34,14 +34,14 @@ def not_expressible(src, backend: str, filt: str) -> str | None:
     "not expressible on FFmpeg <version>: <what the probe found>"; None when it can. A
     graph that needs another backend needs its dnn_detect too (dnn_classify's boxes)."""
     facts = probe.facts(Path(src))
-    boxes = GRAPHS[(backend, filt)].needs if (backend, filt) in GRAPHS else ()
+    spec = GRAPHS.get((backend, filt))
+    boxes = spec.needs if spec else ()
     pairs = [(backend, ffmpeg_filter(filt))] + [(b, "dnn_detect") for b in boxes]
     for b, f in pairs:
         why = facts.why_not(b, f)
         if why:
             return f"not expressible on FFmpeg {facts.version}: {why}"
-    unknown = facts.unknown_options(GRAPHS[(backend, filt)].description) \
-        if (backend, filt) in GRAPHS else []
+    unknown = facts.unknown_options(spec.description) if spec else []
     if unknown:
         return (f"not expressible on FFmpeg {facts.version}: it declares no option "
                 f"{probe.joined(unknown)}, which the graph {filt} sets")

@@ -118,6 +118,32 @@ def test_an_error_logged_and_not_returned_is_no_recovery():
     assert diff.with_dropped_error(Change.FLAKY, True) is Change.FLAKY
 
 
+@pytest.mark.unit
+def test_a_sites_verdict_reads_what_its_runs_left_and_logged():
+    """A pair's dropped error is read from its own runs: the from-tree's classes, the
+    to-tree's classes and the to-tree's lines (Pair.dropped); its verdict takes the leak
+    and the dropped error in (diff.with_what_ran()), each alone enough."""
+    line = ["[dnn_processing @ 0x1] could not get input from the model"]
+    p = _diff([("SURFACED", "CLEAN")]).pairs[0]
+    assert p.change is Change.CHANGED and not p.dropped
+    p.said = [[[]], [line]]
+    assert p.dropped and diff.with_what_ran(p.change, p) is Change.REGRESSION
+    p.said = [[line], [[]]]  # the from-tree said it, the to-tree said nothing
+    assert not p.dropped and diff.with_what_ran(p.change, p) is Change.CHANGED
+    p.seen = [[Class.SURFACED], [Class.CLEAN, Class.SURFACED]]  # the to-tree not clean
+    p.said = [[[]], [line, line]]
+    assert not p.dropped
+    p.seen = [[Class.SURFACED, Class.CLEAN], [Class.CLEAN]]  # the from-tree not steady
+    p.said = [[[], []], [line]]
+    assert not p.dropped
+    q = _diff([("SURFACED", "SURFACED")]).pairs[0]
+    q.leaked = [[0], [1]]
+    assert diff.with_what_ran(q.change, q) is Change.REGRESSION
+    q.leaked = [[1], [1]]
+    assert diff.with_what_ran(q.change, q) is Change.SAME
+    assert diff.with_what_ran(Change.FLAKY, q) is Change.FLAKY
+
+
 # A site whose class changed is run again on both sides (--confirm): every class each
 # tree showed. A tree that never failed badly against one that did, even once, is still a
 # regression; both trees unsteady is flaky, not judged (measured: two ONNX Runtime malloc
