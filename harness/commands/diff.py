@@ -68,6 +68,10 @@ def add_arguments(p) -> None:
     p.add_argument("--focus", action="store_true",
                    help="run the censuses, then only the sites (and values) whose stack runs "
                         "through the change: a quick answer, said to be focused")
+    p.add_argument("--output-may-change", dest="output_may_change", action="store_true",
+                   help="a change of a graph's output with no fault (its censuses' frames) "
+                        "is said, not failed: for a patch meant to change what a filter "
+                        "gives (default: a regression)")
     p.add_argument("--fresh", action="store_true",
                    help="run every run of the from-tree again, none taken from those an "
                         "earlier diff against it kept in the cache (what it runs is kept)")
@@ -226,6 +230,7 @@ def run(args) -> int:
                            confirm=max(0, args.confirm), touched=change, shard=shard,
                            values=values, focus=args.focus, memo=memo)
         kept.save(memo, two[0].tree, cache_root())
+        d.output_may_change = args.output_may_change
     from harness.paths import write_file
     if shard:  # a part: its verdict is the merge's (with the case's claim, if any)
         write_file("--json", args.json, json.dumps(

@@ -21,8 +21,8 @@ from pathlib import Path
 from harness.compile import families as registry
 from harness.experiments import sweep
 from harness.judge import coverage as lines_run, profiles, reach
-from harness.judge.diff import (Diff, Group, Pair, change, judged, with_what_ran,
-                                worth_rerunning)
+from harness.judge.diff import (Diff, Group, Pair, change, judged, output_change,
+                                output_judged, with_what_ran, worth_rerunning)
 from harness.judge.pairing import pair_plan
 from harness.judge.sweep import Site, classify, leaks_of
 from harness.judge.touched import UNKNOWN, Touched
@@ -130,6 +130,7 @@ def _run(sides, groups, batch: Batch, *, confirm, shard, touched=UNKNOWN,
             base[(gi, si)] = sc
     t0, memo_before = time.monotonic(), batch.memo.reused if batch.memo else 0
     reference, calls, function = _censuses(groups, len(sides), base, batch)
+    again = _outputs(groups, base, reference, batch, confirm)
     t1 = time.monotonic()
     where = {k: dict(c) for k, c in calls.items()}  # (group, side) -> call index -> where
     planned = _plan(groups, sides, base, calls, where, function, touched, values)
@@ -191,7 +192,7 @@ def _run(sides, groups, batch: Batch, *, confirm, shard, touched=UNKNOWN,
     return Diff(sides, groups, pairs,
                 {"census": round(t1 - t0, 2), "sites": round(t2 - t1, 2),
                  "confirm": round(t3 - t2, 2), "total": round(t3 - t0, 2)},
-                len(base) + len(runs) + len(reruns) - taken, round(hung, 2),
+                len(base) + again + len(runs) + len(reruns) - taken, round(hung, 2),
                 (len(ended), round(sum(ended), 2)), shard=shard,
                 focus=(len(planned), found) if focus else None, taken=taken)
 
@@ -217,6 +218,35 @@ def _censuses(groups: list, n_sides: int, base: dict, batch: Batch) -> tuple:
         reference[(gi, si)] = r.record.frames or []
         function[(gi, si)] = sweep.census_functions(r)
     return reference, calls, function
+
+
+def _outputs(groups: list, base: dict, reference: dict, batch: Batch, confirm: int) -> int:
+    """Each group's output with no fault compared between the trees (its censuses'
+    frames): where they differ, each tree's census of the graph (one per backend, filter
+    and route, whichever family counted its calls) run `confirm` times more, and every
+    group of that graph given the verdict (output_judged()). The runs it made."""
+    graphs = {}  # (backend, filter, route) -> the first group index of the graph that differs
+    for gi, g in enumerate(groups):
+        if (gi, 0) in reference and (gi, 1) in reference and \
+                output_change(reference[(gi, 0)], reference[(gi, 1)]):
+            graphs.setdefault((g.backend, g.filter, g.route), gi)
+    if not graphs:
+        return 0
+    again = [(key, si) for key, gi in graphs.items() for si in (0, 1) for _ in range(confirm)]
+    runs = batch.run([sweep.census(base[(graphs[key], si)]) for key, si in again], fresh=True)
+    seen = {(key, si): [reference[(gi, si)]] for key, gi in graphs.items() for si in (0, 1)}
+    for (key, si), r in zip(again, runs):
+        ok = r.outcome in (Outcome.PASS, Outcome.MEASURED)
+        seen[(key, si)].append(r.record.frames or [] if ok else None)
+    for g in groups:
+        key = (g.backend, g.filter, g.route)
+        if key in graphs:
+            a, b = seen[(key, 0)], seen[(key, 1)]
+            if None in a + b:  # a census that did not run clean again: not steady
+                g.output, g.unsteady = "", True
+            else:
+                g.output, g.unsteady = output_judged(a, b)
+    return len(runs)
 
 
 def _plan(groups: list, sides: list, base: dict, calls: dict, where: dict, function: dict,

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from harness.errors import ExitStatus
 from harness.judge import profiles
-from harness.judge.sweep import Class
+from harness.judge.sweep import Class, carried
 from harness.judge.touched import UNKNOWN, Touched
 
 GOOD = frozenset({Class.SURFACED, Class.CLEAN})  # the failure was reported, or did no harm
@@ -120,6 +120,40 @@ def with_what_ran(c: Change, p: "Pair") -> Change:
     return with_dropped_error(with_leak(c, p.leak), p.dropped)
 
 
+def output_change(a: list, b: list) -> str:
+    """How the to-tree's output with no fault (its census's frames, [Frame]) differs from
+    the from-tree's, as carried() compares a run's frames with its census: "" when it does
+    not; else the first frame that differs, its md5 or its boxes, or the count."""
+    ca, cb = carried(a), carried(b)
+    if ca == cb:
+        return ""
+    if len(ca) != len(cb):
+        return f"{len(ca)} frames -> {len(cb)}"
+    k = next(i for i, (x, y) in enumerate(zip(ca, cb)) if x != y)
+    (ma, ba), (mb, bb) = ca[k], cb[k]
+    what = (f"md5 {ma[:12]} -> {mb[:12]}" if ma != mb else
+            f"boxes {_boxes(ba)} -> {_boxes(bb)}")
+    return f"frame {k + 1} of {len(ca)}: {what}"
+
+
+def _boxes(boxes: list) -> str:
+    """carried()'s boxes as a report writes them: WxH+X+Y label confidence (labels)."""
+    return "[" + ", ".join(f"{b} {label} {c}" + (" (" + ", ".join(f"{n} {v}" for n, v in k)
+                                                 + ")" if k else "")
+                           for b, label, c, k in boxes) + "]"
+
+
+def output_judged(seen_a: list, seen_b: list) -> tuple:
+    """(how the clean output changed, unsteady): each tree's census run again, its
+    frames every time (`seen_a`, `seen_b`: [[Frame]] per run). A change when each tree
+    gave the same frames every time and the two differ (output_change() of the first
+    runs); unsteady, and not judged, when a tree's runs differ among themselves."""
+    steady = all(not output_change(runs[0], r) for runs in (seen_a, seen_b) for r in runs)
+    if not steady:
+        return "", True
+    return output_change(seen_a[0], seen_b[0]), False
+
+
 ANY = "ANY"  # a case's diff: a from-tree class it does not fix (read from memory the
              # failed call left unset: SURFACED, CLEAN or CRASH run by run)
 
@@ -178,6 +212,9 @@ class Group:
     route: str = "frames"                       # the sweep's route (ROUTES of harness/experiments/sweep.py)
     left: list = field(default_factory=lambda: [None, None])  # per side: the blocks its census
                                                 # left behind, None if not counted
+    output: str = ""        # how the to-tree's census output differs from the from-tree's
+                            # (output_judged()): "" the same, or not compared
+    unsteady: bool = False  # a tree's census output differed run to run: not judged
 
     @property
     def key(self) -> str:
@@ -260,6 +297,8 @@ class Diff:
                                   # censuses ran, groups asked for]): `--focus`, only the sites
                                   # whose stack runs through the change were run, in the groups
                                   # whose graphs can run it (harness/judge/reach.py)
+    output_may_change: bool = False  # `--output-may-change`: a change of the output with
+                                     # no fault is said, not failed
 
     def count(self) -> Counter:
         return Counter(p.change for p in self.pairs)
@@ -269,6 +308,13 @@ class Diff:
                 for i, e in enumerate(g.errors) if e]
 
     census_errors = property(_census_errors)  # a plain function: mutated (Pair._blind)
+
+    def _output_changes(self) -> list:
+        """One line per group whose output with no fault (its censuses' frames) differs
+        between the trees, each tree steady run to run."""
+        return [f"{g.key}: {g.output}" for g in self.groups if g.output]
+
+    output_changes = property(_output_changes)
 
     def tally(self) -> dict:
         """judged / blind / not judged / total sites, and the same of the sites whose
@@ -290,12 +336,15 @@ class Diff:
         return [(r, f, b, n) for (r, f), (b, n) in out.items() if b]
 
     def _exit_status(self) -> ExitStatus:
-        """FAIL on any regression, or on anything that could not be judged (a census or
-        a site that could not run); else BLIND when no site whose stack runs through the
+        """FAIL on any regression, on a change of the output with no fault (unless
+        `output_may_change`), or on anything that could not be judged (a census or a site
+        that could not run); else BLIND when no site whose stack runs through the
         change was judged (or, when the change could not be read, no site at all); else
         OK (the diff's PASS)."""
         c = self.count()
         if c[Change.REGRESSION] or c[Change.ERROR] or self.census_errors:
+            return ExitStatus.FAIL
+        if self.output_changes and not self.output_may_change:
             return ExitStatus.FAIL
         if self.coverage and self.coverage["changed"] and not self.coverage["executed"]:
             return ExitStatus.BLIND  # not one changed line of code ran under any fault

@@ -7,7 +7,7 @@ fixed. Hovering a cell shows where the call is made and its command."""
 from html import escape
 
 from harness.judge.diff import Change
-from harness.judge.diffreport import blind_lines, timing, verdict_line
+from harness.judge.diffreport import blind_lines, output_lines, timing, verdict_line
 
 COLUMNS = 48  # sites per grid block; a wider family continues in the next block
 COLOURS = {  # class -> (background, text); letters keep the grid readable without colour
@@ -118,6 +118,7 @@ def page(d) -> str:
             "</span></div>"]
     body += [f"<p>{escape(line.replace('`', ''))}</p>" for line in blind_lines(d)]
     body += [f"<p class='empty'>{escape(e)}</p>" for e in d.census_errors]
+    body += [f"<p class='empty'>{escape(line.replace('`', ''))}</p>" for line in output_lines(d)]
     numbered = list(enumerate(d.pairs, 1))
     empty = []
     for g in d.groups:

@@ -55,6 +55,10 @@ def verdict_line(d: Diff) -> str:
         parts.append(f"{c[Change.ONLY_FROM]} only in {a}, {c[Change.ONLY_TO]} only in {b}")
     if c[Change.ERROR] or d.census_errors:
         parts.append(f"{c[Change.ERROR] + len(d.census_errors)} not judged (ERROR)")
+    if d.output_changes:
+        n = len(d.output_changes)
+        parts.append(f"the output with no fault changed in {n} group{'s' * (n != 1)}"
+                     + (" (--output-may-change)" if d.output_may_change else ""))
     word = WORDS[d.exit_status]
     focused = (f" (focused: the {d.focus[0]} of {d.focus[1]} sites whose stack runs through "
                "the change" + (f", in the {d.focus[2]} of {d.focus[3]} groups whose graphs "
@@ -83,6 +87,18 @@ def blind_lines(d: Diff) -> list:
     if groups:
         out.append("Blind (HANG or CRASH in both trees): " + ", ".join(
             f"{route} / `{family}` {b} of {n}" for route, family, b, n in groups) + ".")
+    return out
+
+
+def output_lines(d: Diff) -> list:
+    """The groups whose output with no fault (their censuses' frames) changed, and those
+    whose output was not steady enough to compare."""
+    out = [f"The output with no fault changed ({'said, not failed: --output-may-change' if d.output_may_change else 'a regression'}): "
+           f"{line}" for line in d.output_changes]
+    unsteady = [g.key for g in d.groups if g.unsteady]
+    if unsteady:
+        out.append("The output with no fault differed run to run, not compared: "
+                   + ", ".join(f"`{k}`" for k in unsteady))
     return out
 
 
@@ -158,6 +174,7 @@ def markdown(d: Diff) -> str:
                          + ", ".join(partly[:BLIND_ROWS]) + ".")
     for e in d.census_errors:
         lines.append(f"- {e}")
+    lines += [f"- {line}" for line in output_lines(d)]
     for ch, title in SECTIONS:
         rows = [p for p in d.pairs if p.change is ch]
         if not rows:
@@ -238,11 +255,14 @@ def to_json(d: Diff) -> dict:
                   | ({"groups_run": d.focus[2], "groups": d.focus[3]} if len(d.focus) > 2
                      else {})) if d.focus else None,
         "census_errors": d.census_errors,
+        "output_changes": d.output_changes, "output_may_change": d.output_may_change,
         "groups": [{"backend": g.backend, "filter": g.filter, "route": g.route,
                     "family": g.family,
                     "fault": g.fault, "sites": {"from": g.sites[0], "to": g.sites[1]},
                     "errors": {"from": g.errors[0], "to": g.errors[1]},
-                    "left": {"from": g.left[0], "to": g.left[1]}} for g in d.groups],
+                    "left": {"from": g.left[0], "to": g.left[1]},
+                    "output": {"changed": g.output, "unsteady": g.unsteady}}
+                   for g in d.groups],
         "shard": list(d.shard) if d.shard else None,
         "inputs": inputs(d),
         "sites": [{"order": list(p.order), "backend": p.group.backend, "filter": p.group.filter,

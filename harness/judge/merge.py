@@ -157,6 +157,16 @@ def _left(g: dict) -> list:
     return [left.get("from"), left.get("to")]
 
 
+def _output(shards: list, i: int) -> tuple:
+    """The i-th group's output with no fault, judged over every shard (each ran the
+    censuses): (how it changed, unsteady); unsteady in any shard is not judged (a shard
+    written before it was compared: the same)."""
+    outs = [d["groups"][i].get("output") or {} for _, d in shards]
+    if any(o.get("unsteady") for o in outs):
+        return "", True
+    return next((o["changed"] for o in outs if o.get("changed")), ""), False
+
+
 def _said(s: dict) -> list:
     """A site's error lines per side, run by run (none in a shard without them)."""
     said = s.get("said") or {}
@@ -200,11 +210,12 @@ def merged(shards: list) -> Diff:
     first = shards[0][1]
     sides = [_side(first["from"]), _side(first["to"])]
     groups, most = [], _most(shards)
-    for g, (key, *_) in zip(first["groups"], first["inputs"]["groups"]):  # in one order
-        groups.append(Group(g["backend"], g["filter"], g["fault"], g["family"],
+    for i, (g, (key, *_)) in enumerate(zip(first["groups"], first["inputs"]["groups"])):
+        groups.append(Group(g["backend"], g["filter"], g["fault"], g["family"],  # in one order
                             [most[(key, side)] for side in ("from", "to")],
                             [g["errors"]["from"], g["errors"]["to"]], route=g["route"],
-                            left=_left(g)))
+                            left=_left(g), **dict(zip(("output", "unsteady"),
+                                                      _output(shards, i)))))
     pairs = []
     for _, d in shards:
         for s in d["sites"]:
@@ -231,7 +242,8 @@ def merged(shards: list) -> Diff:
                touched=touched, values=first["inputs"].get("values", "one"),
                coverage=lines_run_merged([d.get("coverage") for _, d in shards]),
                focus=_focus(first.get("focus")),
-               taken=sum(t.get("kept_runs", 0) for t in timings))
+               taken=sum(t.get("kept_runs", 0) for t in timings),
+               output_may_change=bool(first.get("output_may_change")))
     out.shard_walls = [(d["shard"][0], d["timing"]["total_seconds"]) for _, d in
                        sorted(shards, key=lambda x: x[1]["shard"][0])]
     assert len(out.shard_walls) == n

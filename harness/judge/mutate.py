@@ -107,7 +107,8 @@ def of_diff(m: ops.Mutant, d, groups: list, seconds: float) -> Fate:
     """The mutant's fate from the diff `d` of its tree against the tree it mutates, run on
     `groups`: its exit status (FAIL with no regression: killed when the mutant's own
     census failed and nothing else did, else an error: the tree's census or a site that
-    could not run), the regressions that killed it."""
+    could not run), the regressions that killed it, and any change of the output with no
+    fault (the diff fails it too)."""
     from harness.judge import diff
     status = d.exit_status
     regressions = [f"{p.group.key}: {p.where}" + (f" ({p.value})" if p.value else "") + ": "
@@ -117,7 +118,9 @@ def of_diff(m: ops.Mutant, d, groups: list, seconds: float) -> Fate:
                       if getattr(p, "leak", False) else "")
                    + (", an error logged and not returned" if getattr(p, "dropped", False)
                       else "")
-                   for p in d.pairs if p.change is diff.Change.REGRESSION]
+                   for p in d.pairs if p.change is diff.Change.REGRESSION] \
+        + [f"{line}: the output with no fault changed"
+           for line in getattr(d, "output_changes", [])]
     why = seen([d])
     # the mutant breaks the run with no fault (its tree's census fails, the tree's does
     # not): the diff fails the change for it, as it would any patch that does so

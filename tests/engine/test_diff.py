@@ -705,3 +705,73 @@ def test_a_leak_in_every_report():
     assert (s["change"], s["leak"], s["leaked"]) == ("regression", True, {"from": [0], "to": [1]})
     assert s["to"]["leaks"]["blocks"] == 1 and "leaks" not in s["from"]
     assert "left 1 block (424 bytes)" in junit.junit(d, "FAIL")
+
+
+def _frames(*frames):
+    """[Frame] from (md5, [(box, label, confidence)]) each."""
+    from harness.run.record import Box, Frame
+    return [Frame(md5, None if boxes is None else [Box(b, label, c, []) for b, label, c in boxes])
+            for md5, boxes in frames]
+
+
+BOX = ("32x32+16+0", "0", "9000/10000")
+OTHER = ("32x32+16+0", "0", "8000/10000")
+# (from-tree's census frames, to-tree's) -> what the diff says of the output with no fault
+OUTPUTS = [
+    (_frames(("a" * 32, [BOX])), _frames(("a" * 32, [BOX])), ""),
+    (_frames(("a" * 32, [BOX])), _frames(("a" * 32, [BOX, OTHER])),
+     "frame 1 of 1: boxes [32x32+16+0 0 9000/10000] -> "
+     "[32x32+16+0 0 9000/10000, 32x32+16+0 0 8000/10000]"),
+    (_frames(("a" * 32, []), ("b" * 32, [])), _frames(("a" * 32, []), ("c" * 32, [])),
+     "frame 2 of 2: md5 bbbbbbbbbbbb -> cccccccccccc"),
+    (_frames(("a" * 32, []), ("b" * 32, [])), _frames(("a" * 32, [])), "2 frames -> 1"),
+    (_frames(("a" * 32, None)), _frames(("a" * 32, [])), ""),  # kept without its boxes
+]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("a, b, want", OUTPUTS, ids=["same", "boxes", "md5", "count", "none"])
+def test_output_change_rule(a, b, want):
+    assert diff.output_change(a, b) == want
+
+
+@pytest.mark.unit
+def test_a_changed_output_is_judged_when_each_tree_is_steady():
+    """Each tree's census run again: the same frames every time and the two differ is a
+    change; a tree whose census gave other frames run to run is unsteady, not judged."""
+    one, two = _frames(("a" * 32, [BOX])), _frames(("a" * 32, [BOX, OTHER]))
+    assert diff.output_judged([one] * 3, [two] * 3) == (diff.output_change(one, two), False)
+    assert diff.output_judged([one] * 3, [one] * 3) == ("", False)
+    assert diff.output_judged([one, one, two], [two] * 3) == ("", True)
+    assert diff.output_judged([one] * 3, [two, one]) == ("", True)
+
+
+@pytest.mark.unit
+def test_a_changed_output_fails_the_diff_in_every_report():
+    """A group whose output with no fault changed fails the diff though every site is the
+    same (exit 1), and every report says which and how; --output-may-change says it and
+    passes."""
+    from harness.judge import diff_html, junit
+    d = _diff([("SURFACED", "SURFACED")], ("function",))
+    d.sides = [diff.Side(n, Tree(n, Path(f"/{n}"), {"source": {"kind": "release"}, "key": n,
+                                                    "series": []})) for n in "ab"]
+    assert d.exit_status == ExitStatus.OK
+    d.groups[0].output = "frame 1 of 3: md5 aaaaaaaaaaaa -> bbbbbbbbbbbb"
+    assert d.exit_status == ExitStatus.FAIL
+    key = d.groups[0].key
+    said = f"{key}: frame 1 of 3: md5 aaaaaaaaaaaa -> bbbbbbbbbbbb"
+    assert diffreport.verdict_line(d).startswith("**FAIL**")
+    assert "the output with no fault changed in 1 group" in diffreport.verdict_line(d)
+    assert f"The output with no fault changed (a regression): {said}" in diffreport.markdown(d)
+    assert html.escape(said) in diff_html.page(d)
+    j = diffreport.to_json(d)
+    assert j["output_changes"] == [said] and j["groups"][0]["output"]["changed"]
+    assert schemas.problem(json.loads(json.dumps(j))) is None
+    assert 'type="output"' in junit.junit(d, "FAIL")
+    d.output_may_change = True
+    assert d.exit_status == ExitStatus.OK
+    assert "(said, not failed: --output-may-change)" in diffreport.markdown(d)
+    assert 'type="output"' not in junit.junit(d, "PASS")
+    d.groups[0].output, d.groups[0].unsteady = "", True
+    assert d.exit_status == ExitStatus.OK
+    assert f"differed run to run, not compared: `{key}`" in diffreport.markdown(d)

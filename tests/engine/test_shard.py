@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import HarnessError
+from harness.errors import ExitStatus, HarnessError
 from harness.judge import schemas, shard
 from harness.judge.envelope import envelope
 from harness.paths import PROJECT
@@ -306,3 +306,25 @@ def test_merge_judges_a_sweep_again(tmp_path):
     other.write_text(json.dumps(_sweep_shard(2, 2, [(2, "ALTERED")], case="followups")))
     r = harness("merge", paths[0], str(other))
     assert r.returncode == 2 and "their inputs differ" in r.stderr, r.stderr
+
+
+@pytest.mark.unit
+def test_merge_keeps_a_changed_output(tmp_path):
+    """Each shard runs the censuses and compares the output with no fault: a change one
+    shard saw fails the merge as it fails the whole diff; a shard that saw the output
+    unsteady leaves it not judged."""
+    from harness.judge import merge
+    outs = [{"changed": "", "unsteady": False}, {"changed": "frame 1 of 3: md5 a -> b",
+                                                 "unsteady": False}]
+    shards = []
+    for k, out in enumerate(outs, 1):
+        d = _counted_shard(k, 2, 3, [k - 1])
+        d["groups"][0]["output"] = out
+        shards.append((f"s{k}.json", d))
+    m = merge.merged(shards)
+    assert m.output_changes == [f"{m.groups[0].key}: frame 1 of 3: md5 a -> b"]
+    assert m.exit_status == ExitStatus.FAIL
+    shards[0][1]["groups"][0]["output"] = {"changed": "", "unsteady": True}
+    m = merge.merged(shards)
+    assert (m.output_changes, m.groups[0].unsteady) == ([], True)
+    assert m.exit_status == ExitStatus.OK

@@ -113,3 +113,26 @@ def test_a_lost_box_allocation_in_yolo_kills_the_mutant(tree, preload):
                    False)
     assert f.fate == "killed", f
     assert any("SURFACED -> ALTERED" in r for r in f.regressions), f
+
+
+@pytest.mark.openvino
+@pytest.mark.dnn_detect
+def test_a_change_of_the_output_with_no_fault_kills_the_mutant(tree, preload):
+    """The mutant that removes dnn_detect_fill_side_data()'s overlap check keeps both of
+    the YOLO graph's coinciding boxes in every frame, its census's too: every faulted run
+    is as its own tree's census, and only the two trees' censuses, compared, differ. The
+    diff fails it (the output with no fault changed: a box more); before the censuses
+    were compared it survived."""
+    after = tree("after")
+    path = "libavfilter/vf_dnn_detect.c"
+    text = (after.src / path).read_text()
+    (m,) = [m for m in mutants.mutants(text, path, ("check-removed",))
+            if m.function == "dnn_detect_fill_side_data" and "overlap_bbox" in m.before]
+    groups = diff.plan_groups([("openvino", "dnn_detect.yolo")], [sweep_fault("malloc")])
+    case = caseload.load()
+    f = mutate.one(m, text, after, case.layout, groups, preload, 2, case.expect, "one", 1,
+                   False)
+    assert f.fate == "killed", f
+    (said,) = [r for r in f.regressions if "the output with no fault changed" in r]
+    assert ("boxes [32x32+16+0 0 9000/10000] -> [32x32+16+0 0 9000/10000, "
+            "32x32+16+0 0 8000/10000]") in said, said
