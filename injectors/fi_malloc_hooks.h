@@ -10,7 +10,8 @@
  * that and for the leaks (below): it is never failed or counted.
  *
  * Leaks: the blocks a tracked caller allocates are kept until freed (fi_leaks.h): each
- * call that goes through passes its caller on, and free() forgets the block first.
+ * call that goes through passes its caller on, and free() forgets the block first; a
+ * stream it opens (fopen(), fdopen()) is kept as the FILE block it is (below).
  *
  * Poison: a block an eligible malloc() or posix_memalign() call returns is filled with
  * a pattern whose 4-byte words all differ from their neighbours (bytes 0xa5, every
@@ -19,6 +20,7 @@
  * library returns it.
  */
 #include <stdalign.h>
+#include <stdio.h>
 
 #include "fi_leaks.h"
 
@@ -232,6 +234,60 @@ static int fi_posix_memalign_through(void **memptr, size_t alignment, size_t siz
     if (!err)
         fi_leak_keep(*memptr, size, caller);
     return err;
+}
+
+/* ---- streams: kept as blocks, never failed ----
+ *
+ * A stream a tracked caller opens is kept as the block it is: the C library allocates
+ * the FILE inside fopen() and fdopen() (its own caller: not kept) and frees it in
+ * fclose() through free(), which forgets it. A stream FFmpeg's code opens and does not
+ * close is then left behind as a block of sizeof(FILE) (avpriv_fopen_utf8() is fdopen():
+ * the label files of dnn_detect and dnn_classify). */
+
+typedef FILE *(*fi_fopen_fn)(const char *path, const char *mode);
+typedef FILE *(*fi_fdopen_fn)(int fd, const char *mode);
+
+static void *fi_stream_next(void **slot, const char *name)
+{
+    void *next = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+
+    if (!next) {
+        fi_busy++;
+        next = next_sym(name);
+        fi_busy--;
+        __atomic_store_n(slot, next, __ATOMIC_RELEASE);
+    }
+    return next;
+}
+
+FILE *fopen(const char *path, const char *mode)
+{
+    static void *next;
+    fi_fopen_fn call = (fi_fopen_fn)fi_stream_next(&next, "fopen");
+    FILE *out;
+
+    if (!call) {
+        errno = ENOSYS;
+        return NULL;
+    }
+    out = call(path, mode);
+    fi_leak_keep(out, sizeof(FILE), __builtin_return_address(0));
+    return out;
+}
+
+FILE *fdopen(int fd, const char *mode)
+{
+    static void *next;
+    fi_fdopen_fn call = (fi_fdopen_fn)fi_stream_next(&next, "fdopen");
+    FILE *out;
+
+    if (!call) {
+        errno = ENOSYS;
+        return NULL;
+    }
+    out = call(fd, mode);
+    fi_leak_keep(out, sizeof(FILE), __builtin_return_address(0));
+    return out;
 }
 
 /* ---- free(): never failed or counted, interposed for the arena and the leaks ---- */

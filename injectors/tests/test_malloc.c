@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,26 @@ static void check_leaks(const FILeakAPI *fi, const char *name, unsigned long blo
 
 #define FULL (32768 / 4 * 3) /* FI_LEAK_FULL: the blocks the table keeps */
 
+/* A stream opened while tracked is a block of sizeof(FILE) until fclose(). */
+static void check_streams(const FILeakAPI *fi)
+{
+    unsigned long blocks = 0, bytes = 0;
+    FILE *a = fopen("/dev/null", "r");
+    int fd = open("/dev/null", O_RDONLY);
+    FILE *b = fd < 0 ? NULL : fdopen(fd, "r");
+
+    fi->leaks(&blocks, &bytes);
+    report("leaks: two streams kept", a && b && blocks == 2 && bytes == 2 * sizeof(FILE),
+           "blocks", (int)blocks);
+    if (a)
+        fclose(a);
+    fi->leaks(&blocks, &bytes);
+    report("leaks: one closed", blocks == 1 && bytes == sizeof(FILE), "blocks", (int)blocks);
+    if (b)
+        fclose(b);
+    check_leaks(fi, "leaks: both closed", 0, 0, 0);
+}
+
 /* Leak tracking: the blocks this program allocates while tracked, kept until freed;
  * libc's own (strdup) and those allocated before tracking began are not kept. The
  * pointers are volatile: the compiler may not elide a malloc()/free() pair. */
@@ -212,6 +233,7 @@ static void run_leaks(const FILeakAPI *fi, const char *self)
     free(s);
     free(e);
     check_leaks(fi, "leaks: all freed", 0, 0, 0);
+    check_streams(fi);
     for (int i = 0; i <= FULL; i++)
         block[i] = malloc(1);
     check_leaks(fi, "leaks: the table full", FULL, FULL, 1);

@@ -744,6 +744,7 @@ def test_a_changed_output_is_judged_when_each_tree_is_steady():
     assert diff.output_judged([one] * 3, [one] * 3) == ("", False)
     assert diff.output_judged([one, one, two], [two] * 3) == ("", True)
     assert diff.output_judged([one] * 3, [two, one]) == ("", True)
+    assert diff.output_judged([one], [two]) == (diff.output_change(one, two), False)  # --confirm 0
 
 
 @pytest.mark.unit

@@ -7,6 +7,8 @@ there lets the filter go on with the labels read so far, and each box is then la
 with its class index ("1") where it was "dog": the pixels are the same, only the side data
 shows it."""
 
+import re
+
 import pytest
 
 from harness import caseload
@@ -136,3 +138,33 @@ def test_a_change_of_the_output_with_no_fault_kills_the_mutant(tree, preload):
     (said,) = [r for r in f.regressions if "the output with no fault changed" in r]
     assert ("boxes [32x32+16+0 0 9000/10000] -> [32x32+16+0 0 9000/10000, "
             "32x32+16+0 0 8000/10000]") in said, said
+
+
+@pytest.mark.openvino
+@pytest.mark.parametrize("path, function, graph", [
+    pytest.param(CLASSIFY, "read_classify_label_file", "dnn_classify",
+                 marks=[pytest.mark.tensorflow, pytest.mark.dnn_classify], id="classify"),
+    pytest.param("libavfilter/vf_dnn_detect.c", "read_detect_label_file", "dnn_detect",
+                 marks=[pytest.mark.dnn_detect], id="detect"),
+])
+def test_a_label_file_left_open_kills_the_mutant(tree, preload, path, function, graph):
+    """The mutant that deletes the fclose() where a label's av_strdup() failed: the error
+    still surfaces (SURFACED in both trees), and the stream the mutant leaves open is a
+    block of FFmpeg's left behind (the malloc injector keeps a stream FFmpeg's code opens
+    as the FILE it allocated): a leak, killed. Before streams were kept it survived."""
+    after = tree("after")
+    text = (after.src / path).read_text()
+    closes = [m for m in mutants.mutants(text, path, ("cleanup-deleted",))
+              if m.function == function and m.before.strip() == "fclose(file);"]
+    m = closes[1]  # the first: a line too long (no fault reaches it); then av_strdup()'s
+    assert text.index("av_strdup(", text.index(function)) < m.start, m
+    groups = diff.plan_groups([("openvino", graph)], [sweep_fault("malloc")],
+                              routes=("setup",))
+    case = caseload.load()
+    f = mutate.one(m, text, after, case.layout, groups, preload, 2, case.expect, "one", 1,
+                   False)
+    assert f.fate == "killed", f
+    # the blocks the error path leaves anyway (the context's strings), and one stream more
+    left = [re.search(r"SURFACED -> SURFACED, leaks (\d+) -> (\d+) blocks", r)
+            for r in f.regressions]
+    assert left and all(x and int(x[2]) == int(x[1]) + 1 for x in left), f.regressions
