@@ -223,6 +223,15 @@ int fi_malloc_leaks_track(const char *substr)
     return ret;
 }
 
+/* Keep `ptr` as a block `caller` allocated, as its malloc() would be (when tracked):
+ * for what another injector hands FFmpeg's code to free through free() (an OrtStatus
+ * the ONNX Runtime family made: fi_onnxruntime_hooks.h). */
+void fi_malloc_leaks_keep(void *ptr, size_t size, const void *caller);
+void fi_malloc_leaks_keep(void *ptr, size_t size, const void *caller)
+{
+    fi_leak_keep(ptr, size, caller);
+}
+
 /* While `on`, the blocks this thread allocates are not kept (code of the tracked
  * object that is not the code under test: gcov's runtime in the harness's module). */
 void fi_malloc_leaks_skip(int on);

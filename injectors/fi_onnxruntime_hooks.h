@@ -8,8 +8,12 @@
  * table only grows at its end.
  *
  * A failed call returns a real OrtStatus, made by the library's own CreateStatus(), that
- * the caller owns (and must release) as it would any other.
+ * the caller owns (and must release) as it would any other. It is kept as a block of the
+ * caller's while the malloc preload tracks its blocks (fi_malloc_leaks_keep(), looked up
+ * in the process: fi_leaks.h): ReleaseStatus() frees it through free(), which forgets
+ * it, so a status FFmpeg's code does not release is left behind as a block of its own.
  */
+#include <dlfcn.h>
 #include <pthread.h>
 
 const OrtApiBase *__real_OrtGetApiBase(void);
@@ -20,9 +24,24 @@ static const OrtApiBase *fi_onnxruntime_real_base;
 static OrtApiBase fi_onnxruntime_base;
 static OrtApi fi_onnxruntime_table;
 
-static OrtStatus *fi_onnxruntime_status(int err)
+typedef void (*fi_onnxruntime_keep_fn)(void *ptr, size_t size, const void *caller);
+
+static OrtStatus *fi_onnxruntime_status(int err, const void *caller)
 {
-    return fi_table_real->CreateStatus((OrtErrorCode)err, "injected by ffmpeg-dnn-fault-harness");
+    static void *sym;
+    static atomic_int looked;
+    OrtStatus *status = fi_table_real->CreateStatus((OrtErrorCode)err,
+                                                    "injected by ffmpeg-dnn-fault-harness");
+    fi_onnxruntime_keep_fn keep;
+
+    if (!atomic_load_explicit(&looked, memory_order_acquire)) {
+        __atomic_store_n(&sym, dlsym(RTLD_DEFAULT, "fi_malloc_leaks_keep"), __ATOMIC_RELEASE);
+        atomic_store_explicit(&looked, 1, memory_order_release);
+    }
+    keep = (fi_onnxruntime_keep_fn)__atomic_load_n(&sym, __ATOMIC_ACQUIRE);
+    if (keep && status)
+        keep(status, sizeof(void *), caller);
+    return status;
 }
 
 static const OrtApi *ORT_API_CALL fi_onnxruntime_get_api(uint32_t version) NO_EXCEPTION

@@ -5,6 +5,7 @@ without it. Each mistake is a commit of a clone of the follow-ups' tree, diffed 
 refs (bring your own tree: the first ref is that tree again, its objects copied)."""
 
 import json
+import re
 import subprocess
 import sys
 
@@ -116,3 +117,33 @@ def test_a_backend_status_mistake_is_caught(fixed, tmp_path, name):
     # through the change, --focus: the others cannot show it)
     r = harness(*common, "--fault", OTHERS, "--values", "one", "--focus")
     assert r.returncode != ExitStatus.FAIL, r.stdout[-3000:] + r.stderr[-2000:]
+
+
+@pytest.mark.after
+@pytest.mark.trees
+@pytest.mark.onnx
+def test_a_status_not_released_kills_the_mutant(fixed, preload):
+    """The mutant that removes dnn_load_model_onnx()'s check of SessionGetOutputName():
+    the NULL name's av_strdup() fails the load all the same (SURFACED in both trees), and
+    the OrtStatus the failed call returned is never released: the ONNX Runtime family keeps
+    the status it hands out as a block of FFmpeg's code, so the mutant leaves one block
+    more behind (a leak), killed. Before statuses were kept it survived."""
+    from harness import caseload
+    from harness.compile.families import sweep_fault
+    from harness.experiments import diff, mutate
+    from harness.judge import mutants
+    path = "libavfilter/dnn/dnn_backend_onnx.c"
+    text = (fixed.src / path).read_text()
+    (m,) = [m for m in mutants.mutants(text, path, ("check-removed",))
+            if m.function == "dnn_load_model_onnx" and m.before.strip() == "status != NULL"
+            and "SessionGetOutputName" in text[text.rindex("status =", 0, m.start):m.start]]
+    groups = diff.plan_groups([("onnx", "dnn_processing")], [sweep_fault("onnxruntime")],
+                              routes=("setup",))
+    case = caseload.load("followups")
+    f = mutate.one(m, text, fixed, case.layout, groups, preload, 2, case.expect, "one", 1,
+                   False)
+    assert f.fate == "killed", f
+    (r,) = f.regressions
+    assert "SessionGetOutputName" in r or "dnn_load_model_onnx" in r, r
+    left = re.search(r"SURFACED -> SURFACED, leaks (\d+) -> (\d+) blocks", r)
+    assert left and int(left[2]) == int(left[1]) + 1, r
