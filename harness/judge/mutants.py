@@ -19,7 +19,8 @@ to-tree of its own (harness/experiments/mutate.py).
 
 import difflib
 import re
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 
 from harness.judge import branches as parse
 from harness.judge import errorpath
@@ -45,11 +46,15 @@ class Mutant:
     line_text: str = ""  # the mutated line as written, squeezed (what the data file names)
     needs: int = 0       # the line a run must have run for the mutant to change it (0: its
                          # own): a check made false changes only the runs that took its branch
+    nth: int = 1         # its order among the mutants of its function by the same operator
+                         # on a line written the same (two `if (status != OK) {`)
 
     @property
     def key(self) -> str:
-        """What names it across trees whose line numbers differ."""
-        return f"{self.path} :: {self.function} :: {self.operator} :: {self.line_text}"
+        """What names it across trees whose line numbers differ: the n-th alike in its
+        function keyed `#n`, as harness/judge/branchcov.py keys its branches."""
+        return (f"{self.path} :: {self.function} :: {self.operator} :: {self.line_text}"
+                + (f" #{self.nth}" if self.nth > 1 else ""))
 
     @property
     def name(self) -> str:
@@ -110,7 +115,11 @@ class _Maker:
         for name, a, z in self.src.functions():
             self.averror(name, a, z)
         uniq = {(m.start, m.end, m.after): m for m in self.out}
-        return sorted(uniq.values(), key=lambda m: (m.start, OPERATORS.index(m.operator)))
+        out, seen = [], Counter()
+        for m in sorted(uniq.values(), key=lambda m: (m.start, OPERATORS.index(m.operator))):
+            seen[m.key] += 1
+            out.append(replace(m, nth=seen[m.key]))
+        return out
 
     def return_zero(self, b, s) -> None:
         m = re.fullmatch(r"return\b\s*(.*?)\s*;", s.text)

@@ -114,6 +114,24 @@ def test_a_mutant_knows_the_text_it_was_made_from():
         m.apply(CODE.replace("ENOMEM", "EINVAL"))
 
 
+def test_two_mutants_alike_in_a_function_have_keys_of_their_own(tmp_path):
+    """Two checks written the same in one function (`if (status != OK) {` twice): the
+    second's key ends in #2, so the data file of equivalent mutants can explain one and
+    not the other (it named both at once)."""
+    from harness.judge import mutate
+    code = ("int f(int a, int b)\n{\n    int status;\n    status = g(a);\n"
+            "    if (status != 0) {\n        return AVERROR(EIO);\n    }\n"
+            "    status = g(b);\n    if (status != 0) {\n        return AVERROR(EIO);\n"
+            "    }\n    return 0;\n}\n")
+    checks = mutants.mutants(code, "x.c", ("check-removed",))
+    assert [m.key for m in checks] == ["x.c :: f :: check-removed :: if (status != 0) {",
+                                       "x.c :: f :: check-removed :: if (status != 0) { #2"]
+    data = tmp_path / "equivalent.txt"
+    data.write_text(f"{checks[1].key} :: the second is said harmless\n")
+    equivalent = mutate.read_equivalent(data)
+    assert [m.key in equivalent for m in checks] == [False, True]
+
+
 def test_a_mutant_inside_a_branch_no_fault_can_reach_is_equivalent():
     """A branch the data file of unreachable branches names: every mutant of it (its check
     made false, its return, its cleanup) changes code that never runs."""
