@@ -147,3 +147,32 @@ def test_a_status_not_released_kills_the_mutant(fixed, preload):
     assert "SessionGetOutputName" in r or "dnn_load_model_onnx" in r, r
     left = re.search(r"SURFACED -> SURFACED, leaks (\d+) -> (\d+) blocks", r)
     assert left and int(left[2]) == int(left[1]) + 1, r
+
+
+@pytest.mark.after
+@pytest.mark.trees
+@pytest.mark.openvino
+def test_an_openvino_object_not_freed_kills_the_mutant(fixed, preload):
+    """The mutant that deletes init_model_ov()'s ov_preprocess_output_tensor_info_free() on
+    its error path: the error still surfaces (SURFACED in both trees), and the tensor info
+    OpenVINO made for FFmpeg's code is never freed: the OpenVINO family keeps the objects
+    its calls make as blocks of their FFmpeg caller, so the mutant leaves one block more
+    behind (a leak), killed. Before OpenVINO's objects were kept it survived."""
+    from harness import caseload
+    from harness.compile.families import sweep_fault
+    from harness.experiments import diff, mutate
+    from harness.judge import mutants
+    path = "libavfilter/dnn/dnn_backend_openvino.c"
+    text = (fixed.src / path).read_text()
+    (m,) = [m for m in mutants.mutants(text, path, ("cleanup-deleted",))
+            if m.function == "init_model_ov"
+            and m.before == "ov_preprocess_output_tensor_info_free(output_tensor_info);"]
+    groups = diff.plan_groups([("openvino", "dnn_processing")], [sweep_fault("openvino")],
+                              routes=("setup",))
+    case = caseload.load("followups")
+    f = mutate.one(m, text, fixed, case.layout, groups, preload, 2, case.expect, "one", 1,
+                   False)
+    assert f.fate == "killed", f
+    left = [re.search(r"SURFACED -> SURFACED, leaks (\d+) -> (\d+) blocks", r)
+            for r in f.regressions]
+    assert left and all(x and int(x[2]) == int(x[1]) + 1 for x in left), f.regressions
