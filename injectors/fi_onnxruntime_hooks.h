@@ -9,12 +9,14 @@
  *
  * A failed call returns a real OrtStatus, made by the library's own CreateStatus(), that
  * the caller owns (and must release) as it would any other. It is kept as a block of the
- * caller's while the malloc preload tracks its blocks (fi_malloc_leaks_keep(), looked up
- * in the process: fi_leaks.h): ReleaseStatus() frees it through free(), which forgets
- * it, so a status FFmpeg's code does not release is left behind as a block of its own.
+ * caller's (fi_keep.h), as is what a call let through makes for it to release (a type
+ * info, a tensor's shape info, a value, a name, a session and its options, a memory
+ * info): each release function deletes it through free(), which forgets it, so what
+ * FFmpeg's code does not release is left behind as a block of its own.
  */
-#include <dlfcn.h>
 #include <pthread.h>
+
+#include "fi_keep.h"
 
 const OrtApiBase *__real_OrtGetApiBase(void);
 const OrtApiBase *__wrap_OrtGetApiBase(void);
@@ -24,23 +26,29 @@ static const OrtApiBase *fi_onnxruntime_real_base;
 static OrtApiBase fi_onnxruntime_base;
 static OrtApi fi_onnxruntime_table;
 
-typedef void (*fi_onnxruntime_keep_fn)(void *ptr, size_t size, const void *caller);
-
 static OrtStatus *fi_onnxruntime_status(int err, const void *caller)
 {
-    static void *sym;
-    static atomic_int looked;
     OrtStatus *status = fi_table_real->CreateStatus((OrtErrorCode)err,
                                                     "injected by ffmpeg-dnn-fault-harness");
-    fi_onnxruntime_keep_fn keep;
 
-    if (!atomic_load_explicit(&looked, memory_order_acquire)) {
-        __atomic_store_n(&sym, dlsym(RTLD_DEFAULT, "fi_malloc_leaks_keep"), __ATOMIC_RELEASE);
-        atomic_store_explicit(&looked, 1, memory_order_release);
-    }
-    keep = (fi_onnxruntime_keep_fn)__atomic_load_n(&sym, __ATOMIC_ACQUIRE);
-    if (keep && status)
-        keep(status, sizeof(void *), caller);
+    fi_keep(status, caller);
+    return status;
+}
+
+/* A call let through that made *out for its caller to release: kept when it succeeded. */
+static OrtStatus *fi_onnxruntime_object(OrtStatus *status, void **out, const void *caller)
+{
+    if (!status && out)
+        fi_keep(*out, caller);
+    return status;
+}
+
+/* Run(): each output value it made. */
+static OrtStatus *fi_onnxruntime_values(OrtStatus *status, OrtValue **out, size_t n,
+                                        const void *caller)
+{
+    for (size_t i = 0; !status && out && i < n; i++)
+        fi_keep(out[i], caller);
     return status;
 }
 

@@ -176,3 +176,33 @@ def test_an_openvino_object_not_freed_kills_the_mutant(fixed, preload):
     left = [re.search(r"SURFACED -> SURFACED, leaks (\d+) -> (\d+) blocks", r)
             for r in f.regressions]
     assert left and all(x and int(x[2]) == int(x[1]) + 1 for x in left), f.regressions
+
+
+@pytest.mark.after
+@pytest.mark.trees
+@pytest.mark.onnx
+def test_an_onnx_runtime_object_not_released_kills_the_mutant(fixed, preload):
+    """The mutant that deletes infer_completion_callback()'s first
+    ReleaseTensorTypeAndShapeInfo() (where GetDimensionsCount() failed): the error still
+    surfaces, and the shape info ONNX Runtime made for FFmpeg's code is never released:
+    the family keeps what a call it lets through makes as a block of its FFmpeg caller,
+    so the mutant leaves one block more behind (a leak), killed."""
+    from harness import caseload
+    from harness.compile.families import sweep_fault
+    from harness.experiments import diff, mutate
+    from harness.judge import mutants
+    path = "libavfilter/dnn/dnn_backend_onnx.c"
+    text = (fixed.src / path).read_text()
+    m = [m for m in mutants.mutants(text, path, ("cleanup-deleted",))
+         if m.function == "infer_completion_callback"
+         and m.before == "g_ort->ReleaseTensorTypeAndShapeInfo(tensor_info);"][0]
+    count = text.index("GetDimensionsCount(", text.index("infer_completion_callback(void"))
+    assert count < m.start < text.index("av_malloc(", count), m
+    groups = diff.plan_groups([("onnx", "dnn_processing")], [sweep_fault("onnxruntime")])
+    case = caseload.load("followups")
+    f = mutate.one(m, text, fixed, case.layout, groups, preload, 2, case.expect, "one", 1,
+                   False)
+    assert f.fate == "killed", f
+    left = [re.search(r"SURFACED -> SURFACED, leaks (\d+) -> (\d+) blocks", r)
+            for r in f.regressions]
+    assert left and all(x and int(x[2]) == int(x[1]) + 1 for x in left), f.regressions
