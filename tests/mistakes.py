@@ -1,8 +1,10 @@
 """A change made on purpose to a built tree's source, for the tests that show what the gate
 does with it: a clone of the tree's git repository with some lines rewritten and committed,
-and that commit as a git am-able patch."""
+that commit as a git am-able patch, and a mutant of the tree's error handling diffed as
+`harness mutate` diffs it."""
 
 import os
+import re
 import subprocess
 
 from harness.obtain.recipe import GIT_ID
@@ -28,3 +30,22 @@ def patch(tree, tmp_path, path: str, old: str, new: str, subject: str) -> str:
                          capture_output=True, text=True, check=True,
                          env={**os.environ, **GIT_ID})
     return out.stdout.strip()
+
+
+def killed_by_a_leak(m, tree, case: str, pair: tuple, family: str, routes, preload) -> list:
+    """The mutant `m` of `tree` (harness/judge/mutants.py) built and diffed as `harness
+    mutate` does, on `pair`'s graph with `family` failed over `routes` (the worker's:
+    "sweep" is the frames route): asserted killed, every regression the error surfaced in
+    both trees and the mutant left one block more behind; the regressions."""
+    from harness import caseload
+    from harness.compile.families import sweep_fault
+    from harness.experiments import diff, mutate
+    groups = diff.plan_groups([pair], [sweep_fault(family)], routes=routes)
+    c = caseload.load(case)
+    f = mutate.one(m, (tree.src / m.path).read_text(), tree, c.layout, groups, preload, 2,
+                   c.expect, "one", 1, False)
+    assert f.fate == "killed", f
+    left = [re.search(r"SURFACED -> SURFACED, leaks (\d+) -> (\d+) blocks", r)
+            for r in f.regressions]
+    assert left and all(x and int(x[2]) == int(x[1]) + 1 for x in left), f.regressions
+    return f.regressions

@@ -7,8 +7,6 @@ there lets the filter go on with the labels read so far, and each box is then la
 with its class index ("1") where it was "dog": the pixels are the same, only the side data
 shows it."""
 
-import re
-
 import pytest
 
 from harness import caseload
@@ -18,6 +16,7 @@ from harness.experiments import diff, mutate
 from harness.experiments import sweep as sweeps
 from harness.judge import mutants, sweep
 from harness.run import forkclient, matrix
+from tests import mistakes
 
 CLASSIFY = "libavfilter/vf_dnn_classify.c"
 
@@ -158,13 +157,5 @@ def test_a_label_file_left_open_kills_the_mutant(tree, preload, path, function, 
               if m.function == function and m.before.strip() == "fclose(file);"]
     m = closes[1]  # the first: a line too long (no fault reaches it); then av_strdup()'s
     assert text.index("av_strdup(", text.index(function)) < m.start, m
-    groups = diff.plan_groups([("openvino", graph)], [sweep_fault("malloc")],
-                              routes=("setup",))
-    case = caseload.load()
-    f = mutate.one(m, text, after, case.layout, groups, preload, 2, case.expect, "one", 1,
-                   False)
-    assert f.fate == "killed", f
-    # the blocks the error path leaves anyway (the context's strings), and one stream more
-    left = [re.search(r"SURFACED -> SURFACED, leaks (\d+) -> (\d+) blocks", r)
-            for r in f.regressions]
-    assert left and all(x and int(x[2]) == int(x[1]) + 1 for x in left), f.regressions
+    mistakes.killed_by_a_leak(m, after, "pr24760", ("openvino", graph), "malloc", ("setup",),
+                              preload)
