@@ -310,9 +310,10 @@ class Diff:
     census_errors = property(_census_errors)  # a plain function: mutated (Pair._blind)
 
     def _output_changes(self) -> list:
-        """One line per group whose output with no fault (its censuses' frames) differs
-        between the trees, each tree steady run to run."""
-        return [f"{g.key}: {g.output}" for g in self.groups if g.output]
+        """One line per graph (backend, filter, route) whose output with no fault (its
+        censuses' frames) differs between the trees, each tree steady run to run."""
+        return list(dict.fromkeys(f"{g.backend} / {g.filter} / {g.route}: {g.output}"
+                                  for g in self.groups if g.output))
 
     output_changes = property(_output_changes)
 

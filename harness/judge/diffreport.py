@@ -57,7 +57,7 @@ def verdict_line(d: Diff) -> str:
         parts.append(f"{c[Change.ERROR] + len(d.census_errors)} not judged (ERROR)")
     if d.output_changes:
         n = len(d.output_changes)
-        parts.append(f"the output with no fault changed in {n} group{'s' * (n != 1)}"
+        parts.append(f"the output with no fault changed in {n} graph{'s' * (n != 1)}"
                      + (" (--output-may-change)" if d.output_may_change else ""))
     word = WORDS[d.exit_status]
     focused = (f" (focused: the {d.focus[0]} of {d.focus[1]} sites whose stack runs through "
@@ -93,9 +93,10 @@ def blind_lines(d: Diff) -> list:
 def output_lines(d: Diff) -> list:
     """The groups whose output with no fault (their censuses' frames) changed, and those
     whose output was not steady enough to compare."""
-    out = [f"The output with no fault changed ({'said, not failed: --output-may-change' if d.output_may_change else 'a regression'}): "
-           f"{line}" for line in d.output_changes]
-    unsteady = [g.key for g in d.groups if g.unsteady]
+    how = "said, not failed: --output-may-change" if d.output_may_change else "a regression"
+    out = [f"The output with no fault changed ({how}): {line}" for line in d.output_changes]
+    unsteady = list(dict.fromkeys(f"{g.backend} / {g.filter} / {g.route}"
+                                  for g in d.groups if g.unsteady))
     if unsteady:
         out.append("The output with no fault differed run to run, not compared: "
                    + ", ".join(f"`{k}`" for k in unsteady))

@@ -322,7 +322,7 @@ def test_merge_keeps_a_changed_output(tmp_path):
         d["groups"][0]["output"] = out
         shards.append((f"s{k}.json", d))
     m = merge.merged(shards)
-    assert m.output_changes == [f"{m.groups[0].key}: frame 1 of 3: md5 a -> b"]
+    assert m.output_changes == ["openvino / dnn_processing / frames: frame 1 of 3: md5 a -> b"]
     assert m.exit_status == ExitStatus.FAIL
     shards[0][1]["groups"][0]["output"] = {"changed": "", "unsteady": True}
     m = merge.merged(shards)
