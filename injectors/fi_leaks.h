@@ -224,8 +224,8 @@ int fi_malloc_leaks_track(const char *substr)
 }
 
 /* Keep `ptr` as a block `caller` allocated, as its malloc() would be (when tracked):
- * for what another injector hands FFmpeg's code to free through free() (an OrtStatus
- * the ONNX Runtime family made: fi_onnxruntime_hooks.h). */
+ * for what another injector hands FFmpeg's code to free through free() (fi_keep.h: an
+ * OrtStatus, an ONNX Runtime or OpenVINO object). */
 void fi_malloc_leaks_keep(void *ptr, size_t size, const void *caller);
 void fi_malloc_leaks_keep(void *ptr, size_t size, const void *caller)
 {
