@@ -54,6 +54,48 @@ def blank(text: str) -> str:
     return "".join(out)
 
 
+DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b", re.M)
+
+
+def balanced_alternatives(text: str, blanked: str) -> str:
+    """`blanked` with each `#else` or `#elif` part of a conditional made to open and close
+    as many braces as it would alone: the braces it leaves open or closes past its start
+    blanked. The compiler sees one part of `#if A ... { #else ... { #endif ... }`; a reader
+    that sees both would count a brace too many and run the function into the next ones
+    (ctags' rule: each alternative starts at the depth its `#if` had, and the first goes
+    on)."""
+    out = list(blanked)
+    spans, stack = [], []  # the later parts: (start, end); stack: per open #if, its part's start
+    for m in DIRECTIVE.finditer(text):
+        kind, at = m.group(1), m.start()
+        if kind.startswith("if"):
+            stack.append(None)
+        elif not stack:
+            continue
+        elif kind in ("elif", "else"):
+            if stack[-1] is not None:
+                spans.append((stack[-1], at))
+            stack[-1] = text.index("\n", at) if "\n" in text[at:] else len(text)
+        else:  # endif
+            start = stack.pop()
+            if start is not None:
+                spans.append((start, at))
+    for a, z in spans:
+        opened = []
+        for i in range(a, z):
+            ch = out[i]
+            if ch == "{":
+                opened.append(i)
+            elif ch == "}":
+                if opened:
+                    opened.pop()
+                else:
+                    out[i] = " "   # closes what was opened before the part
+        for i in opened:           # left open past the part
+            out[i] = " "
+    return "".join(out)
+
+
 def squeeze(s: str) -> str:
     return " ".join(s.split())
 
@@ -63,7 +105,7 @@ class Source:
     """The blanked text of one file: its lines, brackets, words and functions."""
 
     def __init__(self, text: str, path: str = ""):
-        self.text, self.path, self.c = text, path, blank(text)
+        self.text, self.path, self.c = text, path, balanced_alternatives(text, blank(text))
         self.n = len(self.c)
         self.lines = [0] + [m.end() for m in re.finditer("\n", self.c)]
 

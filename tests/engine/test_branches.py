@@ -78,6 +78,40 @@ def test_comments_and_strings_are_not_code():
         """)
 
 
+def test_a_conditionals_alternatives_do_not_run_a_function_into_the_next():
+    """`#if A ... if (x) { #else ... if (y) { #endif ... }`, as dnn_backend_openvino.c's
+    get_output_ov() writes it: the compiler sees one `{`; read with both, the function ran
+    on to the file's later functions (their mutants and changed lines were get_output_ov()'s).
+    Each alternative now starts at the depth its #if had."""
+    code = textwrap.dedent("""\
+        static int first(int x)
+        {
+        #if HAVE_NEW
+            if (x > 1) {
+        #elif HAVE_MID
+            if (x > 2) {
+        #else
+            if (x > 3) {
+        #endif
+                if (!x)
+                    return AVERROR(EINVAL);
+            }
+            return 0;
+        }
+
+        static int second(void *p)
+        {
+            if (!p)
+                return AVERROR(ENOMEM);
+            return 0;
+        }
+        """)
+    src = csource.Source(code)
+    assert [(name, src.line(a), src.line(z)) for name, a, z in src.functions()] == [
+        ("first", 2, 14), ("second", 17, 21)]
+    assert [b.function for b in found(code)] == ["first", "second"]
+
+
 def test_else_case_default_and_catch_are_branches_else_if_is_not_twice():
     bs = found("""\
         int f(int t)
