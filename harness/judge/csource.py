@@ -1,6 +1,7 @@
 """The text of a C or C++ file as the error-branch reader (harness/judge/branches.py) sees
-it: comments, strings and preprocessor lines blanked (offsets and lines kept), its lines,
-its brackets and words, and its functions' bodies, found at the top level.
+it: comments, strings and preprocessor lines blanked (offsets and lines kept), the later
+parts of a conditional balanced as the compiler sees one part, its lines, its brackets and
+words, and its functions' bodies, found at the top level.
 """
 
 import bisect
@@ -75,7 +76,8 @@ def balanced_alternatives(text: str, blanked: str) -> str:
         elif kind in ("elif", "else"):
             if stack[-1] is not None:
                 spans.append((stack[-1], at))
-            stack[-1] = text.index("\n", at) if "\n" in text[at:] else len(text)
+            eol = text.find("\n", at)
+            stack[-1] = eol if eol >= 0 else len(text)
         else:  # endif
             start = stack.pop()
             if start is not None:
