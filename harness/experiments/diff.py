@@ -225,11 +225,11 @@ def _outputs(groups: list, base: dict, reference: dict, batch: Batch, confirm: i
     frames): where they differ, each tree's census of the graph (one per backend, filter
     and route, whichever family counted its calls) run `confirm` times more, and every
     group of that graph given the verdict (output_judged()). The runs it made."""
-    graphs = {}  # (backend, filter, route) -> the first group index of the graph that differs
+    graphs = {}  # Group.graph -> the first group index of the graph that differs
     for gi, g in enumerate(groups):
         if (gi, 0) in reference and (gi, 1) in reference and \
                 output_change(reference[(gi, 0)], reference[(gi, 1)]):
-            graphs.setdefault((g.backend, g.filter, g.route), gi)
+            graphs.setdefault(g.graph, gi)
     if not graphs:
         return 0
     again = [(key, si) for key, gi in graphs.items() for si in (0, 1) for _ in range(confirm)]
@@ -238,14 +238,14 @@ def _outputs(groups: list, base: dict, reference: dict, batch: Batch, confirm: i
     for (key, si), r in zip(again, runs):
         ok = r.outcome in (Outcome.PASS, Outcome.MEASURED)
         seen[(key, si)].append(r.record.frames or [] if ok else None)
+    verdict = {}  # Group.graph -> (how its output changed, unsteady), judged once
+    for key in graphs:
+        a, b = seen[(key, 0)], seen[(key, 1)]
+        # a census that did not run clean again: not steady
+        verdict[key] = ("", True) if None in a + b else output_judged(a, b)
     for g in groups:
-        key = (g.backend, g.filter, g.route)
-        if key in graphs:
-            a, b = seen[(key, 0)], seen[(key, 1)]
-            if None in a + b:  # a census that did not run clean again: not steady
-                g.output, g.unsteady = "", True
-            else:
-                g.output, g.unsteady = output_judged(a, b)
+        if g.graph in verdict:
+            g.output, g.unsteady = verdict[g.graph]
     return len(runs)
 
 

@@ -217,8 +217,13 @@ class Group:
     unsteady: bool = False  # a tree's census output differed run to run: not judged
 
     @property
+    def graph(self) -> str:
+        """The graph its census ran: backend / filter / route (every family's the same)."""
+        return f"{self.backend} / {self.filter} / {self.route}"
+
+    @property
     def key(self) -> str:
-        return f"{self.backend} / {self.filter} / {self.route} / {self.family}"
+        return f"{self.graph} / {self.family}"
 
 
 @dataclass
@@ -312,8 +317,7 @@ class Diff:
     def _output_changes(self) -> list:
         """One line per graph (backend, filter, route) whose output with no fault (its
         censuses' frames) differs between the trees, each tree steady run to run."""
-        return list(dict.fromkeys(f"{g.backend} / {g.filter} / {g.route}: {g.output}"
-                                  for g in self.groups if g.output))
+        return list(dict.fromkeys(f"{g.graph}: {g.output}" for g in self.groups if g.output))
 
     output_changes = property(_output_changes)
 

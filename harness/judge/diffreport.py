@@ -95,8 +95,7 @@ def output_lines(d: Diff) -> list:
     whose output was not steady enough to compare."""
     how = "said, not failed: --output-may-change" if d.output_may_change else "a regression"
     out = [f"The output with no fault changed ({how}): {line}" for line in d.output_changes]
-    unsteady = list(dict.fromkeys(f"{g.backend} / {g.filter} / {g.route}"
-                                  for g in d.groups if g.unsteady))
+    unsteady = list(dict.fromkeys(g.graph for g in d.groups if g.unsteady))
     if unsteady:
         out.append("The output with no fault differed run to run, not compared: "
                    + ", ".join(f"`{k}`" for k in unsteady))
