@@ -32,18 +32,23 @@ def patch(tree, tmp_path, path: str, old: str, new: str, subject: str) -> str:
     return out.stdout.strip()
 
 
-def killed_by_a_leak(m, tree, case: str, pair: tuple, family: str, routes, preload) -> list:
+def fate(m, tree, case: str, pair: tuple, family: str, preload, routes=("sweep",)):
     """The mutant `m` of `tree` (harness/judge/mutants.py) built and diffed as `harness
     mutate` does, on `pair`'s graph with `family` failed over `routes` (the worker's:
-    "sweep" is the frames route): asserted killed, every regression the error surfaced in
-    both trees and the mutant left one block more behind; the regressions."""
+    "sweep" is the frames route), with the first value of each profile: its Fate."""
     from harness import caseload
     from harness.compile.families import sweep_fault
     from harness.experiments import diff, mutate
     groups = diff.plan_groups([pair], [sweep_fault(family)], routes=routes)
     c = caseload.load(case)
-    f = mutate.one(m, (tree.src / m.path).read_text(), tree, c.layout, groups, preload, 2,
-                   c.expect, "one", 1, False)
+    return mutate.one(m, (tree.src / m.path).read_text(), tree, c.layout, groups, preload, 2,
+                      c.expect, "one", 1, False)
+
+
+def killed_by_a_leak(m, tree, case: str, pair: tuple, family: str, routes, preload) -> list:
+    """fate() of the mutant asserted killed, every regression the error surfaced in both
+    trees and the mutant left one block more behind; the regressions."""
+    f = fate(m, tree, case, pair, family, preload, routes)
     assert f.fate == "killed", f
     left = [re.search(r"SURFACED -> SURFACED, leaks (\d+) -> (\d+) blocks", r)
             for r in f.regressions]

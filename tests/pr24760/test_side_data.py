@@ -9,10 +9,8 @@ shows it."""
 
 import pytest
 
-from harness import caseload
 from harness.cases.pr24760 import EXPECT
 from harness.compile.families import sweep_fault
-from harness.experiments import diff, mutate
 from harness.experiments import sweep as sweeps
 from harness.judge import mutants, sweep
 from harness.run import forkclient, matrix
@@ -58,11 +56,8 @@ def test_labels_read_in_part_kill_the_mutant(tree, preload):
     m, _ = [m for m in mutants.mutants(text, CLASSIFY, ("return-zero",))
             if m.function == "read_classify_label_file" and m.before.strip() == "AVERROR(ENOMEM)"]
     assert text.index("av_strdup(buf)") < m.start < text.index("av_dynarray_add_nofree("), m
-    groups = diff.plan_groups([("openvino", "dnn_classify")], [sweep_fault("malloc")],
-                              routes=("setup",))
-    case = caseload.load()
-    f = mutate.one(m, text, after, case.layout, groups, preload, 2, case.expect, "one", 1,
-                   False)
+    f = mistakes.fate(m, after, "pr24760", ("openvino", "dnn_classify"), "malloc", preload,
+                      routes=("setup",))
     assert f.fate == "killed", f
     # the frames labelled "1": ALTERED; where the label's own av_strdup() failed, the
     # mutant's frames are right and the block it did not free is the regression (leaks)
@@ -108,10 +103,7 @@ def test_a_lost_box_allocation_in_yolo_kills_the_mutant(tree, preload):
             if m.function == YOLO and m.before.strip() == "AVERROR(ENOMEM)"]
     box = text.index("if (!bbox)", text.index(YOLO))
     assert box < m.start < text.index("av_fifo_write(", box), m
-    groups = diff.plan_groups([("openvino", "dnn_detect.yolo")], [sweep_fault("malloc")])
-    case = caseload.load()
-    f = mutate.one(m, text, after, case.layout, groups, preload, 2, case.expect, "one", 1,
-                   False)
+    f = mistakes.fate(m, after, "pr24760", ("openvino", "dnn_detect.yolo"), "malloc", preload)
     assert f.fate == "killed", f
     assert any("SURFACED -> ALTERED" in r for r in f.regressions), f
 
@@ -129,10 +121,7 @@ def test_a_change_of_the_output_with_no_fault_kills_the_mutant(tree, preload):
     text = (after.src / path).read_text()
     (m,) = [m for m in mutants.mutants(text, path, ("check-removed",))
             if m.function == "dnn_detect_fill_side_data" and "overlap_bbox" in m.before]
-    groups = diff.plan_groups([("openvino", "dnn_detect.yolo")], [sweep_fault("malloc")])
-    case = caseload.load()
-    f = mutate.one(m, text, after, case.layout, groups, preload, 2, case.expect, "one", 1,
-                   False)
+    f = mistakes.fate(m, after, "pr24760", ("openvino", "dnn_detect.yolo"), "malloc", preload)
     assert f.fate == "killed", f
     (said,) = [r for r in f.regressions if "the output with no fault changed" in r]
     assert ("boxes [32x32+16+0 0 9000/10000] -> [32x32+16+0 0 9000/10000, "
