@@ -11,7 +11,8 @@
  *
  * Leaks: the blocks a tracked caller allocates are kept until freed (fi_leaks.h): each
  * call that goes through passes its caller on, and free() forgets the block first; a
- * stream it opens (fopen(), fdopen()) is kept as the FILE block it is (below).
+ * stream it opens (fopen(), fdopen()) is kept as the FILE block it is, and what it gets
+ * from C++'s operator new as the block new returns (below).
  *
  * Poison: a block an eligible malloc() or posix_memalign() call returns is filled with
  * a pattern whose 4-byte words all differ from their neighbours (bytes 0xa5, every
@@ -236,6 +237,20 @@ static int fi_posix_memalign_through(void **memptr, size_t alignment, size_t siz
     return err;
 }
 
+/* The next definition of `name`, found by `resolve` once and kept in *slot. */
+static void *fi_next_lazy(void **slot, const char *name, void *(*resolve)(const char *))
+{
+    void *next = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+
+    if (!next) {
+        fi_busy++;
+        next = resolve(name);
+        fi_busy--;
+        __atomic_store_n(slot, next, __ATOMIC_RELEASE);
+    }
+    return next;
+}
+
 /* ---- streams: kept as blocks, never failed ----
  *
  * A stream a tracked caller opens is kept as the block it is: the C library allocates
@@ -247,23 +262,10 @@ static int fi_posix_memalign_through(void **memptr, size_t alignment, size_t siz
 typedef FILE *(*fi_fopen_fn)(const char *path, const char *mode);
 typedef FILE *(*fi_fdopen_fn)(int fd, const char *mode);
 
-static void *fi_stream_next(void **slot, const char *name)
-{
-    void *next = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-
-    if (!next) {
-        fi_busy++;
-        next = next_sym(name);
-        fi_busy--;
-        __atomic_store_n(slot, next, __ATOMIC_RELEASE);
-    }
-    return next;
-}
-
 FILE *fopen(const char *path, const char *mode)
 {
     static void *next;
-    fi_fopen_fn call = (fi_fopen_fn)fi_stream_next(&next, "fopen");
+    fi_fopen_fn call = (fi_fopen_fn)fi_next_lazy(&next, "fopen", next_sym);
     FILE *out;
 
     if (!call) {
@@ -278,7 +280,7 @@ FILE *fopen(const char *path, const char *mode)
 FILE *fdopen(int fd, const char *mode)
 {
     static void *next;
-    fi_fdopen_fn call = (fi_fdopen_fn)fi_stream_next(&next, "fdopen");
+    fi_fdopen_fn call = (fi_fdopen_fn)fi_next_lazy(&next, "fdopen", next_sym);
     FILE *out;
 
     if (!call) {
@@ -289,6 +291,63 @@ FILE *fdopen(int fd, const char *mode)
     fi_leak_keep(out, sizeof(FILE), __builtin_return_address(0));
     return out;
 }
+
+/* ---- C++'s operator new: kept as blocks, never failed ----
+ *
+ * FFmpeg's C++ (the LibTorch backend: `new torch::Tensor()`, `new torch::jit::Module`)
+ * allocates through operator new, whose malloc() is the C++ library's own call (its
+ * caller: not kept). The forms of operator new and new[] (plain, nothrow, aligned) are
+ * interposed here by their Itanium C++ ABI names and keep the block they return for
+ * their caller; operator delete frees it through free(), which forgets it. The next
+ * definition is the C++ library's, loaded by then (a caller of operator new needs it):
+ * found after this object in the global scope, or, where the library came in with a
+ * module dlopen()ed locally (a Python extension's, FFmpeg's here), by its soname.
+ * Unwinding: a bad_alloc the next one throws goes through this frame, which has the
+ * unwind tables CFLAGS asks for (harness/compile/injector_build.py). */
+
+static void *fi_new_sym(const char *name)
+{
+    static const char *const libraries[] = { "libstdc++.so.6", "libc++.so.1" };
+    void *sym = next_sym(name);
+
+    for (size_t i = 0; !sym && i < sizeof(libraries) / sizeof(*libraries); i++) {
+        void *lib = dlopen(libraries[i], RTLD_LAZY | RTLD_NOLOAD);
+
+        if (lib) {
+            sym = dlsym(lib, name);
+            dlclose(lib);       /* RTLD_NOLOAD took a reference: the library stays */
+        }
+    }
+    return sym;
+}
+
+#define FI_NEW(name, params, args)                                                   \
+    void *name params;                                                                \
+    void *name params                                                                 \
+    {                                                                                 \
+        static void *next;                                                            \
+        void *(*call) params = (void *(*) params)fi_next_lazy(&next, #name, fi_new_sym); \
+        void *out;                                                                    \
+                                                                                      \
+        if (!call)                                                                    \
+            abort();                                                                  \
+        out = call args;                                                              \
+        fi_leak_keep(out, size, __builtin_return_address(0));                         \
+        return out;                                                                   \
+    }
+
+typedef struct fi_nothrow fi_nothrow;  /* std::nothrow_t, passed by reference */
+
+FI_NEW(_Znwm, (size_t size), (size))
+FI_NEW(_Znam, (size_t size), (size))
+FI_NEW(_ZnwmRKSt9nothrow_t, (size_t size, const fi_nothrow *nt), (size, nt))
+FI_NEW(_ZnamRKSt9nothrow_t, (size_t size, const fi_nothrow *nt), (size, nt))
+FI_NEW(_ZnwmSt11align_val_t, (size_t size, size_t al), (size, al))
+FI_NEW(_ZnamSt11align_val_t, (size_t size, size_t al), (size, al))
+FI_NEW(_ZnwmSt11align_val_tRKSt9nothrow_t, (size_t size, size_t al, const fi_nothrow *nt),
+       (size, al, nt))
+FI_NEW(_ZnamSt11align_val_tRKSt9nothrow_t, (size_t size, size_t al, const fi_nothrow *nt),
+       (size, al, nt))
 
 /* ---- free(): never failed or counted, interposed for the arena and the leaks ---- */
 

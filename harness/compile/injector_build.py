@@ -34,7 +34,9 @@ from harness.paths import atomic_dir, atomic_file, data_dir, file_sha256
 SRC_DIR = data_dir("injectors")
 INCLUDE_DIR = str(SRC_DIR)
 CC = os.environ.get("CC", "cc")
-CFLAGS = ("-std=c11", "-Wall", "-Wextra", "-O2", "-fPIC", "-pthread")
+# -funwind-tables: a C++ exception thrown below an interposer (the malloc family's
+# operator new) unwinds through its frame
+CFLAGS = ("-std=c11", "-Wall", "-Wextra", "-O2", "-fPIC", "-pthread", "-funwind-tables")
 LDLIBS = ("-ldl",)
 PRELOADS = PRELOADED
 # the family with a link-time variant of its interposer (its stanza's `wrap`)

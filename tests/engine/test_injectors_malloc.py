@@ -115,6 +115,25 @@ def test_preload_malloc_with_pthread_create(built, test_malloc):
     assert _run([test_malloc], LD_PRELOAD=both) == (0, EXPECTED, "")
 
 
+def test_operator_new_kept(built, tmp_path):
+    """What C++'s operator new returns to a tracked caller (new, new[], nothrow, aligned)
+    is kept until operator delete frees it, as FFmpeg's LibTorch backend allocates its
+    tensors; a bad_alloc thrown below the interposer reaches the caller's catch."""
+    exe = tmp_path / "test_new"
+    cmd = [os.environ.get("CXX", "c++"), "-O0", "-std=c++17", "-Wall", "-Wextra", "-Werror",
+           "-o", str(exe), str(TESTS_DIR / "test_new.cpp"), *injectors.LDLIBS]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0 and not proc.stderr, proc.stderr
+    assert _run([exe], LD_PRELOAD=str(built.malloc_so)) == (0, [
+        "ok new, new[]: 2 blocks, 104 bytes",
+        "ok nothrow, aligned: 4 blocks, 242 bytes",
+        "ok all deleted: 0 blocks, 0 bytes",
+        "ok bad_alloc: caught through the interposer",
+        "ok none kept: 0 blocks, 0 bytes",
+    ], "")
+    assert _run([exe])[:2] == (1, ["FAIL resolve fi_malloc_leaks_track"])
+
+
 def test_bootstrap_arena(test_malloc, tmp_path):
     """The test build allocates while resolving the real functions (as dlsym does on
     some C libraries): those blocks come from the arena and realloc() moves them out."""

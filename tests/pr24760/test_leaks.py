@@ -70,6 +70,45 @@ def test_a_deleted_free_is_a_regression(tree, tmp_path):
     assert r.stdout.count("left 1 block (") == 4 and r.stdout.count(LEAKED_AT) == 4
 
 
+# LibTorch's completion callback no longer frees the request's tensors, which
+# fill_model_input_th() makes with `new torch::Tensor()` for each frame: the next frame's
+# replace them. FFmpeg's C++ allocates them through operator new, which the malloc
+# injector interposes (injectors/fi_malloc_hooks.h); its own av_malloc() is not all a run
+# then leaves behind.
+TENSORS_KEPT = PROJECT / "tests" / "data" / "leaks" / "tensors-kept.patch"
+TORCH = "libavfilter/dnn/dnn_backend_torch.cpp"
+
+
+@pytest.mark.after
+@pytest.mark.torch
+@pytest.mark.dnn_processing
+def test_what_cxx_new_made_is_left_behind(tree, tmp_path):
+    """after -> after + TENSORS_KEPT, the wrap family: exit 1, every site judged a
+    regression that leaves blocks behind in the to-tree alone, among them the input and
+    output tensors of each lost frame, made by fill_model_input_th()'s operator new."""
+    after = tree("after")
+    if "torch" not in after.backends:
+        pytest.skip("trees built without torch (run: make test BACKENDS=all)")
+    lines = (after.src / TORCH).read_text().splitlines()
+    out = tmp_path / "d.json"
+    r = harness("diff", "--from", "after", "--patch", str(TENSORS_KEPT), "--fault", "wrap",
+                "--backend-name", "torch", "--filter", "dnn_processing", "--route", "frames",
+                "--values", "one", "--confirm", "1", "--json", str(out))
+    assert r.returncode == ExitStatus.FAIL, r.stdout + r.stderr[-2000:]
+    judged = [s for s in json.loads(out.read_text())["sites"] if s["from"]["class"] != "HANG"]
+    assert judged and all(s["change"] == "regression" for s in judged)
+    for s in judged:
+        assert s["from"]["leaks"]["blocks"] < s["to"]["leaks"]["blocks"], s
+        made = Counter()
+        for p in s["to"]["leaks"]["places"]:
+            where = p["where"].split(" < ")[0]
+            if where.startswith("fill_model_input_th (dnn_backend_torch.cpp:"):
+                line = lines[int(where.rsplit(":", 1)[1].rstrip(")")) - 1]
+                made[line.split("=", 1)[1].strip()] += p["blocks"]
+        tensors = made["new torch::Tensor();"]
+        assert tensors >= 2 and tensors % 2 == 0, (made, s["to"]["leaks"])
+
+
 # What a census (no call failed) leaves behind of FFmpeg's blocks once its graph is freed,
 # per (backend, filter) and route: {the innermost frame of where they were allocated:
 # blocks, or ANY}. FFmpeg 9.0.2 leaks three things on its own, in every tree of the series:
