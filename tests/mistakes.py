@@ -45,7 +45,8 @@ def fate(m, tree, case: str, pair: tuple, family: str, preload, routes=("sweep",
                       c.expect, "one", 1, False)
 
 
-def killed_by_a_leak(m, tree, case: str, pair: tuple, family: str, routes, preload) -> list:
+def killed_by_a_leak(m, tree, case: str, pair: tuple, family: str, preload,
+                     routes=("sweep",)) -> list:
     """fate() of the mutant asserted killed, every regression the error surfaced in both
     trees and the mutant left one block more behind; the regressions."""
     f = fate(m, tree, case, pair, family, preload, routes)

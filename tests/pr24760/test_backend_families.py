@@ -156,4 +156,4 @@ def test_what_a_mutant_leaves_behind_kills_it(fixed, preload, backend, path, fun
     m = [m for m in mutants.mutants(text, path, (operator,))
          if m.function == function and which(m, text)][0]
     mistakes.killed_by_a_leak(m, fixed, "followups", (backend, "dnn_processing"), family,
-                              routes, preload)
+                              preload, routes)

@@ -146,5 +146,5 @@ def test_a_label_file_left_open_kills_the_mutant(tree, preload, path, function, 
               if m.function == function and m.before.strip() == "fclose(file);"]
     m = closes[1]  # the first: a line too long (no fault reaches it); then av_strdup()'s
     assert text.index("av_strdup(", text.index(function)) < m.start, m
-    mistakes.killed_by_a_leak(m, after, "pr24760", ("openvino", graph), "malloc", ("setup",),
-                              preload)
+    mistakes.killed_by_a_leak(m, after, "pr24760", ("openvino", graph), "malloc", preload,
+                              routes=("setup",))
